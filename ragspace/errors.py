@@ -1,0 +1,41 @@
+"""The error tree. Messages are written for the end user and name the offending value."""
+
+
+class RagspaceError(Exception):
+    """Base class of every error RAGSpace raises on purpose."""
+
+
+class ConfigError(RagspaceError):
+    """The configuration is missing or invalid."""
+
+
+class NotFoundError(RagspaceError):
+    """A DocSet, source or document does not exist."""
+
+
+class ConflictError(RagspaceError):
+    """The change would clash with existing data (e.g. a duplicate DocSet name)."""
+
+
+class ValidationError(RagspaceError):
+    """User input is not acceptable (empty name, unsupported file, ...)."""
+
+
+class SourceError(RagspaceError):
+    """A source could not be fetched or read."""
+
+
+class EmbeddingError(RagspaceError):
+    """The embedding model failed or is misconfigured."""
+
+
+class EmbeddingModelMismatchError(RagspaceError):
+    """A DocSet was embedded with another model than the configured one."""
+
+
+class LLMError(RagspaceError):
+    """The chat model failed."""
+
+
+class DatabaseError(RagspaceError):
+    """The database could not be started, reached or migrated."""

@@ -1,0 +1,95 @@
+"""Which language a file is written in, from its name."""
+
+from pathlib import PurePosixPath
+
+# Prose formats are split at headings and paragraphs; everything else here is code.
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "html"})
+
+_BY_SUFFIX = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".rst": "rst",
+    ".txt": "text",
+    ".text": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "js",
+    ".mjs": "js",
+    ".cjs": "js",
+    ".jsx": "js",
+    ".ts": "ts",
+    ".tsx": "ts",
+    ".mts": "ts",
+    ".cts": "ts",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".scala": "scala",
+    ".swift": "swift",
+    ".rb": "ruby",
+    ".php": "php",
+    ".cs": "csharp",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".lua": "lua",
+    ".pl": "perl",
+    ".pm": "perl",
+    ".hs": "haskell",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".r": "r",
+    ".sol": "sol",
+    ".proto": "proto",
+    ".ps1": "powershell",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".sql": "sql",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".json": "json",
+    ".ini": "ini",
+    ".cfg": "ini",
+    ".tex": "latex",
+    ".css": "css",
+    ".scss": "css",
+    ".vue": "html",
+    ".svelte": "html",
+    ".xml": "xml",
+}
+_BY_NAME = {
+    "dockerfile": "dockerfile",
+    "makefile": "makefile",
+    "license": "text",
+    "readme": "text",
+    "changelog": "text",
+    "authors": "text",
+    "notice": "text",
+}
+
+
+def detect_language(path: str) -> str | None:
+    """The language of a text file by its name, or None when the type is not supported."""
+    name = PurePosixPath(path).name
+    suffix = PurePosixPath(name).suffix.lower()
+    if suffix in _BY_SUFFIX:
+        return _BY_SUFFIX[suffix]
+    stem = name.lower().split(".", 1)[0]
+    return _BY_NAME.get(stem)
+
+
+def is_prose(language: str) -> bool:
+    """True for documentation formats, False for code and configuration."""
+    return language in PROSE_LANGUAGES

@@ -1,0 +1,142 @@
+"""The API every front end (web UI, CLI, MCP) calls."""
+
+import logging
+from collections.abc import Callable, Sequence
+
+from ragspace.answer import extractive_answer
+from ragspace.embeddings import Embedder
+from ragspace.errors import EmbeddingModelMismatchError, ValidationError
+from ragspace.models import Answer, DocSet, Document, EmbeddingStatus, Hit, SourceKind
+from ragspace.sources.files import UploadedFile, read_uploaded_file
+from ragspace.store import Store
+
+log = logging.getLogger(__name__)
+
+MAX_NAME_LENGTH = 100
+MAX_QUESTION_CHARS = 4000
+
+
+class RagspaceService:
+    """DocSet management, ingestion requests, search and answers."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        max_upload_bytes: int,
+        on_new_work: Callable[[], None] | None = None,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._max_upload_bytes = max_upload_bytes
+        self._on_new_work = on_new_work or (lambda: None)
+
+    # DocSets
+
+    def list_docsets(self) -> list[DocSet]:
+        """Every DocSet with its document and chunk counts."""
+        return self._store.list_docsets()
+
+    def get_docset(self, name: str) -> DocSet:
+        """One DocSet by name."""
+        return self._store.get_docset_by_name(name)
+
+    def create_docset(self, name: str, description: str = "") -> DocSet:
+        """A new, empty DocSet embedded with the configured model."""
+        return self._store.create_docset(
+            _valid_name(name),
+            description.strip(),
+            self._embedder.model_id,
+            self._embedder.dimensions,
+        )
+
+    def rename_docset(self, name: str, new_name: str) -> DocSet:
+        """Rename a DocSet."""
+        docset = self._store.get_docset_by_name(name)
+        return self._store.rename_docset(docset.id, _valid_name(new_name))
+
+    def describe_docset(self, name: str, description: str) -> DocSet:
+        """Replace a DocSet's description."""
+        docset = self._store.get_docset_by_name(name)
+        return self._store.describe_docset(docset.id, description.strip())
+
+    def delete_docset(self, name: str) -> None:
+        """Delete a DocSet and everything in it."""
+        self._store.delete_docset(self._store.get_docset_by_name(name).id)
+
+    # Ingestion
+
+    def add_files(self, docset_name: str, files: Sequence[UploadedFile]) -> list[Document]:
+        """Store uploaded files as documents; readable ones are queued for embedding."""
+        if not files:
+            raise ValidationError("Choose at least one file to upload.")
+        docset = self._store.get_docset_by_name(docset_name)
+        source = self._store.create_source(
+            docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
+        )
+        documents = [read_uploaded_file(f, self._max_upload_bytes) for f in files]
+        ids = self._store.upsert_documents(docset.id, source.id, documents)
+        self._on_new_work()
+        return [self._store.get_document(document_id) for document_id in ids]
+
+    def list_documents(
+        self, docset_name: str | None = None, status: EmbeddingStatus | None = None
+    ) -> list[Document]:
+        """Documents and their embedding status, optionally of one DocSet or status."""
+        docset_ids = None
+        if docset_name:
+            docset_ids = [self._store.get_docset_by_name(docset_name).id]
+        return self._store.list_documents(docset_ids, status)
+
+    # Search and answers
+
+    def search(
+        self, query: str, docset_names: Sequence[str] | None = None, k: int = 8
+    ) -> list[Hit]:
+        """The k chunks most similar to the query within the selected DocSets (all if None)."""
+        query = _valid_query(query)
+        docsets = self._searchable_docsets(docset_names)
+        if not docsets:
+            return []
+        vector = self._embedder.embed([query])[0]
+        return self._store.vector_search(
+            vector, [d.id for d in docsets], self._embedder.dimensions, max(1, min(k, 50))
+        )
+
+    def answer(
+        self, question: str, docset_names: Sequence[str] | None = None, k: int = 5
+    ) -> Answer:
+        """An extractive answer: the best passages with their line ranges."""
+        return extractive_answer(question, self.search(question, docset_names, k))
+
+    def _searchable_docsets(self, names: Sequence[str] | None) -> list[DocSet]:
+        """Named DocSets must match the configured model; "all" skips those that do not."""
+        if not names:
+            docsets = self._store.list_docsets()
+            return [d for d in docsets if d.embedding_model == self._embedder.model_id]
+        docsets = [self._store.get_docset_by_name(name) for name in names]
+        for docset in docsets:
+            if docset.embedding_model != self._embedder.model_id:
+                raise EmbeddingModelMismatchError(
+                    f"DocSet {docset.name!r} was embedded with {docset.embedding_model}, but "
+                    f"the configured model is {self._embedder.model_id}; re-embed it first."
+                )
+        return docsets
+
+
+def _valid_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise ValidationError("A DocSet name cannot be empty.")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise ValidationError(f"A DocSet name has at most {MAX_NAME_LENGTH} characters.")
+    return cleaned
+
+
+def _valid_query(query: str) -> str:
+    cleaned = query.strip()
+    if not cleaned:
+        raise ValidationError("Type a question first.")
+    if len(cleaned) > MAX_QUESTION_CHARS:
+        raise ValidationError(f"Questions have at most {MAX_QUESTION_CHARS} characters.")
+    return cleaned

@@ -1,0 +1,102 @@
+"""Background ingestion: claim a pending document, chunk, embed, store; repeat."""
+
+import hashlib
+import logging
+import threading
+
+from ragspace.chunking import Chunker
+from ragspace.embeddings import Embedder
+from ragspace.errors import RagspaceError
+from ragspace.store import ClaimedDocument, Store
+
+log = logging.getLogger(__name__)
+
+
+class Ingestor:
+    """Processes one pending document at a time; safe to run in several threads or processes."""
+
+    def __init__(self, store: Store, chunker: Chunker, embedder: Embedder) -> None:
+        self._store = store
+        self._chunker = chunker
+        self._embedder = embedder
+
+    def process_next(self) -> bool:
+        """Ingest the oldest pending document; False when there was none."""
+        document = self._store.claim_pending_document()
+        if document is None:
+            return False
+        try:
+            self._ingest(document)
+        except RagspaceError as exc:
+            log.warning("Ingesting %s failed: %s", document.path, exc)
+            self._store.mark_document_error(document.id, str(exc))
+        except Exception as exc:
+            log.exception("Unexpected failure ingesting %s", document.path)
+            self._store.mark_document_error(
+                document.id, f"Internal error while ingesting ({type(exc).__name__})."
+            )
+        return True
+
+    def process_all(self) -> int:
+        """Ingest until nothing is pending; returns how many documents were taken."""
+        count = 0
+        while self.process_next():
+            count += 1
+        return count
+
+    def _ingest(self, document: ClaimedDocument) -> None:
+        if document.embedding_model != self._embedder.model_id:
+            raise RagspaceError(
+                f"This DocSet's vectors come from {document.embedding_model}, but the configured "
+                f"embedding model is {self._embedder.model_id}."
+            )
+        chunks = self._chunker.split(document.content, document.language, document.path)
+        if not chunks:
+            raise RagspaceError(f"{document.path} has no text to index.")
+        texts = [chunk.embedding_text for chunk in chunks]
+        vectors = self._embedder.embed(texts)
+        hashes = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+        self._store.replace_chunks(document.id, document.docset_id, chunks, vectors, hashes)
+        log.info("Ingested %s: %d chunks", document.path, len(chunks))
+
+
+class WorkerPool:
+    """Threads that run an Ingestor until stopped; `wake()` skips the idle wait."""
+
+    def __init__(self, ingestor: Ingestor, threads: int, idle_seconds: float = 2.0) -> None:
+        self._ingestor = ingestor
+        self._count = threads
+        self._idle_seconds = idle_seconds
+        self._stop = threading.Event()
+        self._work = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Start the worker threads."""
+        for number in range(self._count):
+            thread = threading.Thread(target=self._run, name=f"ingest-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def wake(self) -> None:
+        """Tell idle workers new documents are pending."""
+        self._work.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Ask the threads to finish their current document and wait for them."""
+        self._stop.set()
+        self._work.set()
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads.clear()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self._ingestor.process_next()
+            except Exception:  # the database may be briefly unreachable; keep serving
+                log.exception("Ingestion worker error; retrying shortly")
+                busy = False
+            if not busy:
+                self._work.wait(self._idle_seconds)
+                self._work.clear()
