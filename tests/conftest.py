@@ -1,0 +1,74 @@
+"""Shared fixtures: one real embedded Postgres per test session, a fresh database per test."""
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.runtime import build_chunker
+from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.store import Database, Store
+from ragspace.store.database import EmbeddedPostgres
+from ragspace.worker import Ingestor
+
+_database_numbers = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URI of the real embedded PostgreSQL + pgvector server, started once."""
+    server = EmbeddedPostgres(tmp_path_factory.mktemp("pg"))
+    uri = server.start()
+    yield uri
+    server.stop()
+
+
+@pytest.fixture
+def database_url(postgres_server: str) -> str:
+    """A new, empty database on the embedded server."""
+    name = f"test_{next(_database_numbers)}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"create database {name}".encode())
+    return postgres_server.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    """Settings pointing at the per-test database, ignoring any `.env` file."""
+    return Settings(_env_file=None, database_url=database_url, data_dir=tmp_path / "data")
+
+
+@pytest.fixture
+def database(settings: Settings) -> Iterator[Database]:
+    """The migrated per-test database with its pool."""
+    db = Database.open(settings)
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def store(database: Database) -> Store:
+    """Typed queries on the per-test database."""
+    return Store(database.pool)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    """The real bundled MiniLM model, loaded once."""
+    return LocalEmbedder(batch_size=16)
+
+
+@pytest.fixture
+def ingestor(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ingestor:
+    """Runs ingestion synchronously when a test calls it."""
+    return Ingestor(store, build_chunker(settings), embedder)
+
+
+@pytest.fixture
+def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> RagspaceService:
+    """The service layer on real parts; tests drive ingestion with `ingestor`."""
+    return RagspaceService(store, embedder, settings.max_upload_bytes)
