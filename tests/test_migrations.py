@@ -1,0 +1,67 @@
+"""Migrations run in order, once, on the real embedded Postgres."""
+
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from ragspace.errors import DatabaseError
+from ragspace.settings import PROJECT_ROOT
+from ragspace.store.migrations import apply_migrations, discover
+
+MIGRATIONS = PROJECT_ROOT / "supabase" / "migrations"
+
+
+def test_fresh_database_gets_every_migration_once(database_url: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        first = apply_migrations(conn, MIGRATIONS)
+        second = apply_migrations(conn, MIGRATIONS)
+        recorded = [row[0] for row in conn.execute("select version from ragspace_migrations")]
+        tables = {
+            row[0]
+            for row in conn.execute(
+                "select table_name from information_schema.tables where table_schema = 'public'"
+            )
+        }
+        indexes = {
+            row[0]
+            for row in conn.execute("select indexname from pg_indexes where tablename = 'chunks'")
+        }
+        vector = conn.execute(
+            "select extversion from pg_extension where extname = 'vector'"
+        ).fetchone()
+    assert first == [m.version for m in discover(MIGRATIONS)]
+    assert second == []
+    assert recorded == first
+    assert {"docsets", "sources", "documents", "chunks", "ragspace_migrations"} <= tables
+    assert {"chunks_embedding_384_idx", "chunks_embedding_1536_idx", "chunks_fts_idx"} <= indexes
+    assert vector is not None
+
+
+def test_new_migration_is_applied_after_existing_ones(database_url: str, tmp_path: Path) -> None:
+    for migration in discover(MIGRATIONS):
+        (tmp_path / migration.path.name).write_text(migration.path.read_text())
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        apply_migrations(conn, tmp_path)
+        (tmp_path / "29990101000000_add_note.sql").write_text(
+            "alter table docsets add column if not exists note text;"
+        )
+        assert apply_migrations(conn, tmp_path) == ["29990101000000"]
+        conn.execute("select note from docsets")
+
+
+def test_failed_migration_is_not_recorded(database_url: str, tmp_path: Path) -> None:
+    (tmp_path / "20000101000000_broken.sql").write_text("create table ok (id int); select nope;")
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        with pytest.raises(DatabaseError, match=r"20000101000000_broken\.sql"):
+            apply_migrations(conn, tmp_path)
+        recorded = conn.execute("select count(*) from ragspace_migrations").fetchone()
+        table = conn.execute("select to_regclass('ok')").fetchone()
+    assert recorded == (0,)
+    assert table == (None,)  # the whole file rolled back
+
+
+def test_badly_named_migration_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "add_stuff.sql").write_text("select 1;")
+    with pytest.raises(DatabaseError, match=r"add_stuff\.sql"):
+        discover(tmp_path)

@@ -1,0 +1,143 @@
+"""Uploaded files end to end on real parts: store, chunk, embed, search, answer."""
+
+from pathlib import Path
+
+import pytest
+
+from ragspace.errors import EmbeddingModelMismatchError, NotFoundError, ValidationError
+from ragspace.models import EmbeddingStatus
+from ragspace.services import RagspaceService
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+
+DATA = Path(__file__).parent / "data"
+SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
+
+
+def _upload(service: RagspaceService, docset: str, *names: str) -> None:
+    service.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+
+
+@pytest.fixture
+def filled(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
+    service.create_docset("handbook", "ops docs and code")
+    _upload(service, "handbook", *SAMPLES)
+    ingestor.process_all()
+    return service
+
+
+def test_three_files_reach_done(filled: RagspaceService) -> None:
+    documents = filled.list_documents("handbook")
+    assert sorted(d.path for d in documents) == sorted(SAMPLES)
+    assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
+    assert all(d.chunk_count > 0 for d in documents)
+    [docset] = filled.list_docsets()
+    assert docset.document_count == 3
+    assert docset.chunk_count == sum(d.chunk_count for d in documents)
+
+
+@pytest.mark.parametrize("name", ["textwrap.py", "deployment-guide.md"])
+def test_chunks_are_exactly_their_lines(filled: RagspaceService, store: Store, name: str) -> None:
+    lines = (DATA / name).read_text().split("\n")
+    [document] = [d for d in filled.list_documents("handbook") if d.path == name]
+    chunks = store.get_chunks(document.id)
+    assert len(chunks) > 1, "the sample must be long enough to need several chunks"
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    covered: set[int] = set()
+    for chunk in chunks:
+        assert 1 <= chunk.start_line <= chunk.end_line <= len(lines)
+        expected = "\n".join(lines[chunk.start_line - 1 : chunk.end_line])
+        assert chunk.content.rstrip() == expected.rstrip()
+        covered.update(range(chunk.start_line, chunk.end_line + 1))
+    non_blank = {number for number, line in enumerate(lines, start=1) if line.strip()}
+    assert non_blank <= covered
+
+
+@pytest.mark.parametrize(
+    ("question", "expected_path"),
+    [
+        ("How often should backups be restored to check them?", "deployment-guide.md"),
+        ("wrap a paragraph of text to a maximum line width", "textwrap.py"),
+        ("What is a DocSet?", "glossary.rst"),
+    ],
+)
+def test_search_finds_the_right_file(
+    filled: RagspaceService, question: str, expected_path: str
+) -> None:
+    hits = filled.search(question, ["handbook"], k=3)
+    assert hits[0].path == expected_path
+    assert hits[0].score > hits[-1].score or len(hits) == 1
+
+
+def test_answer_cites_passages_with_line_ranges(filled: RagspaceService) -> None:
+    answer = filled.answer("Which endpoint does the load balancer check?", ["handbook"])
+    first = answer.citations[0]
+    assert first.path == "deployment-guide.md"
+    assert "/healthz" in first.snippet
+    assert f"[1] deployment-guide.md (lines {first.start_line}-{first.end_line})" in answer.text
+    lines = (DATA / "deployment-guide.md").read_text().split("\n")
+    assert any("/healthz" in line for line in lines[first.start_line - 1 : first.end_line])
+
+
+def test_search_never_leaks_other_docsets(filled: RagspaceService, ingestor: Ingestor) -> None:
+    filled.create_docset("other")
+    _upload(filled, "other", "glossary.rst")
+    ingestor.process_all()
+    hits = filled.search("What is a DocSet?", ["handbook"], k=20)
+    assert {h.docset_name for h in hits} == {"handbook"}
+    everything = filled.search("What is a DocSet?", None, k=50)
+    assert {h.docset_name for h in everything} == {"handbook", "other"}
+
+
+def test_unreadable_files_become_error_documents(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("mixed")
+    documents = service.add_files(
+        "mixed",
+        [
+            UploadedFile("notes.txt", "Caf\u00e9 opening hours: 8 to 18.\n".encode()),
+            UploadedFile("photo.png", b"\x89PNG\r\n\x1a\n\x00\x00"),
+            UploadedFile("latin1.txt", "Caf\u00e9".encode("latin-1")),
+            UploadedFile("empty.md", b"  \n"),
+            UploadedFile("blob.py", b"import os\x00\x00\x00"),
+        ],
+    )
+    ingestor.process_all()
+    states = {d.path: (d.embedding_status, d.error_message or "") for d in documents}
+    assert states["photo.png"][0] == EmbeddingStatus.ERROR
+    assert "Unsupported file type" in states["photo.png"][1]
+    assert "not UTF-8" in states["latin1.txt"][1]
+    assert "empty" in states["empty.md"][1]
+    assert "binary" in states["blob.py"][1]
+    done = {d.path: d.embedding_status for d in service.list_documents("mixed")}
+    assert done["notes.txt"] == EmbeddingStatus.DONE
+
+
+def test_reupload_of_unchanged_file_is_not_reembedded(
+    filled: RagspaceService, ingestor: Ingestor
+) -> None:
+    _upload(filled, "handbook", "glossary.rst")
+    assert ingestor.process_all() == 0
+
+
+def test_docset_embedded_with_another_model_cannot_be_searched(
+    store: Store, service: RagspaceService
+) -> None:
+    store.create_docset("old", "", "openai/text-embedding-3-small@1536", 1536)
+    with pytest.raises(EmbeddingModelMismatchError, match="re-embed"):
+        service.search("anything", ["old"])
+    assert service.search("anything", None) == []  # "all" skips it instead of failing
+
+
+def test_input_is_validated(service: RagspaceService) -> None:
+    with pytest.raises(ValidationError):
+        service.create_docset("   ")
+    with pytest.raises(ValidationError):
+        service.search("   ")
+    with pytest.raises(NotFoundError, match="ghost"):
+        service.add_files("ghost", [UploadedFile("a.md", b"# a")])
+    service.create_docset("real")
+    with pytest.raises(ValidationError):
+        service.add_files("real", [])

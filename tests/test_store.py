@@ -1,0 +1,97 @@
+"""DocSet CRUD and cascades on the real database."""
+
+import numpy as np
+import pytest
+
+from ragspace.errors import ConflictError, NotFoundError
+from ragspace.models import ChunkDraft, EmbeddingStatus
+from ragspace.store import NewDocument, Store
+
+
+def _docset(store: Store, name: str = "docs") -> int:
+    return store.create_docset(name, "desc", "local/test", 384).id
+
+
+def _document(store: Store, docset_id: int, path: str = "a.md", text: str = "hello") -> int:
+    doc = NewDocument(path=path, title=path, language="markdown", content=text, content_hash=text)
+    return store.upsert_documents(docset_id, None, [doc])[0]
+
+
+def _store_chunks(store: Store, document_id: int, docset_id: int, count: int) -> None:
+    chunks = [
+        ChunkDraft(ordinal=i, content=f"chunk {i}", start_line=i + 1, end_line=i + 1)
+        for i in range(count)
+    ]
+    vectors = np.ones((count, 384), dtype=np.float32)
+    store.replace_chunks(document_id, docset_id, chunks, vectors, [f"h{i}" for i in range(count)])
+
+
+def test_create_rename_describe_list(store: Store) -> None:
+    docset_id = _docset(store, "alpha")
+    store.rename_docset(docset_id, "beta")
+    store.describe_docset(docset_id, "new description")
+    [docset] = store.list_docsets()
+    assert (docset.name, docset.description, docset.embedding_dimensions) == (
+        "beta",
+        "new description",
+        384,
+    )
+    assert store.get_docset_by_name("beta").id == docset_id
+
+
+def test_duplicate_names_are_refused(store: Store) -> None:
+    _docset(store, "alpha")
+    other = _docset(store, "gamma")
+    with pytest.raises(ConflictError, match="alpha"):
+        _docset(store, "alpha")
+    with pytest.raises(ConflictError, match="alpha"):
+        store.rename_docset(other, "alpha")
+
+
+def test_missing_docset_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFoundError, match="nope"):
+        store.get_docset_by_name("nope")
+    with pytest.raises(NotFoundError):
+        store.delete_docset(12345)
+
+
+def test_delete_cascades_to_documents_and_chunks(store: Store) -> None:
+    keep, drop = _docset(store, "keep"), _docset(store, "drop")
+    for docset_id in (keep, drop):
+        _store_chunks(store, _document(store, docset_id), docset_id, 3)
+    assert store.get_docset(drop).chunk_count == 3
+    store.delete_docset(drop)
+    with store._pool.connection() as conn:
+        chunks = conn.execute("select docset_id, count(*) from chunks group by 1").fetchall()
+        documents = conn.execute("select docset_id from documents").fetchall()
+    assert chunks == [(keep, 3)]
+    assert documents == [(keep,)]
+
+
+def test_replace_chunks_swaps_the_whole_set(store: Store) -> None:
+    docset_id = _docset(store)
+    document_id = _document(store, docset_id)
+    _store_chunks(store, document_id, docset_id, 5)
+    _store_chunks(store, document_id, docset_id, 2)
+    assert [c.content for c in store.get_chunks(document_id)] == ["chunk 0", "chunk 1"]
+    document = store.get_document(document_id)
+    assert (document.embedding_status, document.chunk_count) == (EmbeddingStatus.DONE, 2)
+
+
+def test_unchanged_upload_keeps_its_state(store: Store) -> None:
+    docset_id = _docset(store)
+    document_id = _document(store, docset_id, text="same")
+    _store_chunks(store, document_id, docset_id, 1)
+    assert _document(store, docset_id, text="same") == document_id
+    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
+    _document(store, docset_id, text="changed")
+    assert store.get_document(document_id).embedding_status == EmbeddingStatus.PENDING
+
+
+def test_claim_takes_each_pending_document_once(store: Store) -> None:
+    docset_id = _docset(store)
+    ids = {_document(store, docset_id, path=f"{i}.md") for i in range(3)}
+    claimed = [store.claim_pending_document() for _ in range(4)]
+    assert {c.id for c in claimed if c is not None} == ids
+    assert claimed[-1] is None
+    assert store.requeue_interrupted() == 3
