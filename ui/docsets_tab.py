@@ -67,7 +67,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
         docset = service.create_docset(name, description)
-        return f"Created DocSet **{docset.name}**.", gr.update(value=docset.name), "", ""
+        return f"Created DocSet **{docset.name}**.", _select(docset.name), "", ""
 
     @user_errors
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
@@ -85,7 +85,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     @user_errors
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
         renamed = service.rename_docset(_required(docset), new)
-        return f"Renamed to **{renamed.name}**.", gr.update(value=renamed.name), ""
+        return f"Renamed to **{renamed.name}**.", _select(renamed.name), ""
 
     @user_errors
     def on_describe(docset: str | None, description: str) -> str:
@@ -102,6 +102,10 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         name = _required(docset)
         service.delete_docset(name)
         return f"Deleted DocSet **{name}**.", gr.update(visible=False), gr.update(value=None)
+
+    def _select(name: str) -> Any:
+        """Select a DocSet the dropdown may not list yet (Gradio checks value against choices)."""
+        return gr.update(choices=[d.name for d in service.list_docsets()], value=name)
 
     changed = [
         create.click(
