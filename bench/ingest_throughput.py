@@ -30,7 +30,9 @@ def codebase_files(eval_dir: Path) -> list[UploadedFile]:
     paths: dict[str, str] = {}
     for line in (eval_dir / "codebase" / "queries.jsonl").read_text().splitlines():
         query = json.loads(line)
-        meta = ast.literal_eval(query["meta"])
+        meta = query["meta"]
+        if isinstance(meta, str):  # the README describes it as a Python-literal string
+            meta = ast.literal_eval(meta)
         for uuid in query["golden_doc_uuids"]:
             paths[uuid] = f"{meta['repo_name']}/{meta['relative_path']}"
     return [
