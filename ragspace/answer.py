@@ -1,62 +1,163 @@
-"""Answers built from retrieved passages, each cited with its document and line range."""
+"""Answers: retrieve, optionally rerank, assemble passages, then extract or generate."""
 
-from ragspace.models import Answer, Citation, Hit
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
-SNIPPET_CHARS = 700
+from ragspace.citations import cite, passage_label, verify_citations
+from ragspace.context import ContextBuilder
+from ragspace.errors import LLMError
+from ragspace.llm import ChatModel, Message
+from ragspace.models import Answer, AnswerUpdate, Passage
+from ragspace.prompts import ANSWER_SYSTEM, ANSWER_USER, REWRITE_SYSTEM, REWRITE_USER
+from ragspace.rerank import Reranker
+from ragspace.retrieval import RetrievalMode, Retriever, relevant
 
+log = logging.getLogger(__name__)
 
-def cite(hit: Hit, number: int) -> Citation:
-    """The citation of a hit: document, exact line range and a short snippet."""
-    return Citation(
-        number=number,
-        label=f"{hit.path} (lines {line_range(hit.start_line, hit.end_line)})",
-        path=hit.path,
-        start_line=hit.start_line,
-        end_line=hit.end_line,
-        snippet=_snippet(hit.content),
-    )
-
-
-def line_range(start: int, end: int) -> str:
-    """`12-30`, or `12` for a single line."""
-    return str(start) if start == end else f"{start}-{end}"
-
-
-def extractive_answer(question: str, hits: list[Hit]) -> Answer:
-    """An answer without a language model: the best passages, ranked and cited."""
-    if not hits:
-        return Answer(
-            text=(
-                "I found no passage about this in the selected DocSets. "
-                "Check that their documents have finished embedding, or rephrase the question."
-            )
-        )
-    citations = [cite(hit, number) for number, hit in enumerate(hits, start=1)]
-    parts = [f"The most relevant passages for **{_one_line(question)}**:"]
-    for hit, citation in zip(hits, citations, strict=True):
-        fence_language = str(hit.metadata.get("language", ""))
-        parts.append(
-            f"**[{citation.number}] {citation.label}** · DocSet *{hit.docset_name}*"
-            f" · score {hit.score:.2f}\n\n{fenced(citation.snippet, fence_language)}"
-        )
-    return Answer(text="\n\n".join(parts), citations=citations, hits=hits)
+NOTHING_FOUND = (
+    "I found nothing about this in the selected DocSets, so I cannot answer it from them. "
+    "Check that their documents have finished embedding, or rephrase the question."
+)
+HISTORY_TURNS = 6
 
 
-def _snippet(content: str) -> str:
-    if len(content) <= SNIPPET_CHARS:
-        return content
-    cut = content.rfind("\n", 0, SNIPPET_CHARS)
-    return content[: cut if cut > SNIPPET_CHARS // 2 else SNIPPET_CHARS].rstrip() + "\n…"
+@dataclass(frozen=True)
+class AnswerOptions:
+    """How many passages an answer uses and when a hit counts as relevant."""
+
+    passages: int = 6
+    min_similarity: float = 0.2
+    rerank_candidates: int = 20
 
 
 def fenced(text: str, language: str) -> str:
     """A markdown code block that no backticks inside the text can close early."""
     fence = "```"
-    while fence in text:  # a longer fence than any run of backticks inside
+    while fence in text:
         fence += "`"
-    info = "" if language in {"text", "markdown", "rst"} else language
+    info = "" if language in {"text", "markdown", "rst", ""} else language
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:200]
+def extractive_answer(question: str, passages: list[Passage]) -> Answer:
+    """An answer without a language model: the best passages, ranked and cited."""
+    if not passages:
+        return Answer(text=NOTHING_FOUND)
+    citations = [cite(p) for p in passages]
+    parts = [f"The most relevant passages for **{' '.join(question.split())[:200]}**:"]
+    for passage, citation in zip(passages, citations, strict=True):
+        where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
+        context = f" · {citation.context}" if citation.context else ""
+        parts.append(
+            f"**[{passage.number}]** {where}{context} · DocSet *{passage.docset_name}*\n\n"
+            f"{fenced(citation.snippet, str(passage.metadata.get('language', '')))}"
+        )
+    return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
+
+
+def format_passages(passages: Sequence[Passage]) -> str:
+    """Passages delimited as data for the prompt; a passage cannot close its own tag."""
+    blocks = []
+    for p in passages:
+        body = p.content.replace("</passage>", "</ passage>")
+        blocks.append(
+            f'<passage number="{p.number}" source="{passage_label(p)}">\n{body}\n</passage>'
+        )
+    return "\n\n".join(blocks)
+
+
+class AnswerPipeline:
+    """Turns a question into a streamed, cited answer."""
+
+    def __init__(
+        self,
+        retriever: Retriever,
+        context: ContextBuilder,
+        options: AnswerOptions,
+        chat: ChatModel | None = None,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self._retriever = retriever
+        self._context = context
+        self._options = options
+        self._chat = chat
+        self._reranker = reranker
+
+    def stream(
+        self,
+        question: str,
+        docset_ids: Sequence[int],
+        history: Sequence[Message] = (),
+        mode: RetrievalMode | None = None,
+        rerank: bool = True,
+    ) -> Iterator[AnswerUpdate]:
+        """Partial answers as they are written, then one final update with citations."""
+        query = self._standalone(question, history)
+        passages = self.passages(query, docset_ids, mode, rerank)
+        if not passages:
+            yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=Answer(text=NOTHING_FOUND))
+        elif self._chat is None:
+            answer = extractive_answer(question, passages)
+            yield AnswerUpdate(text=answer.text, done=True, answer=answer)
+        else:
+            yield from self._generate(question, passages, history)
+
+    def passages(
+        self, query: str, docset_ids: Sequence[int], mode: RetrievalMode | None, rerank: bool
+    ) -> list[Passage]:
+        """Relevant passages for a query, reranked when asked and possible."""
+        wanted = self._options.passages
+        depth = self._options.rerank_candidates if rerank and self._reranker else wanted
+        hits = relevant(
+            self._retriever.search(query, docset_ids, depth, mode), self._options.min_similarity
+        )
+        if rerank and self._reranker is not None:
+            hits = self._reranker.rerank(query, hits)
+        return self._context.passages(hits[:wanted], widen=self._chat is not None)
+
+    def _standalone(self, question: str, history: Sequence[Message]) -> str:
+        if self._chat is None or not history:
+            return question
+        turns = "\n".join(f"{m['role']}: {m['content'][:1000]}" for m in history[-HISTORY_TURNS:])
+        messages: list[Message] = [
+            {"role": "system", "content": REWRITE_SYSTEM},
+            {"role": "user", "content": REWRITE_USER.format(history=turns, question=question)},
+        ]
+        try:
+            rewritten = self._chat.complete(messages, timeout=15).strip()
+        except LLMError as exc:
+            log.warning("Query rewriting failed, searching the question as asked: %s", exc)
+            return question
+        return rewritten or question
+
+    def _generate(
+        self, question: str, passages: list[Passage], history: Sequence[Message]
+    ) -> Iterator[AnswerUpdate]:
+        assert self._chat is not None
+        messages: list[Message] = [
+            {"role": "system", "content": ANSWER_SYSTEM},
+            *history[-HISTORY_TURNS:],
+            {
+                "role": "user",
+                "content": ANSWER_USER.format(
+                    passages=format_passages(passages), question=question
+                ),
+            },
+        ]
+        text = ""
+        try:
+            for piece in self._chat.stream(messages):
+                text += piece
+                yield AnswerUpdate(text=text, done=False)
+        except LLMError as exc:
+            fallback = extractive_answer(question, passages)
+            note = f"{exc} Showing the most relevant passages instead."
+            answer = fallback.model_copy(
+                update={"text": f"_{note}_\n\n{fallback.text}", "notes": [note]}
+            )
+            yield AnswerUpdate(text=answer.text, done=True, answer=answer)
+            return
+        cleaned, citations = verify_citations(text, passages)
+        answer = Answer(text=cleaned, citations=citations, passages=passages)
+        yield AnswerUpdate(text=cleaned, done=True, answer=answer)

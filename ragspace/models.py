@@ -102,9 +102,34 @@ class Hit(BaseModel):
     docset_name: str
     path: str
     title: str
+    ordinal: int
     content: str
     start_line: int
     end_line: int
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    score: float
+    vector_similarity: float | None = None
+    keyword_rank: int | None = None
+
+    @property
+    def is_relevant_by_keyword(self) -> bool:
+        """True when full-text search matched this chunk."""
+        return self.keyword_rank is not None
+
+
+class Passage(BaseModel):
+    """Adjacent retrieved chunks of one document merged into a numbered passage."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    document_id: int
+    docset_name: str
+    path: str
+    title: str
+    start_line: int
+    end_line: int
+    content: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     score: float
 
@@ -120,6 +145,7 @@ class Citation(BaseModel):
     start_line: int
     end_line: int
     url: str | None = None
+    context: str = ""
     snippet: str = ""
 
 
@@ -130,4 +156,15 @@ class Answer(BaseModel):
 
     text: str
     citations: list[Citation] = Field(default_factory=list)
-    hits: list[Hit] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class AnswerUpdate(BaseModel):
+    """A step of a streamed answer; the last one has `done` and the final `answer`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    done: bool
+    answer: Answer | None = None

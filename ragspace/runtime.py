@@ -1,10 +1,16 @@
 """Composition of the service layer: settings -> database -> models -> services -> workers."""
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragspace.answer import AnswerOptions, AnswerPipeline
 from ragspace.chunking import Chunker
+from ragspace.context import ContextBuilder
 from ragspace.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
+from ragspace.llm import ChatModel, OpenAIChatModel
+from ragspace.rerank import Reranker
+from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
@@ -35,6 +41,52 @@ def build_chunker(settings: Settings) -> Chunker:
     return Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
 
 
+def build_chat_model(settings: Settings) -> ChatModel | None:
+    """The configured chat model, or None when no API key is set (extractive answers)."""
+    if settings.openai_api_key is None or not settings.uses_openai:
+        return None
+    return OpenAIChatModel(
+        api_key=settings.openai_api_key.get_secret_value(),
+        model=settings.openai_chat_model,
+        base_url=settings.openai_base_url,
+        timeout=settings.openai_timeout_seconds,
+        max_retries=settings.openai_max_retries,
+    )
+
+
+def build_service(
+    settings: Settings,
+    store: Store,
+    embedder: Embedder,
+    chat: ChatModel | None = None,
+    on_new_work: Callable[[], None] | None = None,
+) -> RagspaceService:
+    """The service layer over a store, with retrieval and answers configured from settings."""
+    retriever = Retriever(
+        store,
+        embedder,
+        RetrievalOptions(
+            mode=RetrievalMode(settings.retrieval_mode),
+            candidates=settings.retrieval_candidates,
+            rrf_k=settings.rrf_k,
+            ef_search=settings.hnsw_ef_search,
+        ),
+    )
+    reranker = Reranker(chat, settings.rerank_timeout_seconds) if chat and settings.rerank else None
+    answers = AnswerPipeline(
+        retriever,
+        ContextBuilder(store, settings.context_chars),
+        AnswerOptions(
+            min_similarity=settings.min_similarity, rerank_candidates=settings.rerank_candidates
+        ),
+        chat=chat,
+        reranker=reranker,
+    )
+    return RagspaceService(
+        store, embedder, retriever, answers, settings.max_upload_bytes, on_new_work
+    )
+
+
 @dataclass
 class Runtime:
     """Everything a front end needs, and the one place that shuts it down."""
@@ -62,7 +114,9 @@ def open_runtime(settings: Settings, worker_threads: int | None = None) -> Runti
         ingestor = Ingestor(store, build_chunker(settings), embedder)
         threads = settings.worker_threads if worker_threads is None else worker_threads
         workers = WorkerPool(ingestor, threads)
-        service = RagspaceService(store, embedder, settings.max_upload_bytes, workers.wake)
+        service = build_service(
+            settings, store, embedder, build_chat_model(settings), on_new_work=workers.wake
+        )
         if threads:
             requeued = store.requeue_interrupted()
             if requeued:

@@ -1,12 +1,22 @@
 """The API every front end (web UI, CLI, MCP) calls."""
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from ragspace.answer import extractive_answer
+from ragspace.answer import AnswerPipeline
 from ragspace.embeddings import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
-from ragspace.models import Answer, DocSet, Document, EmbeddingStatus, Hit, SourceKind
+from ragspace.llm import Message
+from ragspace.models import (
+    Answer,
+    AnswerUpdate,
+    DocSet,
+    Document,
+    EmbeddingStatus,
+    Hit,
+    SourceKind,
+)
+from ragspace.retrieval import RetrievalMode, Retriever
 from ragspace.sources.files import UploadedFile, read_uploaded_file
 from ragspace.store import Store
 
@@ -23,11 +33,15 @@ class RagspaceService:
         self,
         store: Store,
         embedder: Embedder,
+        retriever: Retriever,
+        answers: AnswerPipeline,
         max_upload_bytes: int,
         on_new_work: Callable[[], None] | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
+        self._retriever = retriever
+        self._answers = answers
         self._max_upload_bytes = max_upload_bytes
         self._on_new_work = on_new_work or (lambda: None)
 
@@ -91,23 +105,44 @@ class RagspaceService:
     # Search and answers
 
     def search(
-        self, query: str, docset_names: Sequence[str] | None = None, k: int = 8
+        self,
+        query: str,
+        docset_names: Sequence[str] | None = None,
+        k: int = 8,
+        mode: RetrievalMode | None = None,
     ) -> list[Hit]:
-        """The k chunks most similar to the query within the selected DocSets (all if None)."""
+        """The k best chunks for the query within the selected DocSets (all if None)."""
         query = _valid_query(query)
-        docsets = self._searchable_docsets(docset_names)
-        if not docsets:
+        docset_ids = [d.id for d in self._searchable_docsets(docset_names)]
+        if not docset_ids:
             return []
-        vector = self._embedder.embed([query])[0]
-        return self._store.vector_search(
-            vector, [d.id for d in docsets], self._embedder.dimensions, max(1, min(k, 50))
-        )
+        return self._retriever.search(query, docset_ids, max(1, min(k, 50)), mode)
+
+    def ask(
+        self,
+        question: str,
+        docset_names: Sequence[str] | None = None,
+        history: Sequence[Message] = (),
+        mode: RetrievalMode | None = None,
+        rerank: bool = True,
+    ) -> Iterator[AnswerUpdate]:
+        """A streamed answer with verified citations; the last update carries the Answer."""
+        question = _valid_query(question)
+        docset_ids = [d.id for d in self._searchable_docsets(docset_names)]
+        return self._answers.stream(question, docset_ids, history, mode, rerank)
 
     def answer(
-        self, question: str, docset_names: Sequence[str] | None = None, k: int = 5
+        self,
+        question: str,
+        docset_names: Sequence[str] | None = None,
+        history: Sequence[Message] = (),
+        mode: RetrievalMode | None = None,
+        rerank: bool = True,
     ) -> Answer:
-        """An extractive answer: the best passages with their line ranges."""
-        return extractive_answer(question, self.search(question, docset_names, k))
+        """The final answer of `ask`, without streaming."""
+        *_, last = self.ask(question, docset_names, history, mode, rerank)
+        assert last.answer is not None
+        return last.answer
 
     def _searchable_docsets(self, names: Sequence[str] | None) -> list[DocSet]:
         """Named DocSets must match the configured model; "all" skips those that do not."""

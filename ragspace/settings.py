@@ -117,6 +117,69 @@ class Settings(BaseSettings):
         description="In-process ingestion workers started by the app; 0 disables them.",
     )
 
+    openai_chat_model: str = Field(
+        default="gpt-4o-mini",
+        validation_alias=AliasChoices("OPENAI_CHAT_MODEL"),
+        description="Chat model for answers, reranking and query rewriting.",
+    )
+    retrieval_mode: str = Field(
+        default="hybrid",
+        pattern="^(hybrid|vector|keyword)$",
+        validation_alias=AliasChoices("RAGSPACE_RETRIEVAL_MODE"),
+        description="Default search: hybrid (vector + full-text, fused), vector or keyword.",
+    )
+    retrieval_candidates: int = Field(
+        default=50,
+        ge=1,
+        le=1000,
+        validation_alias=AliasChoices("RAGSPACE_RETRIEVAL_CANDIDATES"),
+        description="Candidates taken from each of vector and full-text search before fusion.",
+    )
+    rrf_k: int = Field(
+        default=60,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_RRF_K"),
+        description="Reciprocal rank fusion constant k: score = sum of 1 / (k + rank).",
+    )
+    hnsw_ef_search: int = Field(
+        default=100,
+        ge=1,
+        le=1000,
+        validation_alias=AliasChoices("RAGSPACE_HNSW_EF_SEARCH"),
+        description="HNSW candidate list size at query time (recall vs. speed).",
+    )
+    min_similarity: float = Field(
+        default=0.2,
+        ge=-1,
+        le=1,
+        validation_alias=AliasChoices("RAGSPACE_MIN_SIMILARITY"),
+        description="Below this cosine similarity, with no keyword match, nothing is relevant.",
+    )
+    rerank: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("RAGSPACE_RERANK"),
+        description="Rerank retrieved passages with the chat model (needs OPENAI_API_KEY).",
+    )
+    rerank_candidates: int = Field(
+        default=20,
+        ge=2,
+        le=50,
+        validation_alias=AliasChoices("RAGSPACE_RERANK_CANDIDATES"),
+        description="How many fused results the chat model reorders.",
+    )
+    rerank_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        validation_alias=AliasChoices("RAGSPACE_RERANK_TIMEOUT_SECONDS"),
+        description="Time budget for reranking; past it the fused order is used.",
+    )
+    context_chars: int = Field(
+        default=12_000,
+        ge=1000,
+        validation_alias=AliasChoices("RAGSPACE_CONTEXT_CHARS"),
+        description="Budget (characters) of passages given to the chat model per answer.",
+    )
+
     host: str = Field(
         default="127.0.0.1",
         validation_alias=AliasChoices("RAGSPACE_HOST", "GRADIO_SERVER_NAME"),

@@ -1,6 +1,8 @@
 """Shared fixtures: one real embedded Postgres per test session, a fresh database per test."""
 
 import itertools
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,7 +10,7 @@ import psycopg
 import pytest
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.runtime import build_chunker
+from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
@@ -19,12 +21,18 @@ _database_numbers = itertools.count()
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URI of the real embedded PostgreSQL + pgvector server, started once."""
-    server = EmbeddedPostgres(tmp_path_factory.mktemp("pg"))
+def postgres_server() -> Iterator[str]:
+    """URI of the real embedded PostgreSQL + pgvector server, started once.
+
+    Its folder is not under pytest's tmp_path: pytest makes those private to the
+    current user, and the server runs as another user when the tests run as root.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="ragspace-test-pg-"))
+    server = EmbeddedPostgres(folder)
     uri = server.start()
     yield uri
     server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -71,4 +79,4 @@ def ingestor(store: Store, embedder: LocalEmbedder, settings: Settings) -> Inges
 @pytest.fixture
 def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> RagspaceService:
     """The service layer on real parts; tests drive ingestion with `ingestor`."""
-    return RagspaceService(store, embedder, settings.max_upload_bytes)
+    return build_service(settings, store, embedder)

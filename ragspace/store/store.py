@@ -61,6 +61,20 @@ class NewDocument:
     error_message: str | None = None
 
 
+@dataclass(frozen=True)
+class SearchRequest:
+    """What to search for and where; a missing vector or keyword query skips that side."""
+
+    docset_ids: Sequence[int]
+    dimensions: int
+    k: int
+    query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
+    keyword_query: str | None = None
+    candidates: int = 50
+    rrf_k: int = 60
+    ef_search: int = 100
+
+
 class Store:
     """Typed access to DocSets, sources, documents and chunks."""
 
@@ -327,37 +341,102 @@ class Store:
 
     # Search
 
-    def vector_search(
-        self,
-        query_vector: np.ndarray[Any, np.dtype[np.float32]],
-        docset_ids: Sequence[int],
-        dimensions: int,
-        k: int,
-    ) -> list[Hit]:
-        """Top-k chunks by cosine similarity within the given DocSets."""
-        vector_type = sql.SQL("vector({})").format(sql.Literal(dimensions))
-        query = sql.SQL(
-            """
-            with nearest as (
-                select id, embedding::{vt} <=> %(q)s::{vt} as distance
-                from chunks
-                where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
-                order by embedding::{vt} <=> %(q)s::{vt}
-                limit %(k)s
+    def search(self, request: SearchRequest) -> list[Hit]:
+        """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
+        parts: list[sql.Composable] = []
+        if request.query_vector is not None:
+            parts.append(
+                _VECTOR_CANDIDATES.format(
+                    vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions)
+                )
             )
-            select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
-                   c.content, c.start_line, c.end_line, c.metadata, 1 - n.distance as score
-            from nearest n
-            join chunks c on c.id = n.id
-            join documents d on d.id = c.document_id
-            join docsets ds on ds.id = c.docset_id
-            order by n.distance, c.id
-            """
-        ).format(vt=vector_type, dims=sql.Literal(dimensions))
-        params = {"q": query_vector, "docsets": list(docset_ids), "k": k}
+        if request.keyword_query:
+            parts.append(_KEYWORD_CANDIDATES)
+        if not parts or not request.docset_ids:
+            return []
+        query = sql.SQL(_FUSED).format(candidates=sql.SQL(" union all ").join(parts))
+        params = {
+            "q": request.query_vector,
+            "keywords": request.keyword_query,
+            "docsets": list(request.docset_ids),
+            "candidates": request.candidates,
+            "rrf_k": request.rrf_k,
+            "k": request.k,
+        }
         with self._pool.connection() as conn, conn.transaction():
-            # keep scanning the HNSW graph until k rows pass the DocSet filter
+            # keep walking the HNSW graph until enough rows pass the DocSet filter
             conn.execute("set local hnsw.iterative_scan = strict_order")
+            conn.execute(
+                sql.SQL("set local hnsw.ef_search = {}").format(sql.Literal(request.ef_search))
+            )
             with conn.cursor(row_factory=dict_row) as cur:
                 rows = cur.execute(query, params).fetchall()
         return [Hit.model_validate(row) for row in rows]
+
+    def get_document_lines(self, document_id: int, start: int, end: int) -> str:
+        """Lines start..end (1-based, inclusive) of a document's stored text."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select array_to_string((string_to_array(content, E'\\n'))[%s:%s], E'\\n')"
+                " from documents where id = %s",
+                (start, end, document_id),
+            ).fetchone()
+        if row is None:
+            raise NotFoundError(f"Document #{document_id} does not exist.")
+        return str(row[0] or "")
+
+    def get_chunk_window(self, document_id: int, first: int, last: int) -> list[ChunkDraft]:
+        """A document's chunks with ordinals first..last, in order."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "select ordinal, content, start_line, end_line, header, metadata from chunks"
+                " where document_id = %s and ordinal between %s and %s order by ordinal",
+                (document_id, first, last),
+            ).fetchall()
+        return [ChunkDraft.model_validate(row) for row in rows]
+
+
+def _vector_type(dimensions: int) -> sql.Composable:
+    return sql.SQL("vector({})").format(sql.Literal(dimensions))
+
+
+# Each side yields (id, vector_similarity, keyword_rank, rank); ranks start at 1.
+_VECTOR_CANDIDATES = sql.SQL(
+    """
+    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
+            row_number() over (order by distance, id) as rank
+     from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
+           from chunks
+           where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
+           order by embedding::{vt} <=> %(q)s::{vt}
+           limit %(candidates)s) nearest)
+    """
+)
+_KEYWORD_CANDIDATES = sql.SQL(
+    """
+    (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank
+     from (select id, row_number() over (order by score desc, id) as rank
+           from (select id, ts_rank_cd(fts, query, 32) as score
+                 from chunks, websearch_to_tsquery('english', %(keywords)s) query
+                 where docset_id = any(%(docsets)s) and fts @@ query
+                 order by score desc, id
+                 limit %(candidates)s) matched) ranked)
+    """
+)
+_FUSED = """
+    with candidates as ({candidates}),
+    fused as (
+        select id, sum(1.0 / (%(rrf_k)s + rank))::float8 as score,
+               max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank
+        from candidates group by id
+    )
+    select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
+           c.ordinal, c.content, c.start_line, c.end_line, c.metadata,
+           f.score, f.vector_similarity, f.keyword_rank
+    from fused f
+    join chunks c on c.id = f.id
+    join documents d on d.id = c.document_id
+    join docsets ds on ds.id = c.docset_id
+    order by f.score desc, c.id
+    limit %(k)s
+"""

@@ -1,0 +1,105 @@
+"""Context assembly: retrieved chunks -> numbered passages within a character budget."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ragspace.models import Hit, Passage
+from ragspace.store import Store
+
+NEIGHBOURS = 1  # chunks added on each side of a hit when the budget allows
+MIN_PASSAGE_CHARS = 200
+
+
+@dataclass
+class _Group:
+    """Hits of one document whose ordinals touch, to become one passage."""
+
+    best: Hit
+    first: int
+    last: int
+    hits: list[Hit] = field(default_factory=list)
+
+
+def _groups(hits: Sequence[Hit]) -> list[_Group]:
+    """Merge hits of the same document with adjacent or equal ordinals; keep rank order."""
+    groups: list[_Group] = []
+    for hit in hits:
+        for group in groups:
+            same = group.best.document_id == hit.document_id
+            if same and group.first - 1 <= hit.ordinal <= group.last + 1:
+                group.first, group.last = (
+                    min(group.first, hit.ordinal),
+                    max(group.last, hit.ordinal),
+                )
+                group.hits.append(hit)
+                break
+        else:
+            groups.append(_Group(best=hit, first=hit.ordinal, last=hit.ordinal, hits=[hit]))
+    return groups
+
+
+class ContextBuilder:
+    """Builds passages from hits, with neighbouring chunks, inside a character budget."""
+
+    def __init__(self, store: Store, budget_chars: int) -> None:
+        self._store = store
+        self._budget = budget_chars
+
+    def passages(self, hits: Sequence[Hit], widen: bool = True) -> list[Passage]:
+        """Numbered passages, best first, each exact lines of its document; `widen` adds
+        neighbouring chunks (context for a model; a person reading passages wants the match)."""
+        passages: list[Passage] = []
+        used = 0
+        for group in _groups(hits):
+            passage = self._passage(group, len(passages) + 1, self._budget - used, widen)
+            if passage is None:
+                continue
+            passages.append(passage)
+            used += len(passage.content)
+            if used >= self._budget:
+                break
+        return passages
+
+    def _passage(self, group: _Group, number: int, room: int, widen: bool) -> Passage | None:
+        best = group.best
+        core = self._store.get_chunk_window(best.document_id, group.first, group.last)
+        start = min((c.start_line for c in core), default=best.start_line)
+        end = max((c.end_line for c in core), default=best.end_line)
+        text = self._store.get_document_lines(best.document_id, start, end)
+        if len(text) <= room:
+            if widen:
+                start, end, text = self._widen(group, start, end, text, room)
+        elif room >= MIN_PASSAGE_CHARS:  # too long (e.g. a minified line): the best chunk only
+            start, end, text = best.start_line, best.end_line, best.content[:room]
+        else:
+            return None
+        return Passage(
+            number=number,
+            document_id=best.document_id,
+            docset_name=best.docset_name,
+            path=best.path,
+            title=best.title,
+            start_line=start,
+            end_line=end,
+            content=text,
+            metadata=best.metadata,
+            score=best.score,
+        )
+
+    def _widen(
+        self, group: _Group, start: int, end: int, text: str, room: int
+    ) -> tuple[int, int, str]:
+        """Add neighbouring chunks' lines while the passage still fits."""
+        around = self._store.get_chunk_window(
+            group.best.document_id, max(0, group.first - NEIGHBOURS), group.last + NEIGHBOURS
+        )
+        if not around:
+            return start, end, text
+        wide_start = min(start, *(c.start_line for c in around))
+        wide_end = max(end, *(c.end_line for c in around))
+        if (wide_start, wide_end) == (start, end):
+            return start, end, text
+        wider = self._store.get_document_lines(group.best.document_id, wide_start, wide_end)
+        if len(wider) <= room:
+            return wide_start, wide_end, wider
+        return start, end, text

@@ -1,0 +1,88 @@
+"""Chat models: the protocol the answer, rerank and rewrite steps use, and OpenAI's."""
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, TypedDict
+
+from ragspace.errors import LLMError
+
+
+class Message(TypedDict):
+    """One chat message."""
+
+    role: str
+    content: str
+
+
+class ChatModel(Protocol):
+    """A chat model that can answer at once or stream its answer."""
+
+    def complete(self, messages: Sequence[Message], timeout: float | None = None) -> str:
+        """The whole reply."""
+        ...
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """The reply, piece by piece as the model produces it."""
+        ...
+
+
+class OpenAIChatModel:
+    """OpenAI (or compatible) chat completions, deterministic (temperature 0)."""
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        import openai
+
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        )
+        self.model = model
+
+    def complete(self, messages: Sequence[Message], timeout: float | None = None) -> str:
+        """See `ChatModel.complete`; a timeout also disables retries (it is a budget)."""
+        import openai
+
+        client = (
+            self._client
+            if timeout is None
+            else self._client.with_options(timeout=timeout, max_retries=0)
+        )
+        try:
+            response = client.chat.completions.create(
+                model=self.model, messages=_sdk_messages(messages), temperature=0
+            )
+        except openai.APIError as exc:
+            raise _llm_error(exc, self.model) from None
+        if not response.choices:
+            raise LLMError(f"The chat model {self.model!r} returned no answer.")
+        return response.choices[0].message.content or ""
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """See `ChatModel.stream`."""
+        import openai
+
+        try:
+            events = self._client.chat.completions.create(
+                model=self.model, messages=_sdk_messages(messages), temperature=0, stream=True
+            )
+            for event in events:
+                if event.choices and event.choices[0].delta.content:
+                    yield event.choices[0].delta.content
+        except openai.APIError as exc:
+            raise _llm_error(exc, self.model) from None
+
+
+def _sdk_messages(messages: Sequence[Message]) -> Any:
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
+def _llm_error(exc: Exception, model: str) -> LLMError:
+    status = getattr(exc, "status_code", None)
+    if status is not None:
+        return LLMError(f"The chat model {model!r} failed: the API answered {status}.")
+    return LLMError(f"The chat model {model!r} could not be reached ({type(exc).__name__}).")
