@@ -12,7 +12,6 @@ from ragspace.store import SearchRequest, Store
 MAX_KEYWORD_TERMS = 32
 # identifiers (snake_case, dotted.names, kebab-case flags) or plain words
 _TERM = re.compile(r"\w[\w.\-]*\w|\w", re.UNICODE)
-_OPERATOR_WORDS = {"or", "and", "not"}
 
 
 class RetrievalMode(StrEnum):
@@ -33,14 +32,14 @@ class RetrievalOptions:
     ef_search: int = 100
 
 
-def keyword_query(text: str) -> str:
-    """A `websearch_to_tsquery` string matching any term of the text (OR), not all (AND)."""
+def keyword_terms(text: str) -> list[str]:
+    """The distinct words and identifiers of a query; chunks matching any of them compete."""
     terms: list[str] = []
     for term in _TERM.findall(text):
         term = term.strip(".-")
-        if term and term.lower() not in _OPERATOR_WORDS and term not in terms:
-            terms.append(term)
-    return " or ".join(terms[:MAX_KEYWORD_TERMS])
+        if term and term.lower() not in terms:
+            terms.append(term.lower())
+    return terms[:MAX_KEYWORD_TERMS]
 
 
 class Retriever:
@@ -67,7 +66,7 @@ class Retriever:
             dimensions=self._embedder.dimensions,
             k=k,
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
-            keyword_query=keyword_query(query) if use_keywords else None,
+            keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             rrf_k=self.options.rrf_k,
             ef_search=max(k, self.options.ef_search),

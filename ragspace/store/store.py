@@ -69,7 +69,7 @@ class SearchRequest:
     dimensions: int
     k: int
     query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
-    keyword_query: str | None = None
+    keyword_terms: Sequence[str] = ()
     candidates: int = 50
     rrf_k: int = 60
     ef_search: int = 100
@@ -350,14 +350,17 @@ class Store:
                     vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions)
                 )
             )
-        if request.keyword_query:
+        if request.keyword_terms:
             parts.append(_KEYWORD_CANDIDATES)
         if not parts or not request.docset_ids:
             return []
-        query = sql.SQL(_FUSED).format(candidates=sql.SQL(" union all ").join(parts))
+        query = sql.SQL(_FUSED).format(
+            keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
+            candidates=sql.SQL(" union all ").join(parts),
+        )
         params = {
             "q": request.query_vector,
-            "keywords": request.keyword_query,
+            "terms": list(request.keyword_terms),
             "docsets": list(request.docset_ids),
             "candidates": request.candidates,
             "rrf_k": request.rrf_k,
@@ -412,19 +415,53 @@ _VECTOR_CANDIDATES = sql.SQL(
            limit %(candidates)s) nearest)
     """
 )
+# BM25-style keyword side: each query term is weighted by its inverse document frequency
+# within the selected DocSets, so rare identifiers outrank common words. Terms found in
+# more than half the chunks carry almost no weight; they are skipped to keep the query
+# cheap, unless no rarer term matched at all.
 _KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank
      from (select id, row_number() over (order by score desc, id) as rank
-           from (select id, ts_rank_cd(fts, query, 32) as score
-                 from chunks, websearch_to_tsquery('english', %(keywords)s) query
-                 where docset_id = any(%(docsets)s) and fts @@ query
-                 order by score desc, id
+           from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
+                 from weighted_terms w
+                 join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s)
+                 group by c.id
+                 order by score desc, c.id
                  limit %(candidates)s) matched) ranked)
     """
 )
+_KEYWORD_TERMS = """
+    corpus as (
+        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
+               (coalesce(sum(chunk_count), 0) / 2 + 1)::int as df_cap
+        from documents where docset_id = any(%(docsets)s)
+    ),
+    query_terms as (
+        select distinct plainto_tsquery('english', term) as query
+        from unnest(%(terms)s::text[]) as term
+    ),
+    counted_terms as (
+        select t.query, df.df
+        from query_terms t
+        cross join lateral (
+            select count(*)::float8 as df
+            from (select 1 from chunks c
+                  where c.fts @@ t.query and c.docset_id = any(%(docsets)s)
+                  limit (select df_cap from corpus)) capped
+        ) df
+        where numnode(t.query) > 0 and df.df > 0
+    ),
+    weighted_terms as (
+        select t.query, ln(1 + (corpus.n - t.df + 0.5) / (t.df + 0.5)) as idf
+        from counted_terms t cross join corpus
+        where t.df < corpus.df_cap
+           or not exists (select 1 from counted_terms r where r.df < corpus.df_cap)
+    ),
+"""
 _FUSED = """
-    with candidates as ({candidates}),
+    with {keyword_terms}
+    candidates as ({candidates}),
     fused as (
         select id, sum(1.0 / (%(rrf_k)s + rank))::float8 as score,
                max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank

@@ -1,0 +1,104 @@
+"""Hybrid search on the real database: identifiers, paraphrases, DocSet isolation."""
+
+import pytest
+
+from ragspace.retrieval import RetrievalMode, keyword_terms
+from ragspace.services import RagspaceService
+from ragspace.sources.files import UploadedFile
+from ragspace.worker import Ingestor
+
+# Many passages about error handling in general, one table that names the exact code.
+ERROR_GUIDE = [
+    (
+        f"errors-{topic}.md",
+        f"# Handling {topic} errors\n\nWhen a {topic} error happens, the service logs the error "
+        f"code and its meaning, retries the operation and reports what went wrong to the caller. "
+        f"Every error code has a documented meaning and a recommended action for operators.\n",
+    )
+    for topic in ("network", "database", "storage", "timeout", "permission", "quota", "config")
+]
+CODE_TABLE = (
+    "lease-table.md",
+    "# Worker internals\n\nThe scheduler assigns shards to workers in rounds. Heartbeats are sent "
+    "every ten seconds.\n\n| code | when |\n|---|---|\n| E4711 | the heartbeat stopped and the "
+    "lease ran out |\n| E4712 | the shard moved to another worker |\n",
+)
+VERBOSITY = (
+    "logging.md",
+    "# Logging\n\nSet LOG_LEVEL=WARNING to reduce verbosity; DEBUG prints every SQL statement.\n",
+)
+
+
+@pytest.fixture
+def corpus(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
+    service.create_docset("ops")
+    files = [*ERROR_GUIDE, CODE_TABLE, VERBOSITY]
+    service.add_files("ops", [UploadedFile(name, text.encode()) for name, text in files])
+    service.create_docset("elsewhere")
+    service.add_files(
+        "elsewhere",
+        [
+            UploadedFile(
+                f"other-{n}.md", f"# E4711 note {n}\n\nE4711 also appears here.\n".encode()
+            )
+            for n in range(30)
+        ],
+    )
+    ingestor.process_all()
+    return service
+
+
+def _rank(hits: list, path: str) -> int | None:  # type: ignore[type-arg]
+    paths = [hit.path for hit in hits]
+    return paths.index(path) + 1 if path in paths else None
+
+
+def test_exact_identifier_is_found_by_hybrid_not_by_vector(corpus: RagspaceService) -> None:
+    question = "What does error code E4711 mean?"
+    vector = corpus.search(question, ["ops"], k=5, mode=RetrievalMode.VECTOR)
+    hybrid = corpus.search(question, ["ops"], k=5, mode=RetrievalMode.HYBRID)
+    vector_rank = _rank(vector, "lease-table.md")
+    assert vector_rank is None or vector_rank > 2, "the identifier should defeat vector search"
+    assert _rank(hybrid, "lease-table.md") == 1
+    assert hybrid[0].keyword_rank == 1
+
+
+def test_paraphrase_without_shared_keywords_is_found(corpus: RagspaceService) -> None:
+    question = "How can I make the program quieter?"
+    assert corpus.search(question, ["ops"], k=5, mode=RetrievalMode.KEYWORD) == []
+    hybrid = corpus.search(question, ["ops"], k=3, mode=RetrievalMode.HYBRID)
+    assert _rank(hybrid, "logging.md") == 1
+
+
+@pytest.mark.parametrize("mode", list(RetrievalMode))
+def test_unselected_docsets_never_leak(corpus: RagspaceService, mode: RetrievalMode) -> None:
+    hits = corpus.search("E4711 heartbeat lease", ["ops"], k=20, mode=mode)
+    assert hits
+    assert {hit.docset_name for hit in hits} == {"ops"}
+    other = corpus.search("E4711 heartbeat lease", ["elsewhere"], k=20, mode=mode)
+    assert {hit.docset_name for hit in other} == {"elsewhere"}
+
+
+def test_keyword_mode_returns_only_keyword_matches(corpus: RagspaceService) -> None:
+    hits = corpus.search("heartbeat shards", ["ops"], k=10, mode=RetrievalMode.KEYWORD)
+    assert [hit.path for hit in hits] == ["lease-table.md"]
+    assert hits[0].vector_similarity is None
+
+
+def test_hybrid_scores_are_fused_reciprocal_ranks(corpus: RagspaceService) -> None:
+    hits = corpus.search("E4711 lease", ["ops"], k=3, mode=RetrievalMode.HYBRID)
+    top = hits[0]
+    assert top.keyword_rank is not None and top.vector_similarity is not None
+    assert top.score <= 2 / (60 + 1) + 1e-9
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_keyword_terms_keep_identifiers_once() -> None:
+    assert keyword_terms("How does parse_config() use --max-retries? parse_config!") == [
+        "how",
+        "does",
+        "parse_config",
+        "use",
+        "max-retries",
+    ]
+    assert keyword_terms("   ") == []
