@@ -80,3 +80,16 @@ def verify_citations(text: str, passages: list[Passage]) -> tuple[str, list[Cita
     cleaned = _CITATION.sub(keep_known, text)
     cleaned = re.sub(rf"[ \t]*{_REMOVED}", "", cleaned)  # "foo [9]." becomes "foo."
     return cleaned, [cite(known[n]) for n in cited]
+
+
+def link_citations(text: str, citations: list[Citation]) -> str:
+    """Markdown: each `[n]` whose citation has a URL becomes a link to it."""
+    urls = {c.number: c.url for c in citations if c.url}
+    if not urls:
+        return text
+
+    def linked(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in match.group(1).split(",")]
+        return "".join(f"[\\[{n}\\]]({urls[n]})" if n in urls else f"[{n}]" for n in numbers)
+
+    return _CITATION.sub(linked, text)

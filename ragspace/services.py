@@ -45,6 +45,11 @@ class RagspaceService:
         self._max_upload_bytes = max_upload_bytes
         self._on_new_work = on_new_work or (lambda: None)
 
+    @property
+    def default_retrieval_mode(self) -> RetrievalMode:
+        """The configured retrieval mode."""
+        return self._retriever.options.mode
+
     # DocSets
 
     def list_docsets(self) -> list[DocSet]:

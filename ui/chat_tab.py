@@ -1,14 +1,20 @@
-"""Chat tab: pick DocSets, ask, read the answer and its cited passages."""
+"""Chat tab: pick DocSets, ask, watch the answer stream in, read its cited passages."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 
 from ragspace.answer import fenced
+from ragspace.citations import link_citations
+from ragspace.llm import Message
 from ragspace.models import Answer
+from ragspace.retrieval import RetrievalMode
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
+
+ChatHistory = list[dict[str, Any]]
 
 
 @dataclass
@@ -19,17 +25,33 @@ class ChatTab:
 
 
 def sources_markdown(answer: Answer) -> str:
-    """The sources panel: each cited passage with its line range and a snippet."""
-    if not answer.citations:
+    """The sources panel: each passage with its place, context and a snippet."""
+    if not answer.citations and not answer.passages:
         return "_No sources._"
+    cited = {c.number for c in answer.citations}
     parts = []
     for citation in answer.citations:
-        parts.append(f"**[{citation.number}] {citation.label}**\n\n{fenced(citation.snippet, '')}")
+        where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
+        context = f" — {citation.context}" if citation.context else ""
+        parts.append(f"**[{citation.number}]** {where}{context}\n\n{fenced(citation.snippet, '')}")
+    unused = [p for p in answer.passages if p.number not in cited]
+    if unused:
+        parts.append(
+            "_Also retrieved, not cited:_ " + ", ".join(f"[{p.number}] {p.path}" for p in unused)
+        )
     return "\n\n".join(parts)
 
 
+def _history_messages(history: ChatHistory) -> list[Message]:
+    return [
+        {"role": str(m["role"]), "content": str(m["content"])}
+        for m in history
+        if m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+    ]
+
+
 def build_chat_tab(service: RagspaceService) -> ChatTab:
-    """Lay out the chat tab and wire the question handler."""
+    """Lay out the chat tab and wire the streaming question handler."""
     docsets = gr.CheckboxGroup(
         label="DocSets to search (none selected = all)", choices=[], interactive=True
     )
@@ -42,24 +64,39 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
             with gr.Row():
                 ask = gr.Button("Ask", variant="primary")
                 clear = gr.Button("Clear conversation")
+            with gr.Accordion("Advanced", open=False):
+                mode = gr.Radio(
+                    label="Retrieval mode",
+                    choices=[m.value for m in RetrievalMode],
+                    value=service.default_retrieval_mode.value,
+                )
+                rerank = gr.Checkbox(
+                    label="Rerank with the chat model (when an API key is set)", value=True
+                )
         with gr.Column(scale=2):
             gr.Markdown("### Sources")
             sources = gr.Markdown("_Ask a question to see the passages it rests on._")
 
     @user_errors
     def on_ask(
-        text: str, history: list[dict[str, Any]], selected: list[str]
-    ) -> tuple[list[dict[str, Any]], str, str]:
-        answer = service.answer(text, selected or None)
-        history = [
-            *history,
-            {"role": "user", "content": text},
-            {"role": "assistant", "content": answer.text},
-        ]
-        return history, sources_markdown(answer), ""
+        text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
+    ) -> Iterator[tuple[ChatHistory, str, str]]:
+        past = _history_messages(history)
+        updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
+        shown = [*history, {"role": "user", "content": text}]
+        for update in updates:
+            text_shown = (
+                link_citations(update.text, update.answer.citations)
+                if update.answer
+                else update.text
+            )
+            reply = {"role": "assistant", "content": text_shown}
+            panel = sources_markdown(update.answer) if update.answer else "_Searching…_"
+            yield [*shown, reply], panel, ""
 
+    inputs = [question, chatbot, docsets, mode, rerank]
     outputs = [chatbot, sources, question]
-    ask.click(on_ask, [question, chatbot, docsets], outputs)
-    question.submit(on_ask, [question, chatbot, docsets], outputs)
+    ask.click(on_ask, inputs, outputs)
+    question.submit(on_ask, inputs, outputs)
     clear.click(lambda: ([], "_Cleared._", ""), None, outputs)
     return ChatTab(docsets=docsets)
