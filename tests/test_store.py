@@ -95,3 +95,33 @@ def test_claim_takes_each_pending_document_once(store: Store) -> None:
     assert {c.id for c in claimed if c is not None} == ids
     assert claimed[-1] is None
     assert store.requeue_interrupted() == 3
+
+
+def _term_counts(store: Store, docset_id: int) -> tuple[dict[str, int], dict[str, int]]:
+    with store._pool.connection() as conn:
+        kept = conn.execute(
+            "select lexeme, df from docset_terms where docset_id = %s and df > 0", (docset_id,)
+        ).fetchall()
+        actual = conn.execute(
+            "select lexeme, count(*) from chunks, unnest(tsvector_to_array(fts)) lexeme"
+            " where docset_id = %s group by lexeme",
+            (docset_id,),
+        ).fetchall()
+    return dict(kept), dict(actual)
+
+
+def test_keyword_statistics_follow_every_chunk_change(store: Store) -> None:
+    docset_id = _docset(store)
+    document_id = _document(store, docset_id)
+    texts = ["heartbeat lease expired", "lease renewed by heartbeat", "shard moved"]
+    vectors = np.ones((3, 384), dtype=np.float32)
+    chunks = [
+        ChunkDraft(ordinal=i, content=t, start_line=1, end_line=1) for i, t in enumerate(texts)
+    ]
+    store.replace_chunks(document_id, docset_id, chunks, vectors, ["a", "b", "c"])
+    kept, actual = _term_counts(store, docset_id)
+    assert kept == actual
+    assert kept["leas"] == 2 and kept["shard"] == 1
+    store.replace_chunks(document_id, docset_id, chunks[2:], vectors[:1], ["c"])
+    kept, actual = _term_counts(store, docset_id)
+    assert kept == actual == {"shard": 1, "move": 1}

@@ -364,6 +364,8 @@ class Store:
             "docsets": list(request.docset_ids),
             "candidates": request.candidates,
             "rrf_k": request.rrf_k,
+            "max_terms": KEYWORD_MAX_TERMS,
+            "max_matches": KEYWORD_MAX_MATCHES,
             "k": request.k,
         }
         with self._pool.connection() as conn, conn.transaction():
@@ -399,6 +401,11 @@ class Store:
         return [ChunkDraft.model_validate(row) for row in rows]
 
 
+# Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
+KEYWORD_MAX_TERMS = 8
+KEYWORD_MAX_MATCHES = 20_000
+
+
 def _vector_type(dimensions: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.Literal(dimensions))
 
@@ -415,10 +422,44 @@ _VECTOR_CANDIDATES = sql.SQL(
            limit %(candidates)s) nearest)
     """
 )
-# BM25-style keyword side: each query term is weighted by its inverse document frequency
-# within the selected DocSets, so rare identifiers outrank common words. Terms found in
-# more than half the chunks carry almost no weight; they are skipped to keep the query
-# cheap, unless no rarer term matched at all.
+# BM25-style keyword side: each query lexeme is weighted by its inverse document
+# frequency within the selected DocSets (from `docset_terms`, kept by triggers), so rare
+# identifiers outrank words that appear everywhere. Only the rarest lexemes pick the
+# candidates, bounded by how many chunks they match, so a question made of common words
+# cannot turn into a scan; lexemes in more than half the chunks are left out (their
+# classic Robertson-Sparck Jones IDF is not positive) unless nothing rarer matched.
+# Every chosen lexeme adds idf * ts_rank to a chunk's score.
+_KEYWORD_TERMS = """
+    corpus as (
+        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n
+        from documents where docset_id = any(%(docsets)s)
+    ),
+    query_lexemes as (
+        select distinct lexeme
+        from unnest(tsvector_to_array(
+            to_tsvector('english', array_to_string(%(terms)s::text[], ' ')))) as lexeme
+    ),
+    term_frequencies as (
+        select q.lexeme, sum(t.df)::float8 as df
+        from query_lexemes q
+        join docset_terms t on t.lexeme = q.lexeme and t.docset_id = any(%(docsets)s)
+        group by q.lexeme
+        having sum(t.df) > 0
+    ),
+    ranked_terms as (
+        select lexeme, df, sum(df) over (order by df, lexeme) as matched_before_and_here,
+               row_number() over (order by df, lexeme) as rarity
+        from term_frequencies
+    ),
+    weighted_terms as (
+        select quote_literal(r.lexeme)::tsquery as query,
+               ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
+        from ranked_terms r cross join corpus
+        where r.rarity = 1
+           or (r.rarity <= %(max_terms)s and r.matched_before_and_here <= %(max_matches)s
+               and r.df <= corpus.n / 2)
+    ),
+"""
 _KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank
@@ -431,34 +472,6 @@ _KEYWORD_CANDIDATES = sql.SQL(
                  limit %(candidates)s) matched) ranked)
     """
 )
-_KEYWORD_TERMS = """
-    corpus as (
-        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
-               (coalesce(sum(chunk_count), 0) / 2 + 1)::int as df_cap
-        from documents where docset_id = any(%(docsets)s)
-    ),
-    query_terms as (
-        select distinct plainto_tsquery('english', term) as query
-        from unnest(%(terms)s::text[]) as term
-    ),
-    counted_terms as (
-        select t.query, df.df
-        from query_terms t
-        cross join lateral (
-            select count(*)::float8 as df
-            from (select 1 from chunks c
-                  where c.fts @@ t.query and c.docset_id = any(%(docsets)s)
-                  limit (select df_cap from corpus)) capped
-        ) df
-        where numnode(t.query) > 0 and df.df > 0
-    ),
-    weighted_terms as (
-        select t.query, ln(1 + (corpus.n - t.df + 0.5) / (t.df + 0.5)) as idf
-        from counted_terms t cross join corpus
-        where t.df < corpus.df_cap
-           or not exists (select 1 from counted_terms r where r.df < corpus.df_cap)
-    ),
-"""
 _FUSED = """
     with {keyword_terms}
     candidates as ({candidates}),

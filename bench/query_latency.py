@@ -1,0 +1,138 @@
+"""Retrieval latency (query embedding + search, no LLM) at 10,000 and 100,000 chunks.
+
+Run: python bench/query_latency.py [--sizes 10000 100000] [--queries 200]
+
+Chunk texts are real: passages of the two evaluation corpora (../shared/eval),
+repeated with a varying prefix. Vectors are realistic, not uniform noise: each chunk's
+vector is the real MiniLM embedding of one of ~1,500 seed passages plus a small
+Gaussian perturbation, renormalised, so the index sees clustered data like a real
+DocSet. Queries are the real evaluation questions, embedded by the local model on each
+call (that cost is part of the measured latency). Prints medians and percentiles.
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.models import ChunkDraft
+from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
+from ragspace.settings import Settings
+from ragspace.store import Database, NewDocument, Store
+
+EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
+SEEDS = 1500
+CHUNKS_PER_DOCUMENT = 500
+
+
+def seed_passages(eval_dir: Path) -> list[str]:
+    """~1,000-character passages from both evaluation corpora."""
+    docs = json.loads((eval_dir / "claude-docs" / "corpus.json").read_text())
+    code = json.loads((eval_dir / "codebase" / "corpus.json").read_text())
+    texts = [item["text"] for item in docs] + [item["content"] for item in code]
+    passages = [t[i : i + 1000] for t in texts for i in range(0, len(t), 1000)]
+    return [p for p in passages if p.strip()][:SEEDS]
+
+
+def questions(eval_dir: Path) -> list[str]:
+    """The real evaluation questions of both sets."""
+    docs = [
+        q["question"] for q in json.loads((eval_dir / "claude-docs" / "queries.json").read_text())
+    ]
+    lines = (eval_dir / "codebase" / "queries.jsonl").read_text().splitlines()
+    return docs + [json.loads(line)["query"] for line in lines]
+
+
+def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) -> int:
+    """A DocSet of `size` chunks, stored through the normal bulk path."""
+    docset = store.create_docset(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
+    rng = np.random.default_rng(size)
+    for first in range(0, size, CHUNKS_PER_DOCUMENT):
+        count = min(CHUNKS_PER_DOCUMENT, size - first)
+        picks = rng.integers(0, len(seeds), count)
+        vectors = seed_vectors[picks] + rng.normal(0, 0.05, (count, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        chunks = [
+            ChunkDraft(
+                ordinal=i, content=f"part {first + i}: {seeds[p]}", start_line=i + 1, end_line=i + 1
+            )
+            for i, p in enumerate(picks)
+        ]
+        [document_id] = store.upsert_documents(
+            docset.id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
+        )
+        store.replace_chunks(
+            document_id,
+            docset.id,
+            chunks,
+            vectors.astype(np.float32),
+            [f"{first}-{i}" for i in range(count)],
+        )
+    return docset.id
+
+
+def measure(
+    retriever: Retriever, docset_id: int, queries: list[str], mode: RetrievalMode
+) -> list[float]:
+    """Milliseconds per query: embedding + one search round trip."""
+    timings = []
+    for query in queries:
+        started = time.perf_counter()
+        retriever.search(query, [docset_id], 10, mode)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--eval-dir", type=Path, default=EVAL)
+    args = parser.parse_args()
+    embedder = LocalEmbedder()
+    seeds = seed_passages(args.eval_dir)
+    seed_vectors = embedder.embed(seeds)
+    rng = np.random.default_rng(7)
+    all_questions = questions(args.eval_dir)
+    sample = [all_questions[i] for i in rng.choice(len(all_questions), args.queries, replace=False)]
+    print("| chunks | mode | p50 ms | p95 ms | p99 ms | embed-only p50 ms |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        database = Database.open(Settings(_env_file=None, data_dir=Path(folder)))
+        try:
+            store = Store(database.pool)
+            retriever = Retriever(store, embedder, RetrievalOptions())
+            embed_ms = [_embed_ms(embedder, q) for q in sample]
+            for size in args.sizes:
+                started = time.perf_counter()
+                docset_id = load(store, size, seeds, seed_vectors)
+                print(f"<!-- loaded {size} chunks in {time.perf_counter() - started:.0f} s -->")
+                for mode in RetrievalMode:
+                    measure(retriever, docset_id, sample[:20], mode)  # warm caches
+                    t = measure(retriever, docset_id, sample, mode)
+                    print(
+                        f"| {size:,} | {mode.value} | {statistics.median(t):.1f} | "
+                        f"{percentile(t, 95):.1f} | {percentile(t, 99):.1f} | "
+                        f"{statistics.median(embed_ms):.1f} |"
+                    )
+        finally:
+            database.close()
+
+
+def _embed_ms(embedder: LocalEmbedder, query: str) -> float:
+    started = time.perf_counter()
+    embedder.embed([query])
+    return (time.perf_counter() - started) * 1000
+
+
+if __name__ == "__main__":
+    main()
