@@ -1,0 +1,244 @@
+"""Where definitions start and end in source code, found by per-language line patterns."""
+
+import re
+from dataclasses import dataclass
+
+from ragspace.chunking.lines import LINE, PARAGRAPH, LineTable
+
+_MODS = (
+    r"(?:(?:public|private|protected|internal|static|final|abstract|sealed|partial|open|"
+    r"override|virtual|async|readonly|unsafe|extern|synchronized|native|inline|data|inner|"
+    r"companion|annotation|enum|fileprivate|export|default|declare|suspend|operator|infix|"
+    r"tailrec|mutating|strictfp|new|const|@\w+(?:\([^)\n]*\))?)[ \t]+)*"
+)
+_NOT_STATEMENT = r"(?!(?:return|throw|new|else|if|for|while|switch|case|catch|delete|do|goto)\b)"
+_TYPES = r"(?P<kind>class|interface|enum|record|struct|object|trait|protocol|extension|@interface)"
+
+_JAVA_LIKE_TYPE = rf"^[ \t]*{_MODS}{_TYPES}[ \t]+(?P<name>\w+)"
+_JAVA_LIKE_METHOD = (
+    rf"^[ \t]+{_NOT_STATEMENT}{_MODS}(?:<[^>\n]+>[ \t]+)?[\w<>\[\]?,.]+(?:<[^>\n]*>)?[ \t]+"
+    rf"{_NOT_STATEMENT}(?P<name>\w+)[ \t]*\([^;\n]*$"
+)
+_C_TYPE = (
+    r"^[ \t]*(?:template[ \t]*<[^>\n]*>[ \t]*)?(?P<kind>class|struct|union|enum(?:[ \t]+class)?)"
+    r"[ \t]+(?:\w+[ \t]+)*?(?P<name>\w+)[ \t]*(?:final[ \t]*)?(?::[^;{\n]*)?\{?[ \t]*$"
+)
+_NOT_COMMENT = r"(?![ \t]*(?:\*|//|/\*))"
+_C_FUNCTION = (
+    rf"^{_NOT_COMMENT}[ \t]*{_NOT_STATEMENT}(?:[\w:<>,*&~]+[ \t*&]+)+?"
+    r"(?P<name>(?:[\w:]*::)?operator[^(\n]*|~?[\w:]+)[ \t]*\([^;\n]*$"
+)
+_C_CONSTRUCTOR = r"^(?P<name>\w+::~?\w+)[ \t]*\([^;\n]*$"
+
+# (pattern, kind when the pattern has no `kind` group)
+_PATTERNS: dict[str, list[tuple[str, str]]] = {
+    "python": [(r"^[ \t]*(?:async[ \t]+)?(?P<kind>def|class)[ \t]+(?P<name>\w+)", "")],
+    "js": [
+        (
+            r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?"
+            r"(?:async[ \t]+)?(?P<kind>function\*?|class|interface|enum|namespace"
+            r"|type(?=[ \t]+[\w$]+[ \t]*[=<]))[ \t]+(?P<name>[\w$]+)",
+            "",
+        ),
+        (
+            r"^[ \t]*(?:export[ \t]+)?(?:const|let|var)[ \t]+(?P<name>[\w$]+)[ \t]*(?::[^=\n]+)?="
+            r"[ \t]*(?:async[ \t]+)?(?:function\b|\([^)\n]*\)[ \t]*(?::[^=\n]+)?=>|[\w$]+[ \t]*=>)",
+            "function",
+        ),
+        (
+            r"^[ \t]+(?:(?:public|private|protected|static|readonly|async|override|get|set)[ \t]+)*"
+            r"(?!(?:if|for|while|switch|catch|return|function)\b)(?P<name>[\w$]+)[ \t]*"
+            r"(?:<[^>\n]*>)?\([^)\n]*\)[ \t]*(?::[^{\n]+)?\{[ \t]*$",
+            "method",
+        ),
+    ],
+    "go": [
+        (r"^func[ \t]+(?:\([^)\n]*\)[ \t]*)?(?P<name>\w+)", "func"),
+        (r"^type[ \t]+(?P<name>\w+)[ \t]+(?:struct|interface)\b", "type"),
+    ],
+    "rust": [
+        (
+            r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?"
+            r"(?:(?:async|const|unsafe|extern[ \t]+\"[^\"\n]*\")[ \t]+)*"
+            r"(?P<kind>fn|struct|enum|trait|mod|union|macro_rules!)[ \t]*(?P<name>\w+)",
+            "",
+        ),
+        (
+            r"^[ \t]*(?:unsafe[ \t]+)?(?P<kind>impl)(?:<[^{\n]*?>)?[ \t]+(?P<name>[^{\n]+?)"
+            r"[ \t]*(?:where\b[^{\n]*)?\{?[ \t]*$",
+            "",
+        ),
+    ],
+    "java": [(_JAVA_LIKE_TYPE, ""), (_JAVA_LIKE_METHOD, "method")],
+    "csharp": [(_JAVA_LIKE_TYPE, ""), (_JAVA_LIKE_METHOD, "method")],
+    "scala": [
+        (_JAVA_LIKE_TYPE, ""),
+        (r"^[ \t]*" + _MODS + r"(?P<kind>def)[ \t]+(?P<name>\w+)", ""),
+    ],
+    "kotlin": [
+        (_JAVA_LIKE_TYPE, ""),
+        (
+            rf"^[ \t]*{_MODS}(?P<kind>fun)[ \t]+(?:<[^>\n]*>[ \t]*)?(?:[\w.<>]+\.)?(?P<name>\w+)",
+            "",
+        ),
+    ],
+    "swift": [
+        (_JAVA_LIKE_TYPE, ""),
+        (rf"^[ \t]*{_MODS}(?:class[ \t]+)?(?P<kind>func|init|deinit)\b[ \t]*(?P<name>\w*)", ""),
+    ],
+    "c": [(_C_TYPE, ""), (_C_FUNCTION, "function"), (_C_CONSTRUCTOR, "function")],
+    "cpp": [(_C_TYPE, ""), (_C_FUNCTION, "function"), (_C_CONSTRUCTOR, "function")],
+    "ruby": [(r"^[ \t]*(?P<kind>def|class|module)[ \t]+(?P<name>[\w:.]+[?!=]?)", "")],
+    "php": [
+        (
+            r"^[ \t]*(?:(?:abstract|final|public|private|protected|static|readonly)[ \t]+)*"
+            r"(?P<kind>function|class|interface|trait|enum)[ \t]+(?P<name>\w+)",
+            "",
+        )
+    ],
+    "shell": [
+        (r"^[ \t]*function[ \t]+(?P<name>[\w:.-]+)", "function"),
+        (r"^[ \t]*(?P<name>[\w:.-]+)[ \t]*\(\)", "function"),
+    ],
+    "sql": [
+        (
+            r"(?i)^[ \t]*create[ \t]+(?:or[ \t]+replace[ \t]+)?(?:(?:temp|temporary|unique|"
+            r"materialized|unlogged)[ \t]+)*(?P<kind>table|view|function|procedure|index|trigger|"
+            r"type|schema|sequence|extension)[ \t]+(?:if[ \t]+not[ \t]+exists[ \t]+)?"
+            r"(?P<name>[\w.\"`]+)",
+            "",
+        )
+    ],
+    "yaml": [(r"^(?P<name>[\w.-][^:#\n]*?):(?:[ \t]|\r?$)", "")],
+    "toml": [(r"^[ \t]*\[{1,2}(?P<name>[^\]\n]+)\]{1,2}", "")],
+    "ini": [(r"^[ \t]*\[(?P<name>[^\]\n]+)\]", "")],
+    "json": [(r"^[ \t]*\"(?P<name>[^\"\n]+)\"[ \t]*:[ \t]*[\[{]", "")],
+    "lua": [(r"^[ \t]*(?:local[ \t]+)?(?P<kind>function)[ \t]+(?P<name>[\w.:]+)", "")],
+    "elixir": [(r"^[ \t]*(?P<kind>defmodule|defp?|defmacro)[ \t]+(?P<name>[\w.?!]+)", "")],
+    "perl": [(r"^[ \t]*(?P<kind>sub|package)[ \t]+(?P<name>[\w:]+)", "")],
+}
+_PATTERNS["ts"] = _PATTERNS["js"]
+_COMPILED = {
+    language: [(re.compile(pattern, re.MULTILINE), kind) for pattern, kind in patterns]
+    for language, patterns in _PATTERNS.items()
+}
+_FLAT = frozenset({"toml", "ini", "sql"})  # sections end only where the next one starts
+_CLOSERS = ("}", ")", "]", "end", "};", "fi", "done", "esac")
+_COMMENTS = ("#", "//", "/*", "*", "--", "@", "'''", '"""', ";", "[", "template")
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A class, function, method, impl block... found in a file."""
+
+    line: int
+    depth: int
+    label: str
+    parent: int  # index of the enclosing definition, or -1
+    attached: int  # first line of its leading comments / decorators
+
+
+@dataclass
+class Outline:
+    """Definitions of a file, the innermost one around each line, and boundary levels."""
+
+    definitions: list[Definition]
+    owner: list[int]
+    levels: list[int]
+
+    def path(self, index: int) -> str:
+        """`class Foo / def bar` for definition `index`."""
+        labels = []
+        while index != -1:
+            labels.append(self.definitions[index].label)
+            index = self.definitions[index].parent
+        return " / ".join(reversed(labels))
+
+
+# Boundary levels before a definition, by nesting depth (top level is strongest).
+DEFINITION_LEVELS = (5, 4, 3)
+
+
+def find_definitions(table: LineTable, language: str) -> dict[int, str]:
+    """0-based line -> label (`def foo`) of each definition line the patterns recognise."""
+    found: dict[int, str] = {}
+    for pattern, default_kind in _COMPILED.get(language, []):
+        for match in pattern.finditer(table.text):
+            number = table.line_of(match.start())
+            if number in found:
+                continue
+            groups = match.groupdict()
+            kind = (groups.get("kind") or default_kind).strip()
+            name = " ".join((groups.get("name") or "").split())
+            label = f"{kind.lower() if language == 'sql' else kind} {name}".strip()
+            if label:
+                found[number] = label
+    return found
+
+
+def outline(table: LineTable, language: str) -> Outline:
+    """Definitions with their nesting, each line's owner, and a boundary level per line."""
+    labels = find_definitions(table, language)
+    levels = [LINE] * len(table)
+    for number in range(1, len(table)):
+        if table.blank[number - 1] and not table.blank[number]:
+            levels[number] = PARAGRAPH
+    definitions: list[Definition] = []
+    owner = [-1] * len(table)
+    stack: list[tuple[int, int]] = []  # (indent, definition index)
+    flat = language in _FLAT
+    for number, line in enumerate(table.lines):
+        if table.blank[number]:
+            owner[number] = stack[-1][1] if stack else -1
+            continue
+        indent = len(line) - len(line.lstrip())
+        is_definition = number in labels
+        if is_definition or not flat:
+            _close(stack, indent, line.lstrip(), is_definition, flat, levels, number, definitions)
+        if is_definition:
+            parent = stack[-1][1] if stack else -1
+            depth = len(stack)
+            attached = _attached_start(table, number)
+            definitions.append(Definition(number, depth, labels[number], parent, attached))
+            level = DEFINITION_LEVELS[min(depth, len(DEFINITION_LEVELS) - 1)]
+            levels[attached] = max(levels[attached], level)
+            stack.append((indent, len(definitions) - 1))
+        owner[number] = stack[-1][1] if stack else -1
+    return Outline(definitions, owner, levels)
+
+
+def _close(
+    stack: list[tuple[int, int]],
+    indent: int,
+    stripped: str,
+    is_definition: bool,
+    flat: bool,
+    levels: list[int],
+    number: int,
+    definitions: list[Definition],
+) -> None:
+    """Pop definitions that end before this line; their end is a boundary too."""
+    if not is_definition and stripped.startswith(_COMMENTS):
+        return
+    closing = not is_definition and stripped.startswith(_CLOSERS)
+    while stack:
+        top_indent, top = stack[-1]
+        if not flat and (indent > top_indent or (indent == top_indent and closing)):
+            return
+        stack.pop()
+        depth = definitions[top].depth
+        level = DEFINITION_LEVELS[min(depth, len(DEFINITION_LEVELS) - 1)]
+        levels[number] = max(levels[number], level)
+        if flat:
+            return
+
+
+def _attached_start(table: LineTable, number: int) -> int:
+    """The definition's first line, counting comments and decorators right above it."""
+    first = number
+    while first > 0 and not table.blank[first - 1]:
+        previous = table.lines[first - 1].lstrip()
+        if not previous.startswith(_COMMENTS):
+            break
+        first -= 1
+    return first
