@@ -12,12 +12,14 @@ _MODS = (
     r"tailrec|mutating|strictfp|new|const|@\w+(?:\([^)\n]*\))?)[ \t]+)*"
 )
 _NOT_STATEMENT = r"(?!(?:return|throw|new|else|if|for|while|switch|case|catch|delete|do|goto)\b)"
+# a definition line has no `;` before its body opens (calls and declarations do)
+_SIGNATURE_END = r"[^;{\n]*(?:\{.*)?$"
 _TYPES = r"(?P<kind>class|interface|enum|record|struct|object|trait|protocol|extension|@interface)"
 
 _JAVA_LIKE_TYPE = rf"^[ \t]*{_MODS}{_TYPES}[ \t]+(?P<name>\w+)"
 _JAVA_LIKE_METHOD = (
     rf"^[ \t]+{_NOT_STATEMENT}{_MODS}(?:<[^>\n]+>[ \t]+)?[\w<>\[\]?,.]+(?:<[^>\n]*>)?[ \t]+"
-    rf"{_NOT_STATEMENT}(?P<name>\w+)[ \t]*\([^;\n]*$"
+    rf"{_NOT_STATEMENT}(?P<name>\w+)[ \t]*\({_SIGNATURE_END}"
 )
 _C_TYPE = (
     r"^[ \t]*(?:template[ \t]*<[^>\n]*>[ \t]*)?(?P<kind>class|struct|union|enum(?:[ \t]+class)?)"
@@ -26,9 +28,9 @@ _C_TYPE = (
 _NOT_COMMENT = r"(?![ \t]*(?:\*|//|/\*))"
 _C_FUNCTION = (
     rf"^{_NOT_COMMENT}[ \t]*{_NOT_STATEMENT}(?:[\w:<>,*&~]+[ \t*&]+)+?"
-    r"(?P<name>(?:[\w:]*::)?operator[^(\n]*|~?[\w:]+)[ \t]*\([^;\n]*$"
+    r"(?P<name>(?:[\w:]*::)?operator[^(\n]*|~?[\w:]+)[ \t]*\(" + _SIGNATURE_END
 )
-_C_CONSTRUCTOR = r"^(?P<name>\w+::~?\w+)[ \t]*\([^;\n]*$"
+_C_CONSTRUCTOR = r"^(?P<name>\w+::~?\w+)[ \t]*\(" + _SIGNATURE_END
 
 # (pattern, kind when the pattern has no `kind` group)
 _PATTERNS: dict[str, list[tuple[str, str]]] = {
@@ -123,7 +125,8 @@ _COMPILED = {
     for language, patterns in _PATTERNS.items()
 }
 _FLAT = frozenset({"toml", "ini", "sql"})  # sections end only where the next one starts
-_CLOSERS = ("}", ")", "]", "end", "};", "fi", "done", "esac")
+_CLOSERS = ("}", ")", "]", "{", "end", "fi", "done", "esac")
+_LABELS = re.compile(r"(?:public|private|protected|signals|slots)\s*:")
 _COMMENTS = ("#", "//", "/*", "*", "--", "@", "'''", '"""', ";", "[", "template")
 
 
@@ -187,14 +190,19 @@ def outline(table: LineTable, language: str) -> Outline:
     owner = [-1] * len(table)
     stack: list[tuple[int, int]] = []  # (indent, definition index)
     flat = language in _FLAT
+    waiting: list[int] = []  # blank and comment lines: their owner is known at the next code
     for number, line in enumerate(table.lines):
-        if table.blank[number]:
-            owner[number] = stack[-1][1] if stack else -1
-            continue
-        indent = len(line) - len(line.lstrip())
+        stripped = line.lstrip()
         is_definition = number in labels
+        if table.blank[number] or (not is_definition and stripped.startswith(_COMMENTS)):
+            waiting.append(number)
+            continue
+        indent = len(line) - len(stripped)
         if is_definition or not flat:
-            _close(stack, indent, line.lstrip(), is_definition, flat, levels, number, definitions)
+            _close(stack, indent, stripped, is_definition, flat, levels, number, definitions)
+        for waiting_line in waiting:
+            owner[waiting_line] = stack[-1][1] if stack else -1
+        waiting.clear()
         if is_definition:
             parent = stack[-1][1] if stack else -1
             depth = len(stack)
@@ -202,8 +210,12 @@ def outline(table: LineTable, language: str) -> Outline:
             definitions.append(Definition(number, depth, labels[number], parent, attached))
             level = DEFINITION_LEVELS[min(depth, len(DEFINITION_LEVELS) - 1)]
             levels[attached] = max(levels[attached], level)
+            # if comments plus definition are too big, part the comments first
+            levels[number] = max(levels[number], level - 1)
             stack.append((indent, len(definitions) - 1))
         owner[number] = stack[-1][1] if stack else -1
+    for waiting_line in waiting:
+        owner[waiting_line] = -1
     return Outline(definitions, owner, levels)
 
 
@@ -218,7 +230,7 @@ def _close(
     definitions: list[Definition],
 ) -> None:
     """Pop definitions that end before this line; their end is a boundary too."""
-    if not is_definition and stripped.startswith(_COMMENTS):
+    if not is_definition and _LABELS.match(stripped):
         return
     closing = not is_definition and stripped.startswith(_CLOSERS)
     while stack:

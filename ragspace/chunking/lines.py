@@ -74,18 +74,24 @@ def pack(table: LineTable, first: int, stop: int, levels: Sequence[int], limit: 
     cut = max(levels[first + 1 : stop])
     bounds = [first, *(i for i in range(first + 1, stop) if levels[i] == cut), stop]
     pieces: list[Piece] = []
-    start = bounds[0]
-    for index in range(1, len(bounds)):
-        end = bounds[index]
-        following = bounds[index + 1] if index + 1 < len(bounds) else None
-        if following is not None and table.size(start, following) <= limit:
-            continue  # the next part still fits: keep growing this piece
+    for start, end in zip(bounds, bounds[1:], strict=False):
         if table.size(start, end) <= limit:
-            pieces.append(Piece(start, end, levels[start]))
+            _append(table, pieces, Piece(start, end, levels[start]), limit)
         else:
-            pieces.extend(pack(table, start, end, levels, limit))
-        start = end
+            for piece in pack(table, start, end, levels, limit):
+                _append(table, pieces, piece, limit)
     return pieces
+
+
+def _append(table: LineTable, pieces: list[Piece], piece: Piece, limit: int) -> None:
+    """Add a piece, joining it to the previous one while both fit in the limit."""
+    if pieces:
+        previous = pieces[-1]
+        whole_lines = previous.chars is None and piece.chars is None
+        if whole_lines and table.size(previous.first, piece.stop) <= limit:
+            pieces[-1] = Piece(previous.first, piece.stop, previous.level)
+            return
+    pieces.append(piece)
 
 
 def _split_line(table: LineTable, number: int, limit: int, level: int) -> list[Piece]:
