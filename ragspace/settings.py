@@ -1,7 +1,7 @@
 """Configuration read from the environment and `.env`; every field is in `.env.example`."""
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -103,6 +103,11 @@ class Settings(BaseSettings):
         ge=0,
         validation_alias=AliasChoices("RAGSPACE_CHUNK_OVERLAP"),
         description="Characters shared by consecutive chunks of one document.",
+    )
+    chunk_size_unit: Literal["chars", "tokens"] = Field(
+        default="chars",
+        validation_alias=AliasChoices("RAGSPACE_CHUNK_SIZE_UNIT"),
+        description="Unit of the chunk sizes and overlap: characters or local MiniLM tokens.",
     )
     max_upload_bytes: int = Field(
         default=20 * 1024 * 1024,

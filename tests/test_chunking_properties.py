@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from ragspace.chunking import Chunker
 
-_ALPHABET = list("abcxyz XYZ019_\t\r#{}()[]:;=-*`'\"<>/\\.,é漢字😀") + ["\u00a0", "\u2028"]
+_ALPHABET = [*list("abcxyz XYZ019_\t\r#{}()[]:;=-*`'\"<>/\\.,é漢字😀"), "\xa0", "\u2028"]
 _SNIPPETS = [
     "def handler(event):",
     "class Service:",

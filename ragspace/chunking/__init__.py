@@ -50,8 +50,9 @@ class Chunker:
     def _split_code(self, table: LineTable, language: str, path: str) -> list[ChunkDraft]:
         shape = outline(table, language)
         limit = self.code_chunk_size
-        pieces = pack(table, 0, len(table), shape.levels, limit)
-        pieces = with_overlap(table, pieces, self._overlap(limit), DEFINITION_LEVELS[-1], limit)
+        overlap, strong = self._overlap(limit), DEFINITION_LEVELS[-1]
+        pieces = pack(table, 0, len(table), shape.levels, limit, overlap, strong)
+        pieces = with_overlap(table, pieces, overlap, strong, limit)
         starts = [definition.line for definition in shape.definitions]
         chunks: list[ChunkDraft] = []
         for piece in pieces:
@@ -120,7 +121,7 @@ def _prose_pieces(
             continue
         first = section.first if carry is None else carry
         carry = None
-        pieces = pack(table, first, section.stop, levels, limit)
+        pieces = pack(table, first, section.stop, levels, limit, overlap, BLOCK + 1)
         result.append((section, with_overlap(table, pieces, overlap, BLOCK + 1, limit)))
     return result
 

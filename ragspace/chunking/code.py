@@ -199,7 +199,9 @@ def outline(table: LineTable, language: str) -> Outline:
             continue
         indent = len(line) - len(stripped)
         if is_definition or not flat:
-            _close(stack, indent, stripped, is_definition, flat, levels, number, definitions)
+            # a definition ends right after its last code line, before blanks and comments
+            end = waiting[0] if waiting else number
+            _close(stack, indent, stripped, is_definition, flat, levels, end, definitions)
         for waiting_line in waiting:
             owner[waiting_line] = stack[-1][1] if stack else -1
         waiting.clear()

@@ -1,5 +1,6 @@
 """Line tables and the boundary-aware packer shared by the code and prose chunkers."""
 
+import itertools
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,21 +66,33 @@ class Piece:
     chars: tuple[int, int] | None = None
 
 
-def pack(table: LineTable, first: int, stop: int, levels: Sequence[int], limit: int) -> list[Piece]:
-    """Cut lines first..stop-1 into pieces no larger than `limit`, at the strongest boundaries."""
+def pack(
+    table: LineTable,
+    first: int,
+    stop: int,
+    levels: Sequence[int],
+    limit: int,
+    reserve: int = 0,
+    strong: int = 0,
+) -> list[Piece]:
+    """Cut lines first..stop-1 into pieces no larger than `limit`, at the strongest boundaries.
+
+    Pieces cut at a boundary weaker than `strong` leave `reserve` room for overlap.
+    """
     if table.size(first, stop) <= limit or stop - first <= 0:
         return [Piece(first, stop, levels[first] if first < len(levels) else LINE)]
     if stop - first == 1:
         return _split_line(table, first, limit, levels[first])
     cut = max(levels[first + 1 : stop])
+    budget = max(1, limit - reserve) if cut < strong else limit
     bounds = [first, *(i for i in range(first + 1, stop) if levels[i] == cut), stop]
     pieces: list[Piece] = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
-        if table.size(start, end) <= limit:
-            _append(table, pieces, Piece(start, end, levels[start]), limit)
+    for start, end in itertools.pairwise(bounds):
+        if table.size(start, end) <= budget:
+            _append(table, pieces, Piece(start, end, levels[start]), budget)
         else:
-            for piece in pack(table, start, end, levels, limit):
-                _append(table, pieces, piece, limit)
+            for piece in pack(table, start, end, levels, limit, reserve, strong):
+                _append(table, pieces, piece, budget)
     return pieces
 
 
