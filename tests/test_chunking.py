@@ -1,5 +1,7 @@
 """Chunker behaviour on prose and code: heading paths, anchors, headers and exact lines."""
 
+import itertools
+
 from ragspace.chunking import Chunker
 from ragspace.runtime import build_chunker
 from ragspace.settings import Settings
@@ -81,7 +83,7 @@ def test_long_sections_are_split_with_overlap() -> None:
     chunks = Chunker(1200, 300, 80).split(text, "markdown", "long.md")
     long = _by_heading(chunks, "Title > Long section")
     assert len(long) > 3
-    for before, after in zip(long, long[1:], strict=False):
+    for before, after in itertools.pairwise(long):
         assert after.start_line <= before.end_line  # overlapping lines
         assert after.start_line > before.start_line
     assert all(c.metadata["anchor"] == "long-section" for c in long)
@@ -154,9 +156,9 @@ def test_code_overlap_only_inside_oversized_definitions() -> None:
     """Cuts between definitions get no overlap; cuts inside a long function do."""
     small = "\n\n".join(f"def f{n}(x):\n    return x + {n}" for n in range(30))
     chunks = Chunker(120, 120, 60).split(small, "python", "s.py")
-    assert all(b.start_line > a.end_line for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(b.start_line > a.end_line for a, b in itertools.pairwise(chunks))
     big = "def big(x):\n" + "\n".join(f"    x = x * {n} + 1  # step {n}" for n in range(40))
     chunks = Chunker(300, 300, 60).split(big, "python", "b.py")
     assert len(chunks) > 2
-    assert all(b.start_line <= a.end_line for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(b.start_line <= a.end_line for a, b in itertools.pairwise(chunks))
     assert all(c.metadata["symbol"] == "def big" for c in chunks)
