@@ -1,6 +1,9 @@
 """Where definitions start and end in source code, found by per-language line patterns."""
 
+import itertools
 import re
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ragspace.chunking.lines import LINE, PARAGRAPH, LineTable
@@ -27,7 +30,8 @@ _C_TYPE = (
 )
 _NOT_COMMENT = r"(?![ \t]*(?:\*|//|/\*))"
 _C_FUNCTION = (
-    rf"^{_NOT_COMMENT}[ \t]*{_NOT_STATEMENT}(?:[\w:<>,*&~]+[ \t*&]+)+?"
+    # tokens and separators share no character, so a long line cannot backtrack badly
+    rf"^{_NOT_COMMENT}[ \t]*{_NOT_STATEMENT}(?:[\w:<>,~]+(?:[ \t]*[*&]+[ \t]*|[ \t]+))+?"
     r"(?P<name>(?:[\w:]*::)?operator[^(\n]*|~?[\w:]+)[ \t]*\(" + _SIGNATURE_END
 )
 _C_CONSTRUCTOR = r"^(?P<name>\w+::~?\w+)[ \t]*\(" + _SIGNATURE_END
@@ -124,6 +128,7 @@ _COMPILED = {
     language: [(re.compile(pattern, re.MULTILINE), kind) for pattern, kind in patterns]
     for language, patterns in _PATTERNS.items()
 }
+_LONGEST_DEFINITION_LINE = 400
 _FLAT = frozenset({"toml", "ini", "sql"})  # sections end only where the next one starts
 _CLOSERS = ("}", ")", "]", "{", "end", "fi", "done", "esac")
 _LABELS = re.compile(r"(?:public|private|protected|signals|slots)\s*:")
@@ -165,9 +170,13 @@ DEFINITION_LEVELS = (5, 4, 3)
 def find_definitions(table: LineTable, language: str) -> dict[int, str]:
     """0-based line -> label (`def foo`) of each definition line the patterns recognise."""
     found: dict[int, str] = {}
-    for pattern, default_kind in _COMPILED.get(language, []):
-        for match in pattern.finditer(table.text):
-            number = table.line_of(match.start())
+    compiled = _COMPILED.get(language, [])
+    if not compiled:
+        return found
+    text, line_of = _probe(table)
+    for pattern, default_kind in compiled:
+        for match in pattern.finditer(text):
+            number = line_of(match.start())
             if number in found:
                 continue
             groups = match.groupdict()
@@ -177,6 +186,15 @@ def find_definitions(table: LineTable, language: str) -> dict[int, str]:
             if label:
                 found[number] = label
     return found
+
+
+def _probe(table: LineTable) -> tuple[str, Callable[[int], int]]:
+    """The text with over-long lines (minified code, data) emptied, so patterns stay fast."""
+    if max(map(len, table.lines)) <= _LONGEST_DEFINITION_LINE:
+        return table.text, table.line_of
+    lines = [line if len(line) <= _LONGEST_DEFINITION_LINE else "" for line in table.lines]
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    return "\n".join(lines), lambda offset: bisect_right(starts, offset) - 1
 
 
 def outline(table: LineTable, language: str) -> Outline:

@@ -7,11 +7,12 @@ from ragspace.chunking.lines import LINE, PARAGRAPH, LineTable
 
 BLOCK = 3  # a paragraph boundary outside fenced code, or a fence edge
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S.*)$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _HTML_HEADING = re.compile(r"^[ \t]*<h([1-6])\b[^>]*>(.*?)</h\1>", re.IGNORECASE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _RST_ADORNMENT = re.compile(r"^([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*$")
+_LONGEST_HEADING = 400
 _TAGS = re.compile(r"<[^>]+>")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 
@@ -62,9 +63,11 @@ def _heading(
     line = table.lines[number]
     if language == "rst":
         return _rst_heading(table, number, rst_styles)
+    if len(line) > _LONGEST_HEADING:
+        return None
     match = _ATX.match(line)
     if match:
-        return len(match.group(1)), match.group(2), 0
+        return len(match.group(1)), _without_closing_hashes(match.group(2)), 0
     match = _HTML_HEADING.match(line)
     if match:
         return int(match.group(1)), _TAGS.sub("", match.group(2)), 0
@@ -73,6 +76,15 @@ def _heading(
     if underline and not line.lstrip().startswith(("-", "*", "|", ">")):
         return (1 if underline.group(1)[0] == "=" else 2), line.strip(), 0
     return None
+
+
+def _without_closing_hashes(title: str) -> str:
+    """`## Title ##` -> `Title`, but `## C#` keeps its hash."""
+    title = title.rstrip()
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        return bare.rstrip() or title
+    return title
 
 
 def _rst_heading(table: LineTable, number: int, styles: list[str]) -> tuple[int, str, int] | None:
