@@ -42,6 +42,20 @@ def main() -> None:
         size = sum(len(d.content.encode("utf-8")) for d in dataset.documents) / 1e6
         rate = throughput(chunker, dataset.documents, args.runs)
         print(f"{name}: {size:.2f} MB, median {rate:.2f} MB/s over {args.runs} runs")
+    rate = throughput(chunker, _pathological(), args.runs)
+    print(f"pathological lines (minified JS, 400-char C++ and Java lines): median {rate:.2f} MB/s")
+
+
+def _pathological() -> tuple[EvalDocument, ...]:
+    """Inputs that make careless definition patterns backtrack."""
+    minified = "var a=function(b){return b&&b.c(d)};" * 30000
+    stars = "\n".join(["int " + "*&" * 190 + " x"] * 500)
+    words = "\n".join(["    " + " ".join(["public"] * 60) + " x"] * 500)
+    return (
+        EvalDocument("app.min.js", "js", minified),
+        EvalDocument("stars.cpp", "cpp", stars),
+        EvalDocument("Words.java", "java", words),
+    )
 
 
 if __name__ == "__main__":

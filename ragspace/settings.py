@@ -87,22 +87,22 @@ class Settings(BaseSettings):
     )
 
     code_chunk_size: int = Field(
-        default=1200,
+        default=800,
         ge=100,
         validation_alias=AliasChoices("RAGSPACE_CODE_CHUNK_SIZE"),
-        description="Target chunk size in characters for source code.",
+        description="Largest code chunk (in chunk_size_unit); 800 chars won the eval sweep.",
     )
     prose_chunk_size: int = Field(
-        default=1000,
+        default=600,
         ge=100,
         validation_alias=AliasChoices("RAGSPACE_PROSE_CHUNK_SIZE"),
-        description="Target chunk size in characters for prose (markdown, text, reST).",
+        description="Largest prose chunk (markdown, text, reST, HTML); smaller docs stay whole.",
     )
     chunk_overlap: int = Field(
         default=100,
         ge=0,
         validation_alias=AliasChoices("RAGSPACE_CHUNK_OVERLAP"),
-        description="Characters shared by consecutive chunks of one document.",
+        description="Overlap when a definition or section itself must be split (max half a chunk).",
     )
     chunk_size_unit: Literal["chars", "tokens"] = Field(
         default="chars",

@@ -162,3 +162,12 @@ def test_code_overlap_only_inside_oversized_definitions() -> None:
     assert len(chunks) > 2
     assert all(b.start_line <= a.end_line for a, b in itertools.pairwise(chunks))
     assert all(c.metadata["symbol"] == "def big" for c in chunks)
+
+
+def test_closing_hashes_are_dropped_but_a_trailing_hash_in_a_word_is_kept() -> None:
+    """`## Setup ##` is titled Setup; `## C#` stays C#."""
+    text = "# Languages ##\n\nIntro.\n\n## C#\n\n" + "Body text. " * 30 + "\n"
+    chunks = Chunker(1200, 200, 0).split(text, "markdown", "l.md")
+    assert chunks[0].metadata["heading_path"] == "Languages"
+    assert chunks[-1].metadata["heading_path"] == "Languages > C#"
+    assert chunks[-1].metadata["anchor"] == "c"
