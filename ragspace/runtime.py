@@ -38,7 +38,12 @@ def build_embedder(settings: Settings) -> Embedder:
 
 def build_chunker(settings: Settings) -> Chunker:
     """The chunker with the configured sizes."""
-    return Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
+    return Chunker(
+        settings.code_chunk_size,
+        settings.prose_chunk_size,
+        settings.chunk_overlap,
+        unit=settings.chunk_size_unit,
+    )
 
 
 def build_chat_model(settings: Settings) -> ChatModel | None:

@@ -1,7 +1,7 @@
 """Configuration read from the environment and `.env`; every field is in `.env.example`."""
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -87,22 +87,27 @@ class Settings(BaseSettings):
     )
 
     code_chunk_size: int = Field(
-        default=1200,
+        default=800,
         ge=100,
         validation_alias=AliasChoices("RAGSPACE_CODE_CHUNK_SIZE"),
-        description="Target chunk size in characters for source code.",
+        description="Largest code chunk (in chunk_size_unit); 800 chars won the eval sweep.",
     )
     prose_chunk_size: int = Field(
-        default=1000,
+        default=600,
         ge=100,
         validation_alias=AliasChoices("RAGSPACE_PROSE_CHUNK_SIZE"),
-        description="Target chunk size in characters for prose (markdown, text, reST).",
+        description="Largest prose chunk (markdown, text, reST, HTML); smaller docs stay whole.",
     )
     chunk_overlap: int = Field(
         default=100,
         ge=0,
         validation_alias=AliasChoices("RAGSPACE_CHUNK_OVERLAP"),
-        description="Characters shared by consecutive chunks of one document.",
+        description="Overlap when a definition or section itself must be split (max half a chunk).",
+    )
+    chunk_size_unit: Literal["chars", "tokens"] = Field(
+        default="chars",
+        validation_alias=AliasChoices("RAGSPACE_CHUNK_SIZE_UNIT"),
+        description="Unit of the chunk sizes and overlap: characters or local MiniLM tokens.",
     )
     max_upload_bytes: int = Field(
         default=20 * 1024 * 1024,

@@ -1,0 +1,87 @@
+"""Chunk-size sweep: ingest each evaluation set per size and report retrieval metrics.
+
+Usage (from the repository root):
+    python bench/eval_sweep.py --code-sizes 800 1200 --prose-sizes 600 1000 --out sweep.json
+"""
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from ragspace.chunking import Chunker
+from ragspace.embeddings import LocalEmbedder
+from ragspace.evaluation import (
+    Dataset,
+    evaluate,
+    file_level,
+    ingest,
+    load_claude_docs,
+    load_codebase,
+    service_search,
+)
+from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.store import Database, Store
+from ragspace.worker import Ingestor
+
+EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+
+
+def run(
+    store: Store, embedder: LocalEmbedder, chunker: Chunker, name: str, datasets: list[Dataset]
+) -> dict[str, object]:
+    """Ingest datasets[0]'s documents with `chunker` and score every view of it."""
+    service = RagspaceService(store, embedder, 50 * 1024 * 1024)
+    service.create_docset(name)
+    started = time.perf_counter()
+    ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])
+    seconds = time.perf_counter() - started
+    chunks = service.get_docset(name).chunk_count
+    scores = evaluate(service_search(service, name, 10), datasets)
+    result = {"run": name, "chunks": chunks, "ingest_seconds": round(seconds, 1)}
+    result |= {ds: {k: round(v, 4) for k, v in s.values.items()} for ds, s in scores.items()}
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def main() -> None:
+    """Parse arguments, start a throwaway embedded Postgres, run every size."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--code-sizes", type=int, nargs="*", default=[])
+    parser.add_argument("--prose-sizes", type=int, nargs="*", default=[])
+    parser.add_argument("--overlap", type=int, default=100)
+    parser.add_argument("--label", default="new")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    defaults = Settings(_env_file=None)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        database = Database.open(Settings(_env_file=None, data_dir=Path(tmp)))
+        try:
+            store = Store(database.pool)
+            embedder = LocalEmbedder(batch_size=32)
+            if args.prose_sizes:
+                docs = load_claude_docs(EVAL_DIR / "claude-docs")
+                for size in args.prose_sizes:
+                    chunker = Chunker(defaults.code_chunk_size, size, args.overlap)
+                    results.append(
+                        run(store, embedder, chunker, f"{args.label}-prose-{size}", [docs])
+                    )
+            if args.code_sizes:
+                code = load_codebase(EVAL_DIR / "codebase")
+                views = [code, file_level(code)]
+                for size in args.code_sizes:
+                    chunker = Chunker(size, defaults.prose_chunk_size, args.overlap)
+                    results.append(
+                        run(store, embedder, chunker, f"{args.label}-code-{size}", views)
+                    )
+        finally:
+            database.close()
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

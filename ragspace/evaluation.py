@@ -1,0 +1,261 @@
+"""Retrieval evaluation: load the shared data sets, ingest them, score search results."""
+
+import ast
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragspace.languages import detect_language
+from ragspace.models import Hit, SourceKind
+from ragspace.services import RagspaceService
+from ragspace.sources.files import content_hash
+from ragspace.store import NewDocument, Store
+from ragspace.worker import Ingestor
+
+
+@dataclass(frozen=True)
+class Span:
+    """A 1-based inclusive line range inside one document."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+    def overlaps(self, path: str, start_line: int, end_line: int) -> bool:
+        """True when the given range lies in the same document and shares a line."""
+        return path == self.path and start_line <= self.end_line and end_line >= self.start_line
+
+
+@dataclass(frozen=True)
+class EvalDocument:
+    """A document of an evaluation corpus, ingested under `path`."""
+
+    path: str
+    language: str
+    content: str
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    """A question and the spans that answer it."""
+
+    text: str
+    gold: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Documents plus the questions asked of them."""
+
+    name: str
+    documents: tuple[EvalDocument, ...]
+    queries: tuple[EvalQuery, ...]
+    skipped_gold: int = 0
+
+
+@dataclass
+class Scores:
+    """Mean metrics over all queries of one run."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    queries: int = 0
+
+
+# Loaders
+
+
+def load_claude_docs(folder: Path) -> Dataset:
+    """The documentation set: sections regrouped into pages, gold = section line ranges."""
+    sections = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+    pages: dict[str, list[str]] = {}
+    spans: dict[str, Span] = {}
+    for section in sections:
+        url, _, _anchor = section["chunk_link"].partition("#")
+        path = _page_path(url)
+        lines = pages.setdefault(path, [])
+        block = _section_markdown(section["chunk_heading"], section["text"])
+        start = len(lines) + 1
+        lines.extend(block)
+        spans[section["chunk_link"]] = Span(path, start, start + len(block) - 1)
+        lines.append("")
+    documents = tuple(
+        EvalDocument(path, "markdown", "\n".join(lines).rstrip("\n") + "\n")
+        for path, lines in pages.items()
+    )
+    raw_queries = json.loads((folder / "queries.json").read_text(encoding="utf-8"))
+    queries = tuple(
+        EvalQuery(q["question"], tuple(spans[link] for link in q["correct_chunks"]))
+        for q in raw_queries
+    )
+    return Dataset("claude-docs", documents, queries)
+
+
+def _page_path(url: str) -> str:
+    path = url.split("://", 1)[-1].rstrip("/")
+    return f"{path}.md"
+
+
+def _section_markdown(heading: str, text: str) -> list[str]:
+    """The section as markdown lines: its heading as `##`, then its body."""
+    body = text.strip("\n")
+    if body.startswith(heading):
+        body = body[len(heading) :].lstrip("\n")
+    return [f"## {heading}", "", *body.split("\n")]
+
+
+def load_codebase(folder: Path) -> Dataset:
+    """The code set: whole files under repo paths, gold = golden chunk line ranges."""
+    corpus = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+    contents = {item["original_uuid"]: item["content"] for item in corpus}
+    raw = [
+        json.loads(line)
+        for line in (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    paths: dict[str, str] = {}
+    for item in raw:
+        meta = _literal(item["meta"])
+        for uuid in _literal(item["golden_doc_uuids"]):
+            paths.setdefault(uuid, f"{meta['repo_name']}/{meta['relative_path'].lstrip('/')}")
+    queries, skipped = [], 0
+    for item in raw:
+        gold = []
+        for chunk in _literal(item["golden_chunks"]):
+            span = _locate_span(paths[chunk["doc_uuid"]], contents[chunk["doc_uuid"]], chunk)
+            if span is None:
+                skipped += 1
+            else:
+                gold.append(span)
+        if gold:
+            queries.append(EvalQuery(item["query"], tuple(gold)))
+    documents = tuple(
+        EvalDocument(path, detect_language(path) or "text", contents[uuid])
+        for uuid, path in sorted(paths.items(), key=lambda pair: pair[1])
+    )
+    return Dataset("codebase", documents, tuple(queries), skipped)
+
+
+def _literal(value: Any) -> Any:
+    """Fields are sometimes Python-literal strings, sometimes already parsed."""
+    return ast.literal_eval(value) if isinstance(value, str) else value
+
+
+def _locate_span(path: str, content: str, chunk: dict[str, Any]) -> Span | None:
+    text = str(chunk["content"])
+    found = content.find(text)
+    if found == -1:
+        text = text.strip()
+        found = content.find(text) if text else -1
+    if found == -1:
+        return None
+    start = content.count("\n", 0, found) + 1
+    return Span(path, start, start + text.rstrip("\n").count("\n"))
+
+
+def file_level(dataset: Dataset) -> Dataset:
+    """The same questions scored per file: any chunk of a gold file is relevant."""
+    queries = tuple(
+        EvalQuery(q.text, tuple({Span(s.path, 1, 2**31): None for s in q.gold}))
+        for q in dataset.queries
+    )
+    return Dataset(f"{dataset.name} (file-level)", dataset.documents, queries)
+
+
+# Metrics over one ranked list. `matches[i]` = indices of gold items result i hits.
+
+
+def recall_at_k(matches: Sequence[set[int]], gold_count: int, k: int) -> float:
+    """Share of gold items hit by at least one of the first k results."""
+    found: set[int] = set().union(*matches[:k]) if matches[:k] else set()
+    return len(found) / gold_count if gold_count else 0.0
+
+
+def hit_at_k(matches: Sequence[set[int]], k: int) -> float:
+    """1.0 when any of the first k results is relevant."""
+    return 1.0 if any(matches[:k]) else 0.0
+
+
+def mrr_at_k(matches: Sequence[set[int]], k: int = 10) -> float:
+    """Reciprocal rank of the first relevant result within the first k."""
+    for rank, hit in enumerate(matches[:k], start=1):
+        if hit:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at_k(matches: Sequence[set[int]], gold_count: int, k: int = 10) -> float:
+    """Binary nDCG: a result gains 1 when it hits a gold item not already credited."""
+    credited: set[int] = set()
+    dcg = 0.0
+    for rank, hit in enumerate(matches[:k], start=1):
+        new = hit - credited
+        if new:
+            credited |= new
+            dcg += 1.0 / math.log2(rank + 1)
+    ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(gold_count, k) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+def match_hits(hits: Sequence[Hit], gold: Sequence[Span]) -> list[set[int]]:
+    """For each hit, the gold spans its line range overlaps."""
+    return [
+        {i for i, span in enumerate(gold) if span.overlaps(h.path, h.start_line, h.end_line)}
+        for h in hits
+    ]
+
+
+def score_query(matches: Sequence[set[int]], gold_count: int) -> dict[str, float]:
+    """The standard metric set for one ranked list."""
+    return {
+        "recall@5": recall_at_k(matches, gold_count, 5),
+        "recall@10": recall_at_k(matches, gold_count, 10),
+        "mrr@10": mrr_at_k(matches, 10),
+        "ndcg@10": ndcg_at_k(matches, gold_count, 10),
+        "hit@5": hit_at_k(matches, 5),
+        "hit@10": hit_at_k(matches, 10),
+    }
+
+
+# Running
+
+
+def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset) -> int:
+    """Create a DocSet holding the data set's documents (full paths) and embed them."""
+    service_docset = store.get_docset_by_name(docset_name)
+    source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name, {})
+    store.upsert_documents(
+        service_docset.id,
+        source.id,
+        [
+            NewDocument(d.path, d.path, d.language, d.content, content_hash(d.content))
+            for d in dataset.documents
+        ],
+    )
+    return ingestor.process_all()
+
+
+def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) -> dict[str, Scores]:
+    """Mean scores per data set; each query is searched once and scored in every view."""
+    results: dict[str, Scores] = {}
+    cache: dict[str, list[Hit]] = {}
+    for dataset in datasets:
+        totals: dict[str, float] = {}
+        for query in dataset.queries:
+            if query.text not in cache:
+                cache[query.text] = search(query.text)
+            scores = score_query(match_hits(cache[query.text], query.gold), len(query.gold))
+            for name, value in scores.items():
+                totals[name] = totals.get(name, 0.0) + value
+        count = len(dataset.queries)
+        results[dataset.name] = Scores({n: v / count for n, v in totals.items()}, count)
+    return results
+
+
+def service_search(
+    service: RagspaceService, docset_name: str, k: int = 10
+) -> Callable[[str], list[Hit]]:
+    """A search function over one DocSet through the service layer."""
+    return lambda query: service.search(query, [docset_name], k)

@@ -1,0 +1,150 @@
+"""Evaluation harness: metrics against hand-computed values, loaders, and a real run."""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from ragspace.chunking import Chunker
+from ragspace.evaluation import (
+    Span,
+    evaluate,
+    file_level,
+    hit_at_k,
+    ingest,
+    load_claude_docs,
+    load_codebase,
+    mrr_at_k,
+    ndcg_at_k,
+    recall_at_k,
+    service_search,
+)
+from ragspace.services import RagspaceService
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+
+# Results 1..5: miss, gold 0, miss, gold 1, gold 0 again; three gold items in all.
+RANKED = [set(), {0}, set(), {1}, {0}]
+
+
+def test_recall_counts_distinct_gold_items_found() -> None:
+    """Recall@k = share of gold items hit within the first k results."""
+    assert recall_at_k(RANKED, 3, 1) == 0.0
+    assert recall_at_k(RANKED, 3, 2) == pytest.approx(1 / 3)
+    assert recall_at_k(RANKED, 3, 5) == pytest.approx(2 / 3)
+    assert recall_at_k([], 3, 5) == 0.0
+
+
+def test_hit_and_mrr() -> None:
+    """Hit@k is 1 when anything relevant is in the top k; MRR is 1 / first relevant rank."""
+    assert hit_at_k(RANKED, 1) == 0.0
+    assert hit_at_k(RANKED, 2) == 1.0
+    assert mrr_at_k(RANKED, 10) == 0.5
+    assert mrr_at_k(RANKED, 1) == 0.0
+    assert mrr_at_k([{0}], 10) == 1.0
+
+
+def test_ndcg_credits_each_gold_item_once() -> None:
+    """DCG = 1/log2(3) + 1/log2(5); ideal = 1 + 1/log2(3) + 1/log2(4)."""
+    dcg = 1 / math.log2(3) + 1 / math.log2(5)
+    ideal = 1 + 1 / math.log2(3) + 0.5
+    assert ndcg_at_k(RANKED, 3, 10) == pytest.approx(dcg / ideal)
+    assert ndcg_at_k(RANKED, 3, 10) == pytest.approx(0.49819, abs=1e-5)
+    assert ndcg_at_k([{0}, {1}], 2, 10) == pytest.approx(1.0)
+
+
+def test_spans_overlap_on_shared_lines_of_the_same_file() -> None:
+    """Line ranges are inclusive; other files never overlap."""
+    span = Span("a.py", 10, 20)
+    assert span.overlaps("a.py", 20, 30)
+    assert span.overlaps("a.py", 1, 10)
+    assert not span.overlaps("a.py", 21, 30)
+    assert not span.overlaps("b.py", 10, 20)
+
+
+def _write_docs(folder: Path) -> None:
+    corpus = [
+        {
+            "chunk_link": "https://docs.example.com/en/install#linux",
+            "chunk_heading": "Linux",
+            "text": "Linux\n\n\nInstall with apt-get install tool on Debian or Ubuntu.",
+        },
+        {
+            "chunk_link": "https://docs.example.com/en/install#windows",
+            "chunk_heading": "Windows",
+            "text": "Windows\n\nDownload the MSI installer and run it.\nReboot afterwards.",
+        },
+        {
+            "chunk_link": "https://docs.example.com/en/billing#invoices",
+            "chunk_heading": "Invoices",
+            "text": "Invoices\n\nInvoices are emailed on the first day of each month.",
+        },
+    ]
+    queries = [
+        {
+            "id": "q1",
+            "question": "How do I install the tool on Windows?",
+            "correct_chunks": ["https://docs.example.com/en/install#windows"],
+            "correct_answer": "Run the MSI installer.",
+        },
+        {
+            "id": "q2",
+            "question": "When are invoices sent?",
+            "correct_chunks": ["https://docs.example.com/en/billing#invoices"],
+            "correct_answer": "On the first of the month.",
+        },
+    ]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    (folder / "queries.json").write_text(json.dumps(queries), encoding="utf-8")
+
+
+def test_docs_loader_rebuilds_pages_and_maps_sections_to_lines(tmp_path: Path) -> None:
+    """Sections join into pages as `##` headings; gold spans cover exactly their section."""
+    _write_docs(tmp_path)
+    dataset = load_claude_docs(tmp_path)
+    pages = {d.path: d.content for d in dataset.documents}
+    assert sorted(pages) == ["docs.example.com/en/billing.md", "docs.example.com/en/install.md"]
+    lines = pages["docs.example.com/en/install.md"].split("\n")
+    windows = dataset.queries[0].gold[0]
+    assert windows.path == "docs.example.com/en/install.md"
+    assert lines[windows.start_line - 1] == "## Windows"
+    assert lines[windows.end_line - 1] == "Reboot afterwards."
+    chunks = Chunker(1200, 100, 0).split(pages[windows.path], "markdown", windows.path)
+    assert [c.metadata["anchor"] for c in chunks] == ["linux", "windows"]
+
+
+def test_codebase_loader_locates_golden_chunks_in_files(tmp_path: Path) -> None:
+    """`meta` (a Python-literal string) names each file; golden text becomes a line range."""
+    content = 'use std::io;\n\nfn main() {\n    println!("hi");\n}\n'
+    corpus = [{"doc_id": "doc_1", "original_uuid": "u1", "content": content, "chunks": []}]
+    golden = [{"doc_uuid": "u1", "index": 0, "content": 'fn main() {\n    println!("hi");\n}'}]
+    query = {
+        "query": "What does main print?",
+        "answer": "hi",
+        "golden_doc_uuids": "['u1']",
+        "golden_chunk_uuids": "[['u1', 0]]",
+        "golden_chunks": repr(golden),
+        "meta": "{'relative_path': '/src/main.rs', 'repo_name': 'acme/hello'}",
+    }
+    (tmp_path / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    dataset = load_codebase(tmp_path)
+    assert [(d.path, d.language) for d in dataset.documents] == [("acme/hello/src/main.rs", "rust")]
+    assert dataset.queries[0].gold == (Span("acme/hello/src/main.rs", 3, 5),)
+    assert file_level(dataset).queries[0].gold[0].overlaps("acme/hello/src/main.rs", 1, 1)
+
+
+def test_evaluation_runs_end_to_end_on_the_real_store(
+    tmp_path: Path, store: Store, ingestor: Ingestor, service: RagspaceService
+) -> None:
+    """Ingest through the store and worker, search through the service, score the hits."""
+    _write_docs(tmp_path)
+    dataset = load_claude_docs(tmp_path)
+    service.create_docset("eval-docs")
+    assert ingest(store, ingestor, "eval-docs", dataset) == 2
+    scores = evaluate(service_search(service, "eval-docs", 10), [dataset])["claude-docs"]
+    assert scores.queries == 2
+    assert scores.values["recall@10"] == 1.0
+    assert scores.values["mrr@10"] > 0.0
