@@ -1,5 +1,8 @@
 """Answers built from retrieved passages, each cited with its document and line range."""
 
+from typing import Any
+from urllib.parse import quote
+
 from ragspace.models import Answer, Citation, Hit
 
 SNIPPET_CHARS = 700
@@ -9,12 +12,36 @@ def cite(hit: Hit, number: int) -> Citation:
     """The citation of a hit: document, exact line range and a short snippet."""
     return Citation(
         number=number,
-        label=f"{hit.path} (lines {line_range(hit.start_line, hit.end_line)})",
+        label=f"{hit.path} ({_position(hit)})",
         path=hit.path,
         start_line=hit.start_line,
         end_line=hit.end_line,
+        url=citation_url(hit.metadata, hit.start_line, hit.end_line),
         snippet=_snippet(hit.content),
     )
+
+
+def citation_url(metadata: dict[str, Any], start: int, end: int) -> str | None:
+    """A link to the cited lines: GitHub blob pinned to a commit, or a web page's section."""
+    if metadata.get("source") == "github" and metadata.get("commit"):
+        lines = f"L{start}" if start == end else f"L{start}-L{end}"
+        path = quote(str(metadata["repo_path"]))
+        return f"{metadata['html_url']}/blob/{metadata['commit']}/{path}#{lines}"
+    if metadata.get("url"):
+        anchor = metadata.get("anchor")
+        return f"{metadata['url']}#{anchor}" if anchor else str(metadata["url"])
+    return None
+
+
+def _position(hit: Hit) -> str:
+    """`page 3`, `pages 2-3` for PDFs; `lines 12-30` otherwise."""
+    page, page_end = (
+        hit.metadata.get("page"),
+        hit.metadata.get("page_end", hit.metadata.get("page")),
+    )
+    if page is not None:
+        return f"page {page}" if page == page_end else f"pages {page}-{page_end}"
+    return f"lines {line_range(hit.start_line, hit.end_line)}"
 
 
 def line_range(start: int, end: int) -> str:

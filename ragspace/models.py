@@ -52,6 +52,9 @@ class Source(BaseModel):
     location: str
     options: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
+    sync_state: dict[str, Any] = Field(default_factory=dict)
+    error_message: str | None = None
+    last_synced_at: datetime | None = None
 
 
 class Document(BaseModel):

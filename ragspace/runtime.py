@@ -7,6 +7,7 @@ from ragspace.chunking import Chunker
 from ragspace.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.files import ArchiveLimits
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 
@@ -62,7 +63,13 @@ def open_runtime(settings: Settings, worker_threads: int | None = None) -> Runti
         ingestor = Ingestor(store, build_chunker(settings), embedder)
         threads = settings.worker_threads if worker_threads is None else worker_threads
         workers = WorkerPool(ingestor, threads)
-        service = RagspaceService(store, embedder, settings.max_upload_bytes, workers.wake)
+        service = RagspaceService(
+            store,
+            embedder,
+            settings.max_upload_bytes,
+            workers.wake,
+            archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
+        )
         if threads:
             requeued = store.requeue_interrupted()
             if requeued:

@@ -7,7 +7,7 @@ from ragspace.answer import extractive_answer
 from ragspace.embeddings import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import Answer, DocSet, Document, EmbeddingStatus, Hit, SourceKind
-from ragspace.sources.files import UploadedFile, read_uploaded_file
+from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
 from ragspace.store import Store
 
 log = logging.getLogger(__name__)
@@ -25,8 +25,10 @@ class RagspaceService:
         embedder: Embedder,
         max_upload_bytes: int,
         on_new_work: Callable[[], None] | None = None,
+        archive_limits: ArchiveLimits | None = None,
     ) -> None:
         self._store = store
+        self._archive_limits = archive_limits or ArchiveLimits()
         self._embedder = embedder
         self._max_upload_bytes = max_upload_bytes
         self._on_new_work = on_new_work or (lambda: None)
@@ -74,7 +76,11 @@ class RagspaceService:
         source = self._store.create_source(
             docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
         )
-        documents = [read_uploaded_file(f, self._max_upload_bytes) for f in files]
+        documents = [
+            document
+            for f in files
+            for document in read_upload(f, self._max_upload_bytes, self._archive_limits)
+        ]
         ids = self._store.upsert_documents(docset.id, source.id, documents)
         self._on_new_work()
         return [self._store.get_document(document_id) for document_id in ids]

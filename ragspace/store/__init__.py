@@ -1,6 +1,19 @@
 """The only package that speaks SQL: server start-up, migrations and queries."""
 
 from ragspace.store.database import Database
-from ragspace.store.store import ClaimedDocument, NewDocument, Store
+from ragspace.store.store import (
+    ClaimedDocument,
+    NewDocument,
+    Store,
+    StoredDocument,
+    SyncResult,
+)
 
-__all__ = ["ClaimedDocument", "Database", "NewDocument", "Store"]
+__all__ = [
+    "ClaimedDocument",
+    "Database",
+    "NewDocument",
+    "Store",
+    "StoredDocument",
+    "SyncResult",
+]
