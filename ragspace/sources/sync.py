@@ -111,18 +111,28 @@ class SourceSyncer:
         else:
             listing = self._github.list_repository(location, self._filter(source.options))
             changed = [f for f in listing.files if _needs_fetch(stored, listing, f.path, f.sha)]
+        # blobs found binary last time are skipped again without downloading them
+        known_binary: dict[str, str] = source.sync_state.get("binary_blobs", {})
+        binary = {f.path: f.sha for f in changed if known_binary.get(f.path) == f.sha}
+        changed = [f for f in changed if f.path not in binary]
+        if source.kind is SourceKind.GITHUB_REPO:
             contents = self._github.download(listing, [f.path for f in changed])
         documents: list[NewDocument] = []
-        skipped = list(listing.skipped)
         for file in changed:
             data = contents[file.path]
             if is_binary(data) and not file.path.lower().endswith(".pdf"):
-                skipped.append(SkippedItem(path=file.path, reason="binary content"))
+                binary[file.path] = file.sha
                 continue
             documents.append(self._github_document(listing, file.path, file.sha, data))
-        fetched = {f.path for f in changed}
+        skipped = listing.skipped + [SkippedItem(path=p, reason="binary content") for p in binary]
+        fetched = {f.path for f in changed} | set(binary)
         kept = [_doc_path(listing, f.path) for f in listing.files if f.path not in fetched]
-        state = {"commit": listing.commit, "ref": listing.ref, "files": len(listing.files)}
+        state = {
+            "commit": listing.commit,
+            "ref": listing.ref,
+            "files": len(listing.files),
+            "binary_blobs": binary,
+        }
         return documents, kept, skipped, state
 
     def _github_document(
