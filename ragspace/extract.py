@@ -75,15 +75,22 @@ def _html(path: str, data: bytes) -> Extracted:
 
 def html_to_markdown(html: str) -> tuple[str, list[list[Any]]]:
     """Main content as markdown, and `[line, anchor]` for each heading line in it."""
-    markdown = trafilatura.extract(
-        html,
-        output_format="markdown",
-        include_formatting=True,
-        include_tables=True,
-        include_comments=False,
-        favor_recall=True,
-    )
-    text = (markdown or "").strip() + "\n"
+    main = _main_element(html)
+    if main is not None:
+        markdown = "\n\n".join(_blocks(main))
+    else:  # no semantic container: let trafilatura find the content
+        markdown = (
+            trafilatura.extract(
+                html,
+                output_format="markdown",
+                include_formatting=True,
+                include_tables=True,
+                include_comments=False,
+                favor_precision=True,
+            )
+            or ""
+        )
+    text = markdown.strip() + "\n"
     ids = _heading_ids(html)
     anchors: list[list[Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -92,6 +99,85 @@ def html_to_markdown(html: str) -> tuple[str, list[list[Any]]]:
             title = _normalise(match.group(2))
             anchors.append([number, ids.get(title) or slugify(title)])
     return text, anchors
+
+
+_MAIN_XPATH = (
+    "//main | //article | //*[@role='main'] | //div[@itemprop='articleBody']"
+    " | //div[contains(concat(' ', normalize-space(@class), ' '), ' document ')]"
+)
+_SKIP_TAGS = frozenset({"script", "style", "nav", "header", "footer", "aside", "noscript", "form"})
+_BLOCK_TAGS = frozenset({"p", "pre", "ul", "ol", "table", "blockquote", "dl", "hr", *_HEADING_TAGS})
+
+
+def _main_element(html: str) -> Any | None:
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    found = root.xpath(_MAIN_XPATH)
+    return found[0] if found else None
+
+
+def _blocks(element: Any) -> list[str]:
+    """Markdown blocks of an element: headings, paragraphs, lists, code, tables."""
+    blocks: list[str] = []
+    loose = _inline(element.text)
+    for child in element:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in _SKIP_TAGS:
+            pass
+        elif tag in _BLOCK_TAGS:
+            if loose:
+                blocks.append(loose)
+            loose = ""
+            blocks.extend(_block(child, tag))
+        elif tag in ("div", "section", "main", "article", "figure", "details", "li", "dd"):
+            if loose:
+                blocks.append(loose)
+            loose = ""
+            blocks.extend(_blocks(child))
+        else:
+            loose = f"{loose} {_inline(child.text_content())}".strip()
+        loose = f"{loose} {_inline(child.tail)}".strip()
+    if loose:
+        blocks.append(loose)
+    return [b for b in blocks if b]
+
+
+def _block(element: Any, tag: str) -> list[str]:
+    if tag in _HEADING_TAGS:
+        return [f"{'#' * int(tag[1])} {_normalise(element.text_content())}"]
+    if tag == "pre":
+        code = element.text_content().strip("\n")
+        fence = "```"
+        while fence in code:
+            fence += "`"
+        return [f"{fence}\n{code}\n{fence}"]
+    if tag in ("ul", "ol"):
+        items = [li for li in element if li.tag == "li"]
+        marks = [f"{n}." if tag == "ol" else "-" for n in range(1, len(items) + 1)]
+        return [
+            "\n".join(
+                f"{m} {_inline(li.text_content())}" for m, li in zip(marks, items, strict=True)
+            )
+        ]
+    if tag == "table":
+        rows = [
+            "| " + " | ".join(_inline(cell.text_content()) for cell in row) + " |"
+            for row in element.iter("tr")
+        ]
+        return ["\n".join(rows)] if rows else []
+    if tag == "blockquote":
+        return ["\n".join(f"> {line}" for line in "\n\n".join(_blocks(element)).splitlines())]
+    if tag == "dl":
+        return _blocks(element)
+    if tag == "hr":
+        return []
+    return [_inline(element.text_content())]
+
+
+def _inline(text: str | None) -> str:
+    return " ".join((text or "").split())
 
 
 def _heading_ids(html: str) -> dict[str, str]:

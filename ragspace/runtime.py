@@ -8,6 +8,9 @@ from ragspace.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
+from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.sync import SourceSyncer
+from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 
@@ -34,6 +37,32 @@ def build_embedder(settings: Settings) -> Embedder:
 def build_chunker(settings: Settings) -> Chunker:
     """The chunker with the configured sizes."""
     return Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
+
+
+def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
+    """GitHub and web fetching with the configured token, timeouts and caps."""
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    github = GithubConfig(
+        api_url=settings.github_api_url,
+        token=token or None,
+        timeout_seconds=settings.http_timeout_seconds,
+        max_files=settings.github_max_files,
+        max_file_bytes=settings.github_max_file_bytes,
+        max_archive_bytes=settings.github_max_archive_bytes,
+    )
+    web = WebConfig(
+        timeout_seconds=settings.http_timeout_seconds,
+        max_pages=settings.web_max_pages,
+        concurrency=settings.web_concurrency,
+        chunk_chars=settings.prose_chunk_size,
+    )
+    return SourceSyncer(
+        store,
+        GithubClient(github),
+        WebCrawler(web),
+        settings.github_max_file_bytes,
+        chunk_chars=settings.code_chunk_size,
+    )
 
 
 @dataclass
@@ -69,6 +98,7 @@ def open_runtime(settings: Settings, worker_threads: int | None = None) -> Runti
             settings.max_upload_bytes,
             workers.wake,
             archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
+            syncer=build_syncer(settings, store),
         )
         if threads:
             requeued = store.requeue_interrupted()
