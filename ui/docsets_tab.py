@@ -1,4 +1,4 @@
-"""DocSets tab: create, rename, describe, delete, upload files."""
+"""DocSets tab: create, rename, describe, delete, upload files, add and re-sync sources."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +9,7 @@ import gradio as gr
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ui.errors import user_errors
+from ui.sources_panel import build_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Updated"]
 
@@ -39,7 +40,10 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
-    gr.Markdown("Create a DocSet, then upload files into it. Embedding runs in the background.")
+    gr.Markdown(
+        "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
+        "GitHub and website sources. Embedding runs in the background."
+    )
     table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
     with gr.Row():
         with gr.Column():
@@ -63,6 +67,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
+    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+    source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -111,6 +117,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         rename.click(on_rename, [selected, rename_to], [status, selected, rename_to]),
         describe.click(on_describe, [selected, describe_as], [status]),
         confirm.click(on_delete, [selected], [status, confirm_row, selected]),
+        *source_events,
     ]
     delete.click(on_delete_request, [selected], [confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
