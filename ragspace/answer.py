@@ -24,9 +24,12 @@ def cite(hit: Hit, number: int) -> Citation:
 def citation_url(metadata: dict[str, Any], start: int, end: int) -> str | None:
     """A link to the cited lines: GitHub blob pinned to a commit, or a web page's section."""
     if metadata.get("source") == "github" and metadata.get("commit"):
-        lines = f"L{start}" if start == end else f"L{start}-L{end}"
-        path = quote(str(metadata["repo_path"]))
-        return f"{metadata['html_url']}/blob/{metadata['commit']}/{path}#{lines}"
+        url = (
+            f"{metadata['html_url']}/blob/{metadata['commit']}/{quote(str(metadata['repo_path']))}"
+        )
+        if "page" in metadata or "cell" in metadata:  # GitHub renders these, lines mean nothing
+            return url
+        return url + (f"#L{start}" if start == end else f"#L{start}-L{end}")
     if metadata.get("url"):
         anchor = metadata.get("anchor")
         return f"{metadata['url']}#{anchor}" if anchor else str(metadata["url"])
@@ -34,13 +37,19 @@ def citation_url(metadata: dict[str, Any], start: int, end: int) -> str | None:
 
 
 def _position(hit: Hit) -> str:
-    """`page 3`, `pages 2-3` for PDFs; `lines 12-30` otherwise."""
+    """`page 3` / `pages 2-3` (PDF), `cells 2-4` (notebook), otherwise `lines 12-30`."""
     page, page_end = (
         hit.metadata.get("page"),
         hit.metadata.get("page_end", hit.metadata.get("page")),
     )
     if page is not None:
         return f"page {page}" if page == page_end else f"pages {page}-{page_end}"
+    cell, cell_end = (
+        hit.metadata.get("cell"),
+        hit.metadata.get("cell_end", hit.metadata.get("cell")),
+    )
+    if cell is not None:
+        return f"cell {cell}" if cell == cell_end else f"cells {cell}-{cell_end}"
     return f"lines {line_range(hit.start_line, hit.end_line)}"
 
 

@@ -250,17 +250,21 @@ def _notebook(path: str, data: bytes) -> Extracted:
         raise SourceError(f"{path} is not a Jupyter notebook (nbformat 4 JSON).") from None
     language = _notebook_language(notebook)
     parts: list[str] = []
-    for cell in cells:
+    cell_lines: list[list[int]] = []
+    line = 1
+    for number, cell in enumerate(cells, start=1):
         source = cell.get("source", "")
         text = ("".join(source) if isinstance(source, list) else str(source)).strip("\n")
         if not text.strip():
             continue
         if cell.get("cell_type") == "code":
             text = f"```{language}\n{text}\n```"
+        cell_lines.append([line, number])
+        line += text.count("\n") + 2  # the cell's lines and the blank line after it
         parts.append(text)
     if not parts:
         raise SourceError(f"{path} has no non-empty cells.")
-    return Extracted("\n\n".join(parts) + "\n", "markdown")
+    return Extracted("\n\n".join(parts) + "\n", "markdown", {"cell_lines": cell_lines})
 
 
 def _notebook_language(notebook: dict[str, Any]) -> str:

@@ -60,16 +60,21 @@ class Ingestor:
         texts = [chunk.embedding_text for chunk in chunks]
         vectors = self._embedder.embed(texts)
         hashes = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
-        self._store.replace_chunks(document.id, document.docset_id, chunks, vectors, hashes)
+        self._store.replace_chunks(
+            document.id, document.docset_id, chunks, vectors, hashes, document.content_hash
+        )
         log.info("Ingested %s: %d chunks", document.path, len(chunks))
 
 
 def with_document_metadata(chunk: ChunkDraft, document_metadata: dict[str, Any]) -> ChunkDraft:
-    """The chunk with its document's citation facts, page numbers and section anchor added."""
+    """The chunk with its document's citation facts, pages or cells and section anchor added."""
     extra: dict[str, Any] = dict(document_metadata.get("cite", {}))
     pages = _position(document_metadata.get("page_lines", []), chunk.start_line, chunk.end_line)
     if pages is not None:
         extra["page"], extra["page_end"] = pages
+    cells = _position(document_metadata.get("cell_lines", []), chunk.start_line, chunk.end_line)
+    if cells is not None:
+        extra["cell"], extra["cell_end"] = cells
     anchors = _position(document_metadata.get("anchors", []), chunk.start_line, chunk.start_line)
     if anchors is not None:
         extra["anchor"] = anchors[0]

@@ -204,6 +204,12 @@ def test_unknown_repository_names_it(gh_service: RagspaceService) -> None:
         gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/nothing")
 
 
+@pytest.mark.usefixtures("repo")
+def test_unknown_ref_names_it(gh_service: RagspaceService) -> None:
+    with pytest.raises(SourceError, match=r"GitHub has no acme/widgets at v9\.9"):
+        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v9.9"})
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

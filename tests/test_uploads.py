@@ -53,6 +53,22 @@ def test_notebook_cells_in_order_with_code_fenced(
     assert text.index("import csv") < text.index("## Spring tides") < text.index("print(len(rows))")
     assert "42" not in text  # outputs are not indexed, only the cells
     assert (chunk.start_line, chunk.end_line) == (1, text.count("\n") + 1)
+    assert (chunk.metadata["cell"], chunk.metadata["cell_end"]) == (1, 4)
+
+
+def test_notebook_citations_name_cells(
+    service: RagspaceService, store: Store, embedder: LocalEmbedder
+) -> None:
+    service.create_docset("nb")
+    [document] = service.add_files("nb", [_upload("sample.ipynb")])
+    _small_chunk_ingestor(store, embedder).process_all()
+    chunks = store.get_chunks(document.id)
+    last = next(c for c in chunks if "print(len(rows))" in c.content)
+    assert last.metadata["cell_end"] == 4
+    spring = next(c for c in chunks if c.content.startswith("## Spring tides"))
+    assert spring.metadata["cell"] == 3 and spring.start_line == 10
+    hit = service.search("spring tides peak at new moon", ["nb"], k=1)[0]
+    assert cite(hit, 1).label.startswith("sample.ipynb (cell")
 
 
 def test_html_becomes_markdown_with_headings_and_anchors(
@@ -158,3 +174,22 @@ def test_citation_urls_for_github_and_web_metadata() -> None:
     web = hit.model_copy(update={"metadata": {"url": "https://d.example/p", "anchor": "setup"}})
     assert cite(web, 1).url == "https://d.example/p#setup"
     assert cite(hit.model_copy(update={"metadata": {}}), 1).url is None
+    pdf = hit.model_copy(update={"metadata": {**github, "page": 2, "page_end": 2}})
+    assert cite(pdf, 1).url == "https://github.com/o/r/blob/abc123/src/a%20b.py"
+    assert cite(pdf, 1).label == "o/r/src/a b.py (page 2)"
+
+
+def test_a_document_changed_while_embedding_is_embedded_again(
+    service: RagspaceService, store: Store, ingestor: Ingestor
+) -> None:
+    service.create_docset("race")
+    [document] = service.add_files("race", [UploadedFile("a.md", b"old words about herons")])
+    claimed = store.claim_pending_document()
+    assert claimed is not None and claimed.id == document.id
+    service.add_files("race", [UploadedFile("a.md", b"new words about otters")])  # a re-sync
+    ingestor._ingest(claimed)  # the worker finishes the old content after the change
+    assert store.get_document(document.id).embedding_status is EmbeddingStatus.PENDING
+    assert store.get_chunks(document.id)[0].content == "old words about herons"  # served meanwhile
+    assert ingestor.process_all() == 1
+    assert store.get_chunks(document.id)[0].content == "new words about otters"
+    assert store.get_document(document.id).embedding_status is EmbeddingStatus.DONE

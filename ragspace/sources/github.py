@@ -245,7 +245,7 @@ def _http_error(
         return SourceError(_rate_limit_message(lowered, full_name))
     if status == 401:
         return SourceError("GitHub rejected GITHUB_TOKEN (401 Bad credentials).")
-    if status == 404:
+    if status in (404, 422):  # 422: "No commit found for SHA" when a ref does not exist
         what = full_name
         if location is not None and location.ref:
             what += f" at {location.ref}"

@@ -52,6 +52,7 @@ class ClaimedDocument:
     content: str
     embedding_model: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    content_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ class Store:
                     select id from documents where embedding_status = 'pending'
                     order by id for update skip locked limit 1)
                 returning d.id, d.docset_id, d.path, d.title, d.language, d.content,
-                          ds.embedding_model, d.metadata
+                          ds.embedding_model, d.metadata, d.content_hash
                 """
             ).fetchone()
         return None if row is None else ClaimedDocument(**row)
@@ -330,8 +331,13 @@ class Store:
         chunks: Sequence[ChunkDraft],
         embeddings: np.ndarray[Any, np.dtype[np.float32]],
         content_hashes: Sequence[str],
+        document_hash: str | None = None,
     ) -> None:
-        """Swap a document's chunk set in one transaction and mark it done."""
+        """Swap a document's chunk set in one transaction and mark it done.
+
+        With `document_hash`, a document whose content changed meanwhile (a re-sync) gets the
+        chunks but stays `pending`, so its new content is embedded next.
+        """
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("delete from chunks where document_id = %s", (document_id,))
             with conn.cursor().copy(
@@ -368,9 +374,10 @@ class Store:
                         )
                     )
             conn.execute(
-                "update documents set embedding_status = 'done', error_message = null,"
-                " chunk_count = %s, updated_at = now() where id = %s",
-                (len(chunks), document_id),
+                "update documents set embedding_status = case when %s::text is null"
+                " or content_hash = %s::text then 'done' else 'pending' end,"
+                " error_message = null, chunk_count = %s, updated_at = now() where id = %s",
+                (document_hash, document_hash, len(chunks), document_id),
             )
 
     def mark_document_error(self, document_id: int, message: str) -> None:
