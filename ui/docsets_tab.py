@@ -73,7 +73,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
         docset = service.create_docset(name, description)
-        return f"Created DocSet **{docset.name}**.", gr.update(value=docset.name), "", ""
+        return f"Created DocSet **{docset.name}**.", _select(service, docset.name), "", ""
 
     @user_errors
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
@@ -91,7 +91,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     @user_errors
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
         renamed = service.rename_docset(_required(docset), new)
-        return f"Renamed to **{renamed.name}**.", gr.update(value=renamed.name), ""
+        return f"Renamed to **{renamed.name}**.", _select(service, renamed.name), ""
 
     @user_errors
     def on_describe(docset: str | None, description: str) -> str:
@@ -122,6 +122,11 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     delete.click(on_delete_request, [selected], [confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     return DocsetsTab(table=table, selected=selected, changed=changed)
+
+
+def _select(service: RagspaceService, name: str) -> Any:
+    """Select a DocSet, sending the choices too: a value outside them fails the next event."""
+    return gr.update(choices=[d.name for d in service.list_docsets()], value=name)
 
 
 def _required(docset: str | None) -> str:

@@ -169,7 +169,8 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
     cancel.click(
         lambda: (None, "", gr.update(visible=False)), None, [pending, preview_text, confirm_row]
     )
-    selected.change(on_sources, [selected], [sources_table, source_pick])
+    # the handler only needs the name; skip choice validation while the DocSet list refreshes
+    selected.change(on_sources, [selected], [sources_table, source_pick], preprocess=False)
     return [
         confirm.click(
             on_confirm,
