@@ -113,6 +113,8 @@ class RagspaceService:
         options: dict[str, Any] | None = None,
     ) -> SyncReport:
         """Record a GitHub or web source and sync it; a failure is kept on the source."""
+        if kind is SourceKind.UPLOAD:
+            raise ValidationError("Uploaded files are added with add_files, not as a source.")
         docset = self._store.get_docset_by_name(docset_name)
         syncer = self._sources()
         source = self._store.create_source(

@@ -199,6 +199,19 @@ def test_rate_limit_on_the_tarball_keeps_the_previous_sync(
     assert all(d.embedding_status is not EmbeddingStatus.PROCESSING for d in after)
 
 
+def test_secondary_rate_limit_on_the_tarball_stores_nothing(
+    gh_service: RagspaceService, github: FakeGithub, repo: FakeRepo
+) -> None:
+    github.secondary_limited_paths = ("/repos/acme/widgets/tarball",)
+    with pytest.raises(SourceError, match=r"in about 2 min") as raised:
+        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets")
+    assert "rate limit exceeded while fetching acme/widgets" in str(raised.value)
+    assert gh_service.list_documents("widgets") == []
+    [source] = gh_service.list_sources("widgets")
+    assert source.error_message == str(raised.value) and source.last_synced_at is None
+    assert repo.refs  # the listing itself succeeded; only the download was limited
+
+
 def test_unknown_repository_names_it(gh_service: RagspaceService) -> None:
     with pytest.raises(SourceError, match="GitHub has no acme/nothing"):
         gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/nothing")

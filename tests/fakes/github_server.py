@@ -48,6 +48,7 @@ class FakeGithub:
         self.repos: dict[str, FakeRepo] = {}
         self.requests: list[str] = []
         self.rate_limited_paths: tuple[str, ...] = ()  # path prefixes answered with 403
+        self.secondary_limited_paths: tuple[str, ...] = ()  # answered 429 with Retry-After
         self.reset_at = int(time.time()) + 1800
         self.base_url = ""
 
@@ -88,6 +89,10 @@ def _handler(state: FakeGithub) -> type[BaseHTTPRequestHandler]:
             state.requests.append(url.path)
             if any(url.path.startswith(p) for p in state.rate_limited_paths):
                 self._rate_limited()
+                return
+            if any(url.path.startswith(p) for p in state.secondary_limited_paths):
+                message = "You have exceeded a secondary rate limit. Please wait a few minutes."
+                self._json(429, {"message": message}, {"Retry-After": "120"})
                 return
             parts = url.path.strip("/").split("/")
             if parts[0] == "codeload":
