@@ -132,6 +132,26 @@ def test_zip_bomb_limits_refuse_the_archive() -> None:
     assert document.error_message == "many.zip has 5 files; the limit is 3."
 
 
+def test_text_rst_and_code_uploads_keep_exact_lines(
+    service: RagspaceService, store: Store, ingestor: Ingestor
+) -> None:
+    service.create_docset("plain")
+    documents = service.add_files(
+        "plain",
+        [
+            _upload("sample.rst"),
+            UploadedFile("notes.txt", b"first line\nsecond line about buoys\n"),
+            UploadedFile("tide.go", b"package tide\n\nfunc High() int { return 7 }\n"),
+        ],
+    )
+    assert [d.language for d in documents] == ["rst", "text", "go"]
+    ingestor.process_all()
+    [rst] = store.get_chunks(documents[0].id)
+    assert rst.content.startswith("Harbour operations") and (rst.start_line, rst.end_line) == (1, 9)
+    [go] = store.get_chunks(documents[2].id)
+    assert (go.start_line, go.end_line) == (1, 3) and "func High()" in go.content
+
+
 def test_unreadable_files_are_error_documents_not_dropped(service: RagspaceService) -> None:
     service.create_docset("bad")
     documents = service.add_files(

@@ -46,6 +46,9 @@ def read_upload(
     path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
     if PurePosixPath(path).suffix.lower() != ".zip":
         return [document_from_bytes(path, upload.data, max_bytes)]
+    if len(upload.data) > max_bytes:
+        message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
+        return [error_document(path, upload.data, message)]
     return read_zip(path, upload.data, max_bytes, limits or ArchiveLimits())
 
 
