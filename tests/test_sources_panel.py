@@ -9,6 +9,8 @@ from test_github_source import APP_PY, FILES, make_service
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import SourceKind
+from ragspace.runtime import build_syncer
+from ragspace.settings import Settings
 from ragspace.store import Store
 from ui.app import build_ui
 from ui.sources_panel import (
@@ -93,3 +95,17 @@ def test_ui_builds_with_source_forms(
     values = {b.value for b in demo.blocks.values() if isinstance(getattr(b, "value", None), str)}
     assert {"Preview GitHub source", "Preview website", "Re-sync source"} <= values
     assert isinstance(demo, gr.Blocks)
+
+
+def test_settings_wire_the_syncer(settings: Settings, store: Store, github: FakeGithub) -> None:
+    configured = settings.model_copy(
+        update={"github_api_url": github.base_url, "github_max_file_bytes": 100}
+    )
+    preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", {})
+    assert preview.items == [
+        "README.md",
+        "docs/guide.md",
+        "src/widgets/blob.py",
+        "tests/test_app.py",
+    ]
+    assert preview.skipped_counts["larger than 100 bytes"] == 3  # app.py, big.py, field.pdf
