@@ -21,7 +21,7 @@ from ragspace.evaluation import (
     load_codebase,
     service_search,
 )
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_service
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
@@ -33,7 +33,7 @@ def run(
     store: Store, embedder: LocalEmbedder, chunker: Chunker, name: str, datasets: list[Dataset]
 ) -> dict[str, object]:
     """Ingest datasets[0]'s documents with `chunker` and score every view of it."""
-    service = RagspaceService(store, embedder, 50 * 1024 * 1024)
+    service = build_service(Settings(_env_file=None), store, embedder)
     service.create_docset(name)
     started = time.perf_counter()
     ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])

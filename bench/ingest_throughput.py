@@ -16,7 +16,7 @@ import numpy as np
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft
-from ragspace.runtime import build_chunker
+from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
@@ -102,7 +102,7 @@ def main() -> None:
         try:
             store = Store(database.pool)
             embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
-            service = RagspaceService(store, embedder, settings.max_upload_bytes)
+            service = build_service(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             embed_rate = bench_embedding(embedder, args.repeats)
             store_rate = bench_storage(store, args.repeats)

@@ -1,8 +1,9 @@
 """Citations: where a passage lives, as a label a person reads and a link that opens it."""
 
 import re
+from urllib.parse import quote
 
-from ragspace.models import Citation, Passage
+from ragspace.models import Citation, Hit, Passage
 
 SNIPPET_CHARS = 700
 _REMOVED = "\x00"  # marks a dropped citation so the space before it goes too
@@ -15,27 +16,32 @@ def line_range(start: int, end: int) -> str:
 
 
 def passage_label(passage: Passage) -> str:
-    """`path (lines a-b)`, or `path (page n)` for PDFs."""
-    page = passage.metadata.get("page")
-    if page is not None:
-        return f"{passage.path} (page {page})"
-    return f"{passage.path} (lines {line_range(passage.start_line, passage.end_line)})"
+    """`path (lines a-b)`; `path (pages 2-3)` for PDFs, `path (cells 2-4)` for notebooks."""
+    return f"{passage.path} ({_position(passage)})"
+
+
+def _position(passage: Passage) -> str:
+    meta = passage.metadata
+    for unit in ("page", "cell"):
+        first = meta.get(unit)
+        if first is not None:
+            last = meta.get(f"{unit}_end", first)
+            return f"{unit} {first}" if first == last else f"{unit}s {first}-{last}"
+    return f"lines {line_range(passage.start_line, passage.end_line)}"
 
 
 def passage_url(passage: Passage) -> str | None:
     """A link to the exact lines at the exact commit (GitHub) or the page section (web)."""
     meta = passage.metadata
-    repo, commit = meta.get("repo"), meta.get("commit")
-    if repo and commit:
-        path = str(meta.get("repo_path", passage.path)).lstrip("/")
-        lines = f"L{passage.start_line}" + (
-            f"-L{passage.end_line}" if passage.end_line != passage.start_line else ""
-        )
-        return f"https://github.com/{repo}/blob/{commit}/{path}#{lines}"
-    url = meta.get("url")
-    if url:
+    if meta.get("source") == "github" and meta.get("commit"):
+        url = f"{meta['html_url']}/blob/{meta['commit']}/{quote(str(meta['repo_path']))}"
+        if "page" in meta or "cell" in meta:  # GitHub renders these; line anchors mean nothing
+            return url
+        start, end = passage.start_line, passage.end_line
+        return url + (f"#L{start}" if start == end else f"#L{start}-L{end}")
+    if meta.get("url"):
         anchor = meta.get("anchor")
-        return f"{url}#{anchor}" if anchor else str(url)
+        return f"{meta['url']}#{anchor}" if anchor else str(meta["url"])
     return None
 
 
@@ -56,6 +62,27 @@ def cite(passage: Passage) -> Citation:
         context=passage_context(passage),
         snippet=snippet(passage.content),
     )
+
+
+def hit_passage(hit: Hit, number: int) -> Passage:
+    """A passage of exactly one retrieved chunk (search results show chunks as they are)."""
+    return Passage(
+        number=number,
+        document_id=hit.document_id,
+        docset_name=hit.docset_name,
+        path=hit.path,
+        title=hit.title,
+        start_line=hit.start_line,
+        end_line=hit.end_line,
+        content=hit.content,
+        metadata=hit.metadata,
+        score=hit.score,
+    )
+
+
+def cite_hit(hit: Hit, number: int) -> Citation:
+    """The citation of one retrieved chunk."""
+    return cite(hit_passage(hit, number))
 
 
 def snippet(content: str) -> str:

@@ -2,8 +2,9 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from ragspace.models import Hit, Passage
+from ragspace.models import ChunkDraft, Hit, Passage
 from ragspace.store import Store
 
 NEIGHBOURS = 1  # chunks added on each side of a hit when the budget allows
@@ -82,7 +83,7 @@ class ContextBuilder:
             start_line=start,
             end_line=end,
             content=text,
-            metadata=best.metadata,
+            metadata=_merged_metadata(best.metadata, core),
             score=best.score,
         )
 
@@ -103,3 +104,16 @@ class ContextBuilder:
         if len(wider) <= room:
             return wide_start, wide_end, wider
         return start, end, text
+
+
+def _merged_metadata(metadata: dict[str, Any], chunks: Sequence[ChunkDraft]) -> dict[str, Any]:
+    """The best chunk's metadata, with page and cell ranges widened to all merged chunks."""
+    merged = dict(metadata)
+    for unit in ("page", "cell"):
+        firsts = [c.metadata[unit] for c in chunks if unit in c.metadata]
+        lasts = [
+            c.metadata.get(f"{unit}_end", c.metadata[unit]) for c in chunks if unit in c.metadata
+        ]
+        if firsts:
+            merged[unit], merged[f"{unit}_end"] = min(firsts), max(lasts)
+    return merged

@@ -52,6 +52,9 @@ class Source(BaseModel):
     location: str
     options: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime
+    sync_state: dict[str, Any] = Field(default_factory=dict)
+    error_message: str | None = None
+    last_synced_at: datetime | None = None
 
 
 class Document(BaseModel):
@@ -168,3 +171,48 @@ class AnswerUpdate(BaseModel):
     text: str
     done: bool
     answer: Answer | None = None
+
+
+class SkippedItem(BaseModel):
+    """A file or page left out of a source, and why."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    reason: str
+
+
+class SourcePreview(BaseModel):
+    """A dry run: what a source would ingest, what it skips, and a size estimate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: SourceKind
+    location: str
+    resolved: str = ""  # commit SHA for GitHub, final start URL for the web
+    items: list[str] = Field(default_factory=list)
+    skipped: list[SkippedItem] = Field(default_factory=list)
+    total_bytes: int = 0
+    estimated_chunks: int = 0
+
+    @property
+    def skipped_counts(self) -> dict[str, int]:
+        """How many items were skipped for each reason."""
+        counts: dict[str, int] = {}
+        for item in self.skipped:
+            counts[item.reason] = counts.get(item.reason, 0) + 1
+        return counts
+
+
+class SyncReport(BaseModel):
+    """The outcome of adding or re-syncing a source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source_id: int
+    resolved: str = ""
+    changed: list[str] = Field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = Field(default_factory=list)
+    errors: list[SkippedItem] = Field(default_factory=list)
+    skipped: list[SkippedItem] = Field(default_factory=list)

@@ -13,6 +13,10 @@ from ragspace.rerank import Reranker
 from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.files import ArchiveLimits
+from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.sync import SourceSyncer
+from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 
@@ -65,8 +69,9 @@ def build_service(
     embedder: Embedder,
     chat: ChatModel | None = None,
     on_new_work: Callable[[], None] | None = None,
+    syncer: SourceSyncer | None = None,
 ) -> RagspaceService:
-    """The service layer over a store, with retrieval and answers configured from settings."""
+    """The service layer over a store, with retrieval, answers and sources from settings."""
     retriever = Retriever(
         store,
         embedder,
@@ -88,7 +93,40 @@ def build_service(
         reranker=reranker,
     )
     return RagspaceService(
-        store, embedder, retriever, answers, settings.max_upload_bytes, on_new_work
+        store,
+        embedder,
+        retriever,
+        answers,
+        settings.max_upload_bytes,
+        on_new_work,
+        archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
+        syncer=syncer or build_syncer(settings, store),
+    )
+
+
+def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
+    """GitHub and web fetching with the configured token, timeouts and caps."""
+    token = settings.github_token.get_secret_value() if settings.github_token else None
+    github = GithubConfig(
+        api_url=settings.github_api_url,
+        token=token or None,
+        timeout_seconds=settings.http_timeout_seconds,
+        max_files=settings.github_max_files,
+        max_file_bytes=settings.github_max_file_bytes,
+        max_archive_bytes=settings.github_max_archive_bytes,
+    )
+    web = WebConfig(
+        timeout_seconds=settings.http_timeout_seconds,
+        max_pages=settings.web_max_pages,
+        concurrency=settings.web_concurrency,
+        chunk_chars=settings.prose_chunk_size,
+    )
+    return SourceSyncer(
+        store,
+        GithubClient(github),
+        WebCrawler(web),
+        settings.github_max_file_bytes,
+        chunk_chars=settings.code_chunk_size,
     )
 
 

@@ -2,10 +2,11 @@
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from ragspace.answer import AnswerPipeline
 from ragspace.embeddings import Embedder
-from ragspace.errors import EmbeddingModelMismatchError, ValidationError
+from ragspace.errors import ConfigError, EmbeddingModelMismatchError, ValidationError
 from ragspace.llm import Message
 from ragspace.models import (
     Answer,
@@ -14,10 +15,14 @@ from ragspace.models import (
     Document,
     EmbeddingStatus,
     Hit,
+    Source,
     SourceKind,
+    SourcePreview,
+    SyncReport,
 )
 from ragspace.retrieval import RetrievalMode, Retriever
-from ragspace.sources.files import UploadedFile, read_uploaded_file
+from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
+from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
 
 log = logging.getLogger(__name__)
@@ -37,8 +42,12 @@ class RagspaceService:
         answers: AnswerPipeline,
         max_upload_bytes: int,
         on_new_work: Callable[[], None] | None = None,
+        archive_limits: ArchiveLimits | None = None,
+        syncer: SourceSyncer | None = None,
     ) -> None:
         self._store = store
+        self._syncer = syncer
+        self._archive_limits = archive_limits or ArchiveLimits()
         self._embedder = embedder
         self._retriever = retriever
         self._answers = answers
@@ -93,10 +102,54 @@ class RagspaceService:
         source = self._store.create_source(
             docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
         )
-        documents = [read_uploaded_file(f, self._max_upload_bytes) for f in files]
+        documents = [
+            document
+            for f in files
+            for document in read_upload(f, self._max_upload_bytes, self._archive_limits)
+        ]
         ids = self._store.upsert_documents(docset.id, source.id, documents)
         self._on_new_work()
         return [self._store.get_document(document_id) for document_id in ids]
+
+    def preview_source(
+        self, kind: SourceKind, location: str, options: dict[str, Any] | None = None
+    ) -> SourcePreview:
+        """A dry run of a GitHub or web source: what would be ingested and what is skipped."""
+        return self._sources().preview(kind, _valid_location(location), options or {})
+
+    def add_source(
+        self,
+        docset_name: str,
+        kind: SourceKind,
+        location: str,
+        options: dict[str, Any] | None = None,
+    ) -> SyncReport:
+        """Record a GitHub or web source and sync it; a failure is kept on the source."""
+        if kind is SourceKind.UPLOAD:
+            raise ValidationError("Uploaded files are added with add_files, not as a source.")
+        docset = self._store.get_docset_by_name(docset_name)
+        syncer = self._sources()
+        source = self._store.create_source(
+            docset.id, kind, _valid_location(location), options or {}
+        )
+        report = syncer.sync(source)
+        self._on_new_work()
+        return report
+
+    def resync_source(self, source_id: int) -> SyncReport:
+        """Fetch a source again: only what changed is re-embedded, what vanished is removed."""
+        report = self._sources().sync(self._store.get_source(source_id))
+        self._on_new_work()
+        return report
+
+    def list_sources(self, docset_name: str) -> list[Source]:
+        """The sources of a DocSet with their last sync state."""
+        return self._store.list_sources(self._store.get_docset_by_name(docset_name).id)
+
+    def _sources(self) -> SourceSyncer:
+        if self._syncer is None:
+            raise ConfigError("GitHub and web sources are not configured in this process.")
+        return self._syncer
 
     def list_documents(
         self, docset_name: str | None = None, status: EmbeddingStatus | None = None
@@ -170,6 +223,13 @@ def _valid_name(name: str) -> str:
         raise ValidationError("A DocSet name cannot be empty.")
     if len(cleaned) > MAX_NAME_LENGTH:
         raise ValidationError(f"A DocSet name has at most {MAX_NAME_LENGTH} characters.")
+    return cleaned
+
+
+def _valid_location(location: str) -> str:
+    cleaned = location.strip()
+    if not cleaned:
+        raise ValidationError("Enter a GitHub repository, file URL or website address.")
     return cleaned
 
 

@@ -115,6 +115,65 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_MAX_UPLOAD_BYTES"),
         description="Largest uploaded file accepted, in bytes.",
     )
+    zip_max_members: int = Field(
+        default=2000,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_ZIP_MAX_MEMBERS"),
+        description="Most files read from one uploaded .zip archive.",
+    )
+    zip_max_total_bytes: int = Field(
+        default=200 * 1024 * 1024,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_ZIP_MAX_TOTAL_BYTES"),
+        description="Largest total uncompressed size of one .zip archive (zip-bomb guard).",
+    )
+    github_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("GITHUB_TOKEN"),
+        description="GitHub token for private repositories and higher rate limits.",
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com",
+        validation_alias=AliasChoices("GITHUB_API_URL"),
+        description="GitHub REST API base URL (GitHub Enterprise: https://host/api/v3).",
+    )
+    github_max_files: int = Field(
+        default=5000,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_GITHUB_MAX_FILES"),
+        description="Most files indexed from one repository after filters.",
+    )
+    github_max_file_bytes: int = Field(
+        default=1024 * 1024,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_GITHUB_MAX_FILE_BYTES"),
+        description="Repository files larger than this are skipped.",
+    )
+    github_max_archive_bytes: int = Field(
+        default=500 * 1024 * 1024,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_GITHUB_MAX_ARCHIVE_BYTES"),
+        description="Largest repository tarball downloaded.",
+    )
+    http_timeout_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        validation_alias=AliasChoices("RAGSPACE_HTTP_TIMEOUT_SECONDS"),
+        description="Timeout of every GitHub and web request.",
+    )
+    web_max_pages: int = Field(
+        default=500,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_WEB_MAX_PAGES"),
+        description="Upper bound on pages fetched from one documentation site.",
+    )
+    web_concurrency: int = Field(
+        default=4,
+        ge=1,
+        le=16,
+        validation_alias=AliasChoices("RAGSPACE_WEB_CONCURRENCY"),
+        description="Parallel requests to one documentation site (be polite).",
+    )
     worker_threads: int = Field(
         default=1,
         ge=0,

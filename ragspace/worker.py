@@ -3,10 +3,13 @@
 import hashlib
 import logging
 import threading
+from bisect import bisect_right
+from typing import Any
 
 from ragspace.chunking import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.errors import RagspaceError
+from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedDocument, Store
 
 log = logging.getLogger(__name__)
@@ -53,11 +56,42 @@ class Ingestor:
         chunks = self._chunker.split(document.content, document.language, document.path)
         if not chunks:
             raise RagspaceError(f"{document.path} has no text to index.")
+        chunks = [with_document_metadata(chunk, document.metadata) for chunk in chunks]
         texts = [chunk.embedding_text for chunk in chunks]
         vectors = self._embedder.embed(texts)
         hashes = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
-        self._store.replace_chunks(document.id, document.docset_id, chunks, vectors, hashes)
+        self._store.replace_chunks(
+            document.id, document.docset_id, chunks, vectors, hashes, document.content_hash
+        )
         log.info("Ingested %s: %d chunks", document.path, len(chunks))
+
+
+def with_document_metadata(chunk: ChunkDraft, document_metadata: dict[str, Any]) -> ChunkDraft:
+    """The chunk with its document's citation facts, pages or cells and section anchor added."""
+    extra: dict[str, Any] = dict(document_metadata.get("cite", {}))
+    pages = _position(document_metadata.get("page_lines", []), chunk.start_line, chunk.end_line)
+    if pages is not None:
+        extra["page"], extra["page_end"] = pages
+    cells = _position(document_metadata.get("cell_lines", []), chunk.start_line, chunk.end_line)
+    if cells is not None:
+        extra["cell"], extra["cell_end"] = cells
+    anchors = _position(document_metadata.get("anchors", []), chunk.start_line, chunk.start_line)
+    if anchors is not None:
+        extra["anchor"] = anchors[0]
+    if not extra:
+        return chunk
+    return chunk.model_copy(update={"metadata": {**chunk.metadata, **extra}})
+
+
+def _position(starts: list[list[Any]], first: int, last: int) -> tuple[Any, Any] | None:
+    """Values in force at lines `first` and `last` of `[[start_line, value], ...]`."""
+    if not starts:
+        return None
+    lines = [int(start) for start, _ in starts]
+    begin, end = bisect_right(lines, first) - 1, bisect_right(lines, last) - 1
+    if begin < 0:
+        return None
+    return starts[begin][1], starts[end][1]
 
 
 class WorkerPool:

@@ -1,4 +1,4 @@
-"""DocSets tab: create, rename, describe, delete, upload files."""
+"""DocSets tab: create, rename, describe, delete, upload files, add and re-sync sources."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +9,7 @@ import gradio as gr
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ui.errors import user_errors
+from ui.sources_panel import build_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Updated"]
 
@@ -39,7 +40,10 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
-    gr.Markdown("Create a DocSet, then upload files into it. Embedding runs in the background.")
+    gr.Markdown(
+        "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
+        "GitHub and website sources. Embedding runs in the background."
+    )
     table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
     with gr.Row():
         with gr.Column():
@@ -63,11 +67,13 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
+    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+    source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
         docset = service.create_docset(name, description)
-        return f"Created DocSet **{docset.name}**.", _select(docset.name), "", ""
+        return f"Created DocSet **{docset.name}**.", _select(service, docset.name), "", ""
 
     @user_errors
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
@@ -85,7 +91,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     @user_errors
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
         renamed = service.rename_docset(_required(docset), new)
-        return f"Renamed to **{renamed.name}**.", _select(renamed.name), ""
+        return f"Renamed to **{renamed.name}**.", _select(service, renamed.name), ""
 
     @user_errors
     def on_describe(docset: str | None, description: str) -> str:
@@ -103,10 +109,6 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         service.delete_docset(name)
         return f"Deleted DocSet **{name}**.", gr.update(visible=False), gr.update(value=None)
 
-    def _select(name: str) -> Any:
-        """Select a DocSet the dropdown may not list yet (Gradio checks value against choices)."""
-        return gr.update(choices=[d.name for d in service.list_docsets()], value=name)
-
     changed = [
         create.click(
             on_create, [new_name, new_description], [status, selected, new_name, new_description]
@@ -115,10 +117,16 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         rename.click(on_rename, [selected, rename_to], [status, selected, rename_to]),
         describe.click(on_describe, [selected, describe_as], [status]),
         confirm.click(on_delete, [selected], [status, confirm_row, selected]),
+        *source_events,
     ]
     delete.click(on_delete_request, [selected], [confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     return DocsetsTab(table=table, selected=selected, changed=changed)
+
+
+def _select(service: RagspaceService, name: str) -> Any:
+    """Select a DocSet, sending the choices too: a value outside them fails the next event."""
+    return gr.update(choices=[d.name for d in service.list_docsets()], value=name)
 
 
 def _required(docset: str | None) -> str:

@@ -1,13 +1,15 @@
-"""Uploaded files: decode text, detect the language, and explain what cannot be read."""
+"""Uploaded files and .zip archives: extract text, and explain what cannot be read."""
 
 import hashlib
+import io
+import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
-from ragspace.languages import detect_language
+from ragspace.errors import SourceError
+from ragspace.extract import extract
 from ragspace.store import NewDocument
-
-_BINARY_SNIFF_BYTES = 8192
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,14 @@ class UploadedFile:
     data: bytes
 
 
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Caps that keep a hostile .zip (a zip bomb) from exhausting memory."""
+
+    max_members: int = 2000
+    max_total_bytes: int = 200 * 1024 * 1024
+
+
 def content_hash(text: str) -> str:
     """sha256 of the text; equal hashes mean nothing needs re-embedding."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -26,40 +36,92 @@ def content_hash(text: str) -> str:
 def read_uploaded_file(upload: UploadedFile, max_bytes: int) -> NewDocument:
     """A document for the file, or a document carrying the reason it cannot be indexed."""
     path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
-    language = detect_language(path)
-    problem = _problem(upload.data, language, max_bytes)
-    if problem is not None:
-        return _error_document(path, upload.data, problem)
-    try:
-        text = upload.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return _error_document(
-            path, upload.data, f"{path} is not UTF-8 text (invalid byte at offset {exc.start})."
+    return document_from_bytes(path, upload.data, max_bytes)
+
+
+def read_upload(
+    upload: UploadedFile, max_bytes: int, limits: ArchiveLimits | None = None
+) -> list[NewDocument]:
+    """Documents of an upload: one per file, or one per member of a .zip archive."""
+    path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
+    if PurePosixPath(path).suffix.lower() != ".zip":
+        return [document_from_bytes(path, upload.data, max_bytes)]
+    if len(upload.data) > max_bytes:
+        message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
+        return [error_document(path, upload.data, message)]
+    return read_zip(path, upload.data, max_bytes, limits or ArchiveLimits())
+
+
+def document_from_bytes(
+    path: str, data: bytes, max_bytes: int, cite: dict[str, Any] | None = None
+) -> NewDocument:
+    """A pending document with the file's text, or an `error` document saying why not."""
+    if len(data) > max_bytes:
+        return error_document(
+            path, data, f"File is {len(data):,} bytes; the limit is {max_bytes:,}."
         )
-    assert language is not None
+    try:
+        extracted = extract(path, data)
+    except SourceError as exc:
+        return error_document(path, data, str(exc))
+    metadata = {**extracted.metadata, "cite": cite or {}}
     return NewDocument(
-        path=path, title=path, language=language, content=text, content_hash=content_hash(text)
+        path=path,
+        title=PurePosixPath(path).name,
+        language=extracted.language,
+        content=extracted.text,
+        content_hash=content_hash(extracted.text),
+        metadata=metadata,
     )
 
 
-def _problem(data: bytes, language: str | None, max_bytes: int) -> str | None:
-    if language is None:
-        return "Unsupported file type: upload text, markdown, reStructuredText or source code."
-    if len(data) > max_bytes:
-        return f"File is {len(data):,} bytes; the limit is {max_bytes:,} bytes."
-    if not data.strip():
-        return "File is empty."
-    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
-        return "File looks binary (it contains NUL bytes), not text."
-    return None
-
-
-def _error_document(path: str, data: bytes, message: str) -> NewDocument:
+def error_document(path: str, data: bytes, message: str) -> NewDocument:
+    """A document kept in `error` so nothing the user gave is silently dropped."""
     return NewDocument(
         path=path,
-        title=path,
+        title=PurePosixPath(path).name,
         language="unknown",
         content="",
         content_hash=hashlib.sha256(data).hexdigest(),
         error_message=message,
     )
+
+
+def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> list[NewDocument]:
+    """One document per archive member, path `archive.zip/inner/path`; unsafe members refused."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        return [error_document(name, data, f"{name} is not a readable .zip archive.")]
+    with archive:
+        members = [info for info in archive.infolist() if not info.is_dir()]
+        declared = sum(info.file_size for info in members)
+        problem = None
+        if len(members) > limits.max_members:
+            problem = f"{name} has {len(members):,} files; the limit is {limits.max_members:,}."
+        elif declared > limits.max_total_bytes:
+            problem = (
+                f"{name} expands to {declared:,} bytes; the limit is {limits.max_total_bytes:,}."
+            )
+        elif not members:
+            problem = f"{name} contains no files."
+        if problem:
+            return [error_document(name, data, problem)]
+        return [_member(archive, info, name, max_bytes) for info in members]
+
+
+def _member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, max_bytes: int
+) -> NewDocument:
+    inner = info.filename.replace("\\", "/")
+    parts = PurePosixPath(inner).parts
+    path = f"{name}/{inner.lstrip('/')}"
+    if inner.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
+        return error_document(path, b"", f"Refused unsafe path {inner!r} inside {name}.")
+    if info.flag_bits & 0x1:
+        return error_document(path, b"", f"{inner} inside {name} is encrypted.")
+    if PurePosixPath(inner).suffix.lower() == ".zip":
+        return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
+    with archive.open(info) as handle:
+        data = handle.read(max_bytes + 1)  # the declared size may lie; never read past the cap
+    return document_from_bytes(path, data, max_bytes)

@@ -1,7 +1,7 @@
 """Every SQL statement RAGSpace runs against its tables."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,10 @@ _DOCSET_COLUMNS = """
     (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count
 """
 
+_SOURCE_COLUMNS = (
+    "id, docset_id, kind, location, options, created_at, sync_state, error_message, last_synced_at"
+)
+
 _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
@@ -47,6 +51,8 @@ class ClaimedDocument:
     language: str
     content: str
     embedding_model: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    content_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,28 @@ class NewDocument:
     content: str
     content_hash: str
     error_message: str | None = None
+    # document-level facts (commit, blob sha, URL, page map); the `cite` dict goes on every chunk
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What a source already holds at one path, to decide what a re-sync must fetch."""
+
+    id: int
+    path: str
+    content_hash: str
+    embedding_status: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What a sync changed: upserted document ids, new or changed paths, removed paths."""
+
+    document_ids: list[int]
+    changed_paths: list[str]
+    removed_paths: list[str]
 
 
 @dataclass(frozen=True)
@@ -160,7 +188,7 @@ class Store:
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(
                 "insert into sources (docset_id, kind, location, options) values (%s, %s, %s, %s)"
-                " returning id, docset_id, kind, location, options, created_at",
+                f" returning {_SOURCE_COLUMNS}",
                 (docset_id, kind.value, location, Jsonb(options)),
             ).fetchone()
         assert row is not None
@@ -170,46 +198,76 @@ class Store:
         self, docset_id: int, source_id: int | None, documents: Sequence[NewDocument]
     ) -> list[int]:
         """Add or update documents by path; changed or new ones become pending (or error)."""
-        ids = []
         with self._pool.connection() as conn, conn.transaction():
-            for doc in documents:
-                status = EmbeddingStatus.ERROR if doc.error_message else EmbeddingStatus.PENDING
-                row = conn.execute(
-                    """
-                    insert into documents (docset_id, source_id, path, title, language, content,
-                                           content_hash, embedding_status, error_message)
-                    values (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-                    on conflict (docset_id, path) do update set
-                        source_id = excluded.source_id, title = excluded.title,
-                        language = excluded.language, content = excluded.content,
-                        content_hash = excluded.content_hash,
-                        embedding_status = excluded.embedding_status,
-                        error_message = excluded.error_message, updated_at = now()
-                    where documents.content_hash is distinct from excluded.content_hash
-                       or documents.embedding_status = 'error'
-                       or excluded.embedding_status = 'error'
-                    returning id
-                    """,
-                    (
-                        docset_id,
-                        source_id,
-                        doc.path,
-                        doc.title,
-                        doc.language,
-                        doc.content,
-                        doc.content_hash,
-                        status.value,
-                        doc.error_message,
-                    ),
-                ).fetchone()
-                if row is None:  # unchanged content: keep the existing chunks
-                    row = conn.execute(
-                        "select id from documents where docset_id = %s and path = %s",
-                        (docset_id, doc.path),
-                    ).fetchone()
-                assert row is not None
-                ids.append(int(row[0]))
-        return ids
+            return [_upsert_document(conn, docset_id, source_id, doc) for doc in documents]
+
+    def get_source(self, source_id: int) -> Source:
+        """One source by id, with its last sync state."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(
+                f"select {_SOURCE_COLUMNS} from sources where id = %s".encode(), (source_id,)
+            ).fetchone()
+        if row is None:
+            raise NotFoundError(f"Source #{source_id} does not exist.")
+        return Source.model_validate(row)
+
+    def list_sources(self, docset_id: int) -> list[Source]:
+        """The sources of a DocSet, oldest first."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                f"select {_SOURCE_COLUMNS} from sources where docset_id = %s order by id".encode(),
+                (docset_id,),
+            ).fetchall()
+        return [Source.model_validate(row) for row in rows]
+
+    def source_documents(self, source_id: int) -> dict[str, StoredDocument]:
+        """What a source holds now, by path: content hash, status and metadata."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "select id, path, content_hash, embedding_status, metadata from documents"
+                " where source_id = %s",
+                (source_id,),
+            ).fetchall()
+        return {row["path"]: StoredDocument(**row) for row in rows}
+
+    def apply_sync(
+        self,
+        docset_id: int,
+        source_id: int,
+        documents: Sequence[NewDocument],
+        kept_paths: Sequence[str],
+        sync_state: dict[str, Any],
+    ) -> SyncResult:
+        """In one transaction: upsert fetched documents, delete the source's vanished ones."""
+        keep = {doc.path for doc in documents} | set(kept_paths)
+        with self._pool.connection() as conn, conn.transaction():
+            before = {
+                str(r[0]): str(r[1])
+                for r in conn.execute(
+                    "select path, content_hash from documents where source_id = %s", (source_id,)
+                ).fetchall()
+            }
+            ids = [_upsert_document(conn, docset_id, source_id, doc) for doc in documents]
+            removed = [path for path in before if path not in keep]
+            conn.execute(
+                "delete from documents where source_id = %s and path = any(%s)",
+                (source_id, removed),
+            )
+            conn.execute(
+                "update sources set sync_state = %s, error_message = null,"
+                " last_synced_at = now(), updated_at = now() where id = %s",
+                (Jsonb(sync_state), source_id),
+            )
+        changed = [d.path for d in documents if before.get(d.path) != d.content_hash]
+        return SyncResult(document_ids=ids, changed_paths=changed, removed_paths=sorted(removed))
+
+    def record_source_error(self, source_id: int, message: str) -> None:
+        """Remember why the last sync of a source failed; its documents stay as they were."""
+        with self._pool.connection() as conn:
+            conn.execute(
+                "update sources set error_message = %s, updated_at = now() where id = %s",
+                (message, source_id),
+            )
 
     def list_documents(
         self, docset_ids: Sequence[int] | None = None, status: EmbeddingStatus | None = None
@@ -267,7 +325,7 @@ class Store:
                     select id from documents where embedding_status = 'pending'
                     order by id for update skip locked limit 1)
                 returning d.id, d.docset_id, d.path, d.title, d.language, d.content,
-                          ds.embedding_model
+                          ds.embedding_model, d.metadata, d.content_hash
                 """
             ).fetchone()
         return None if row is None else ClaimedDocument(**row)
@@ -287,8 +345,13 @@ class Store:
         chunks: Sequence[ChunkDraft],
         embeddings: np.ndarray[Any, np.dtype[np.float32]],
         content_hashes: Sequence[str],
+        document_hash: str | None = None,
     ) -> None:
-        """Swap a document's chunk set in one transaction and mark it done."""
+        """Swap a document's chunk set in one transaction and mark it done.
+
+        With `document_hash`, a document whose content changed meanwhile (a re-sync) gets the
+        chunks but stays `pending`, so its new content is embedded next.
+        """
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("delete from chunks where document_id = %s", (document_id,))
             with conn.cursor().copy(
@@ -325,9 +388,10 @@ class Store:
                         )
                     )
             conn.execute(
-                "update documents set embedding_status = 'done', error_message = null,"
-                " chunk_count = %s, updated_at = now() where id = %s",
-                (len(chunks), document_id),
+                "update documents set embedding_status = case when %s::text is null"
+                " or content_hash = %s::text then 'done' else 'pending' end,"
+                " error_message = null, chunk_count = %s, updated_at = now() where id = %s",
+                (document_hash, document_hash, len(chunks), document_id),
             )
 
     def mark_document_error(self, document_id: int, message: str) -> None:
@@ -490,3 +554,47 @@ _FUSED = """
     order by f.score desc, c.id
     limit %(k)s
 """
+
+
+def _upsert_document(
+    conn: psycopg.Connection[Any], docset_id: int, source_id: int | None, doc: NewDocument
+) -> int:
+    """Insert or update one document; unchanged content keeps its chunks, metadata refreshes."""
+    status = EmbeddingStatus.ERROR if doc.error_message else EmbeddingStatus.PENDING
+    row = conn.execute(
+        """
+        insert into documents (docset_id, source_id, path, title, language, content,
+                               content_hash, embedding_status, error_message, metadata)
+        values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+        on conflict (docset_id, path) do update set
+            source_id = excluded.source_id, title = excluded.title,
+            language = excluded.language, content = excluded.content,
+            content_hash = excluded.content_hash,
+            embedding_status = excluded.embedding_status,
+            error_message = excluded.error_message, metadata = excluded.metadata,
+            updated_at = now()
+        where documents.content_hash is distinct from excluded.content_hash
+           or documents.embedding_status = 'error'
+           or excluded.embedding_status = 'error'
+        returning id
+        """,
+        (
+            docset_id,
+            source_id,
+            doc.path,
+            doc.title,
+            doc.language,
+            doc.content,
+            doc.content_hash,
+            status.value,
+            doc.error_message,
+            Jsonb(doc.metadata),
+        ),
+    ).fetchone()
+    if row is None:  # unchanged content: keep the existing chunks, refresh ETag and such
+        row = conn.execute(
+            "update documents set metadata = %s where docset_id = %s and path = %s returning id",
+            (Jsonb(doc.metadata), docset_id, doc.path),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])

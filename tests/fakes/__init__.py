@@ -1,0 +1,1 @@
+"""Local HTTP fakes of GitHub and a documentation site."""

@@ -1,0 +1,272 @@
+"""GitHub repositories and single files, pinned to a commit, in a constant number of requests."""
+
+import io
+import re
+import tarfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import github
+import httpx
+from github.GithubException import GithubException
+
+from ragspace.errors import SourceError
+from ragspace.sources.filters import FileFilter, SkippedItem
+
+_BINARY_SNIFF_BYTES = 8192
+_URL = re.compile(
+    r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
+    r"(?:/(?P<kind>tree|blob)/(?P<ref>[^/]+)(?:/(?P<path>.+?))?)?/?(?:[?#].*)?$"
+)
+_SHORT = re.compile(r"^(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
+_SSH = re.compile(r"^git@github\.com:(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
+
+
+@dataclass(frozen=True)
+class GithubConfig:
+    """Where the API is, the optional token, and the caps on one repository."""
+
+    api_url: str = "https://api.github.com"
+    token: str | None = None
+    timeout_seconds: float = 30.0
+    max_files: int = 5000
+    max_file_bytes: int = 1024 * 1024
+    max_archive_bytes: int = 500 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class GithubLocation:
+    """A repository, optionally with a ref and (for a single file) a path."""
+
+    owner: str
+    repo: str
+    ref: str | None = None
+    path: str | None = None
+
+    @property
+    def full_name(self) -> str:
+        """`owner/repo`."""
+        return f"{self.owner}/{self.repo}"
+
+
+@dataclass(frozen=True)
+class RepoFile:
+    """A blob in the repository tree."""
+
+    path: str
+    sha: str
+    size: int
+
+
+@dataclass
+class RepoListing:
+    """A repository at a resolved commit: the files kept by the filters and those skipped."""
+
+    full_name: str
+    html_url: str
+    api_url: str
+    ref: str
+    commit: str
+    files: list[RepoFile] = field(default_factory=list)
+    skipped: list[SkippedItem] = field(default_factory=list)
+
+    def cite(self, path: str) -> dict[str, Any]:
+        """Chunk metadata that makes a citation link to this file at this commit."""
+        return {
+            "source": "github",
+            "repo": self.full_name,
+            "commit": self.commit,
+            "repo_path": path,
+            "html_url": self.html_url,
+        }
+
+
+def parse_location(text: str, ref: str | None = None) -> GithubLocation:
+    """`owner/repo`, any github.com URL form, or a `.../blob/<ref>/<path>` file URL."""
+    cleaned = text.strip()
+    match = _URL.match(cleaned) or _SHORT.match(cleaned) or _SSH.match(cleaned)
+    if match is None:
+        raise SourceError(
+            f"{text!r} is not a GitHub repository: use owner/repo or a github.com URL."
+        )
+    parts = match.groupdict()
+    url_ref = parts.get("ref")
+    path = parts.get("path") if parts.get("kind") == "blob" else None
+    if parts.get("kind") == "blob" and not path:
+        raise SourceError(f"{text!r} names no file after /blob/<ref>/.")
+    return GithubLocation(parts["owner"], parts["repo"], (ref or "").strip() or url_ref, path)
+
+
+class GithubClient:
+    """PyGithub for metadata (repository, commit, tree); httpx for the one tarball download."""
+
+    def __init__(self, config: GithubConfig, http: httpx.Client | None = None) -> None:
+        self._config = config
+        auth = github.Auth.Token(config.token) if config.token else None
+        self._api = github.Github(
+            auth=auth,
+            base_url=config.api_url,
+            timeout=int(config.timeout_seconds),
+            retry=None,  # a rate limit must fail clearly, never sleep until it resets
+            seconds_between_requests=None,
+        )
+        self._http = http or httpx.Client(timeout=config.timeout_seconds)
+
+    def list_repository(self, location: GithubLocation, file_filter: FileFilter) -> RepoListing:
+        """Resolve the ref to a commit and list its tree: three API requests."""
+        with _translated(location):
+            repo = self._api.get_repo(location.full_name)
+            ref = location.ref or repo.default_branch
+            commit = repo.get_commit(ref).sha
+            tree = repo.get_git_tree(commit, recursive=True)
+        if tree.raw_data.get("truncated"):
+            raise SourceError(
+                f"{location.full_name} has too many files for one tree listing; "
+                "narrow it with include filters."
+            )
+        listing = RepoListing(repo.full_name, repo.html_url, repo.url, ref, commit)
+        for element in tree.tree:
+            if element.type == "tree":  # folders are implied by their files' paths
+                continue
+            reason = _tree_skip_reason(element.type, element.mode)
+            size = element.size or 0
+            reason = reason or file_filter.skip_reason(element.path, size)
+            if reason:
+                listing.skipped.append(SkippedItem(path=element.path, reason=reason))
+            elif element.type == "blob":
+                listing.files.append(RepoFile(element.path, element.sha, size))
+        if len(listing.files) > self._config.max_files:
+            raise SourceError(
+                f"{location.full_name} has {len(listing.files):,} files after filters; the limit "
+                f"is {self._config.max_files:,}. Narrow it with include/exclude filters."
+            )
+        return listing
+
+    def download(self, listing: RepoListing, paths: Sequence[str]) -> dict[str, bytes]:
+        """The wanted files' bytes from one tarball of the commit."""
+        wanted = set(paths)
+        if not wanted:
+            return {}
+        archive = self._get_archive(f"{listing.api_url}/tarball/{listing.commit}", listing)
+        contents: dict[str, bytes] = {}
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
+            for member in tar:
+                path = member.name.split("/", 1)[1] if "/" in member.name else ""
+                if member.isfile() and path in wanted:
+                    handle = tar.extractfile(member)
+                    if handle is not None:
+                        contents[path] = handle.read()
+        missing = wanted - contents.keys()
+        if missing:
+            raise SourceError(
+                f"The archive of {listing.full_name}@{listing.commit[:12]} lacks "
+                f"{len(missing)} listed file(s), e.g. {sorted(missing)[0]}; try again."
+            )
+        return contents
+
+    def get_file(self, location: GithubLocation) -> tuple[RepoListing, bytes]:
+        """One file at the commit its ref resolves to."""
+        assert location.path is not None
+        with _translated(location):
+            repo = self._api.get_repo(location.full_name)
+            ref = location.ref or repo.default_branch
+            commit = repo.get_commit(ref).sha
+            content = repo.get_contents(location.path, ref=commit)
+        if isinstance(content, list) or content.type != "file":
+            raise SourceError(f"{location.path} in {location.full_name} is not a file.")
+        if content.size > self._config.max_file_bytes or content.encoding != "base64":
+            raise SourceError(
+                f"{location.path} is {content.size:,} bytes; the limit is "
+                f"{self._config.max_file_bytes:,}."
+            )
+        listing = RepoListing(repo.full_name, repo.html_url, repo.url, ref, commit)
+        listing.files.append(RepoFile(content.path, content.sha, content.size))
+        return listing, content.decoded_content
+
+    def _get_archive(self, url: str, listing: RepoListing) -> bytes:
+        headers = {"Accept": "application/vnd.github+json", "User-Agent": "ragspace"}
+        if self._config.token:
+            headers["Authorization"] = f"Bearer {self._config.token}"
+        try:
+            with self._http.stream("GET", url, headers=headers, follow_redirects=True) as response:
+                if response.status_code != 200:
+                    raise _http_error(response.status_code, response.headers, listing.full_name)
+                body = bytearray()
+                for piece in response.iter_bytes():
+                    body += piece
+                    if len(body) > self._config.max_archive_bytes:
+                        raise SourceError(
+                            f"The archive of {listing.full_name} is larger than "
+                            f"{self._config.max_archive_bytes:,} bytes."
+                        )
+        except httpx.HTTPError as exc:
+            raise SourceError(
+                f"Downloading {listing.full_name} failed: {type(exc).__name__}."
+            ) from None
+        return bytes(body)
+
+
+def is_binary(data: bytes) -> bool:
+    """True when the first bytes contain a NUL, as binary files do."""
+    return b"\x00" in data[:_BINARY_SNIFF_BYTES]
+
+
+def _tree_skip_reason(kind: str, mode: str) -> str | None:
+    if kind == "commit":
+        return "git submodule"
+    if kind == "blob" and mode == "120000":
+        return "symbolic link"
+    return None
+
+
+@contextmanager
+def _translated(location: GithubLocation) -> Iterator[None]:
+    """Turn PyGithub and network exceptions into SourceErrors that name the repository."""
+    try:
+        yield
+    except GithubException as exc:
+        raise _http_error(exc.status, exc.headers or {}, location.full_name, location) from None
+    except OSError as exc:  # requests' connection errors and timeouts are OSErrors
+        raise SourceError(
+            f"GitHub could not be reached for {location.full_name}: {type(exc).__name__}."
+        ) from None
+
+
+def _http_error(
+    status: int, headers: Any, full_name: str, location: GithubLocation | None = None
+) -> SourceError:
+    lowered = {str(k).lower(): str(v) for k, v in dict(headers).items()}
+    if status in (403, 429) and (
+        lowered.get("x-ratelimit-remaining") == "0" or "retry-after" in lowered
+    ):
+        return SourceError(_rate_limit_message(lowered, full_name))
+    if status == 401:
+        return SourceError("GitHub rejected GITHUB_TOKEN (401 Bad credentials).")
+    if status in (404, 422):  # 422: "No commit found for SHA" when a ref does not exist
+        what = full_name
+        if location is not None and location.ref:
+            what += f" at {location.ref}"
+        if location is not None and location.path:
+            what += f" (file {location.path})"
+        return SourceError(
+            f"GitHub has no {what}: check the name and ref; a private repository needs "
+            "GITHUB_TOKEN."
+        )
+    return SourceError(f"GitHub answered HTTP {status} for {full_name}.")
+
+
+def _rate_limit_message(headers: dict[str, str], full_name: str) -> str:
+    now = datetime.now(UTC)
+    if "x-ratelimit-reset" in headers:
+        reset = datetime.fromtimestamp(int(headers["x-ratelimit-reset"]), UTC)
+    else:
+        reset = datetime.fromtimestamp(now.timestamp() + int(headers["retry-after"]), UTC)
+    minutes = max(0, round((reset - now).total_seconds() / 60))
+    return (
+        f"GitHub rate limit exceeded while fetching {full_name}; it resets at "
+        f"{reset:%Y-%m-%d %H:%M:%S} UTC (in about {minutes} min). Nothing was changed; "
+        "re-sync after the reset, or set GITHUB_TOKEN for a higher limit."
+    )

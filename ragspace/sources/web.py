@@ -1,0 +1,321 @@
+"""Documentation sites: a polite, bounded crawl to markdown pages that keep heading anchors."""
+
+import hashlib
+import math
+import urllib.robotparser
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import httpx
+import lxml.etree
+import lxml.html
+
+from ragspace.errors import SourceError
+from ragspace.extract import html_to_markdown
+from ragspace.models import SkippedItem, SourceKind, SourcePreview
+from ragspace.store import NewDocument, StoredDocument
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+_TRANSIENT = "temporarily unavailable"
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Caps and manners for every crawl."""
+
+    timeout_seconds: float = 30.0
+    max_pages: int = 500
+    concurrency: int = 4
+    max_page_bytes: int = 5 * 1024 * 1024
+    user_agent: str = "RAGSpaceBot/0.1"
+    chunk_chars: int = 1000
+
+
+@dataclass(frozen=True)
+class CrawlScope:
+    """Start URL, site origin, path prefix, depth and page budget of one crawl."""
+
+    start: str
+    origin: str
+    prefix: str
+    depth: int
+    max_pages: int
+
+    def contains(self, url: str) -> bool:
+        """Same scheme and host as the start, under the path prefix."""
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}" == self.origin and (parts.path or "/").startswith(
+            self.prefix
+        )
+
+
+@dataclass
+class _Page:
+    """The outcome of fetching one URL."""
+
+    url: str
+    document: NewDocument | None = None
+    unchanged: StoredDocument | None = None
+    links: list[str] = field(default_factory=list)
+    skip: str | None = None
+
+
+@dataclass
+class _Crawl:
+    documents: list[NewDocument] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: list[SkippedItem] = field(default_factory=list)
+    seen_urls: set[str] = field(default_factory=set)
+    seen_pages: set[str] = field(default_factory=set)
+
+    @property
+    def pages(self) -> int:
+        return len(self.documents) + len(self.kept)
+
+
+class WebCrawler:
+    """Breadth-first crawl: robots.txt, sitemap, depth, prefix, page cap, conditional GETs."""
+
+    def __init__(self, config: WebConfig, http: httpx.Client | None = None) -> None:
+        self._config = config
+        self._http = http or httpx.Client(
+            timeout=config.timeout_seconds,
+            follow_redirects=True,
+            max_redirects=5,
+            headers={"User-Agent": config.user_agent},
+        )
+
+    def preview(self, location: str, options: dict[str, Any]) -> SourcePreview:
+        """The pages a crawl would index, without storing anything."""
+        documents, _, skipped, state = self.crawl(location, options, {})
+        total = sum(len(d.content.encode()) for d in documents if not d.error_message)
+        return SourcePreview(
+            kind=SourceKind.WEB,
+            location=location,
+            resolved=str(state["start_url"]),
+            items=[d.path for d in documents],
+            skipped=skipped,
+            total_bytes=total,
+            estimated_chunks=math.ceil(total / self._config.chunk_chars),
+        )
+
+    def crawl(
+        self, location: str, options: dict[str, Any], stored: dict[str, StoredDocument]
+    ) -> tuple[list[NewDocument], list[str], list[SkippedItem], dict[str, Any]]:
+        """Changed pages, unchanged page paths, skipped URLs with reasons, and sync state."""
+        scope = self._scope(location, options)
+        robots = self._robots(scope)
+        by_url = {str(d.metadata.get("fetched_url", d.path)): d for d in stored.values()}
+        crawl = _Crawl()
+        frontier = [scope.start]
+        seeds = self._sitemap(scope, robots) if scope.depth >= 1 else []
+        for depth in range(scope.depth + 1):
+            level = self._admit(frontier, scope, robots, crawl, depth)
+            pages = self._fetch_all(level, by_url)
+            frontier = self._record(pages, crawl, scope, first=depth == 0)
+            if depth == 0:
+                frontier += seeds
+        for url in frontier:
+            if url not in crawl.seen_urls and scope.contains(url):
+                crawl.skipped.append(SkippedItem(path=url, reason=f"beyond depth {scope.depth}"))
+                crawl.seen_urls.add(url)
+        state = {"start_url": scope.start, "pages": crawl.pages, "sitemap_urls": len(seeds)}
+        return crawl.documents, crawl.kept, crawl.skipped, state
+
+    def _scope(self, location: str, options: dict[str, Any]) -> CrawlScope:
+        start = location.strip()
+        if "://" not in start:
+            start = f"https://{start}"
+        parts = urlsplit(start)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise SourceError(f"{location!r} is not a web address (http:// or https://).")
+        prefix = str(options.get("path_prefix") or "/").strip() or "/"
+        if not prefix.startswith("/"):
+            prefix = "/" + prefix
+        depth = max(0, min(int(options.get("depth", 2)), 10))
+        pages = max(1, min(int(options.get("max_pages", 50)), self._config.max_pages))
+        return CrawlScope(
+            urldefrag(start)[0], f"{parts.scheme}://{parts.netloc}", prefix, depth, pages
+        )
+
+    def _robots(self, scope: CrawlScope) -> urllib.robotparser.RobotFileParser:
+        parser = urllib.robotparser.RobotFileParser(f"{scope.origin}/robots.txt")
+        text = ""
+        try:
+            response = self._http.get(f"{scope.origin}/robots.txt")
+            if response.status_code == 200:
+                text = response.text
+        except httpx.HTTPError:
+            pass  # no robots.txt reachable: everything is allowed, as crawlers agree
+        parser.parse(text.splitlines())
+        return parser
+
+    def _sitemap(self, scope: CrawlScope, robots: urllib.robotparser.RobotFileParser) -> list[str]:
+        urls = list(robots.site_maps() or [f"{scope.origin}/sitemap.xml"])
+        found: list[str] = []
+        for sitemap in urls[:5]:
+            for loc in self._sitemap_locations(sitemap):
+                if loc.endswith(".xml") and len(urls) < 5:  # a sitemap index, one level deep
+                    urls.append(loc)
+                else:
+                    found.append(urldefrag(loc)[0])
+        return found
+
+    def _sitemap_locations(self, url: str) -> list[str]:
+        try:
+            response = self._http.get(url)
+            if response.status_code != 200:
+                return []
+            root = lxml.etree.fromstring(
+                response.content, parser=lxml.etree.XMLParser(resolve_entities=False)
+            )
+        except (httpx.HTTPError, lxml.etree.XMLSyntaxError):
+            return []
+        return [str(el.text).strip() for el in root.iter("{*}loc") if el.text]
+
+    def _admit(
+        self,
+        urls: list[str],
+        scope: CrawlScope,
+        robots: urllib.robotparser.RobotFileParser,
+        crawl: _Crawl,
+        depth: int,
+    ) -> list[str]:
+        """URLs of this level worth fetching; the others are recorded with their reason."""
+        admitted: list[str] = []
+        for url in urls:
+            if url in crawl.seen_urls:
+                continue
+            crawl.seen_urls.add(url)
+            reason = None
+            if not url.startswith(scope.origin + "/"):
+                reason = "on another site"
+            elif not scope.contains(url):
+                reason = f"outside the path prefix {scope.prefix}"
+            elif not robots.can_fetch(self._config.user_agent, url):
+                reason = "disallowed by robots.txt"
+            elif crawl.pages + len(admitted) >= scope.max_pages:
+                reason = f"over the limit of {scope.max_pages} pages"
+            if reason is None:
+                admitted.append(url)
+            elif depth == 0 and url == scope.start:
+                raise SourceError(f"{scope.start} cannot be crawled: {reason}.")
+            else:
+                crawl.skipped.append(SkippedItem(path=url, reason=reason))
+        return admitted
+
+    def _fetch_all(self, urls: list[str], by_url: dict[str, StoredDocument]) -> list[_Page]:
+        with ThreadPoolExecutor(max_workers=self._config.concurrency) as pool:
+            return list(pool.map(lambda url: self._fetch(url, by_url.get(url)), urls))
+
+    def _fetch(self, url: str, previous: StoredDocument | None) -> _Page:
+        headers = {}
+        if previous is not None and previous.embedding_status != "error":
+            if previous.metadata.get("etag"):
+                headers["If-None-Match"] = str(previous.metadata["etag"])
+            if previous.metadata.get("last_modified"):
+                headers["If-Modified-Since"] = str(previous.metadata["last_modified"])
+        try:
+            response = self._http.get(url, headers=headers)
+        except httpx.HTTPError as exc:
+            return _Page(url, unchanged=previous, skip=f"{_TRANSIENT} ({type(exc).__name__})")
+        if response.status_code == 304 and previous is not None:
+            return _Page(url, unchanged=previous, links=list(previous.metadata.get("links", [])))
+        if response.status_code >= 500 or response.status_code == 429:
+            return _Page(
+                url, unchanged=previous, skip=f"{_TRANSIENT} (HTTP {response.status_code})"
+            )
+        if response.status_code != 200:
+            return _Page(url, skip=f"HTTP {response.status_code}")
+        return self._page(url, response)
+
+    def _page(self, url: str, response: httpx.Response) -> _Page:
+        final = urldefrag(str(response.url))[0]
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in _HTML_TYPES:
+            return _Page(url, skip=f"not an HTML page ({kind or 'no content type'})")
+        if len(response.content) > self._config.max_page_bytes:
+            return _Page(url, skip=f"larger than {self._config.max_page_bytes:,} bytes")
+        html = response.text
+        canonical, title, links = _parse_html(html, final)
+        markdown, anchors = html_to_markdown(html)
+        if not markdown.strip():
+            return _Page(url, skip="no readable main content")
+        metadata = {
+            "cite": {"source": "web", "url": canonical},
+            "anchors": anchors,
+            "links": links,
+            "fetched_url": url,
+            "etag": response.headers.get("etag"),
+            "last_modified": response.headers.get("last-modified"),
+        }
+        document = NewDocument(
+            path=canonical,
+            title=title or canonical,
+            language="markdown",
+            content=markdown,
+            content_hash=hashlib.sha256(markdown.encode()).hexdigest(),
+            metadata=metadata,
+        )
+        return _Page(url, document=document, links=links)
+
+    def _record(
+        self, pages: list[_Page], crawl: _Crawl, scope: CrawlScope, first: bool
+    ) -> list[str]:
+        """Add fetched pages to the crawl (de-duplicated by canonical URL); next level's links."""
+        links: list[str] = []
+        for page in pages:
+            if first and page.document is None and page.unchanged is None:
+                raise SourceError(f"{scope.start} could not be crawled: {page.skip}.")
+            if page.skip is not None:
+                crawl.skipped.append(SkippedItem(path=page.url, reason=page.skip))
+            key = (
+                page.document.path
+                if page.document
+                else (page.unchanged.path if page.unchanged else None)
+            )
+            if key is None:
+                continue
+            if key in crawl.seen_pages:
+                crawl.skipped.append(SkippedItem(path=page.url, reason=f"duplicate of {key}"))
+                continue
+            if page.document is not None and not scope.contains(key):
+                crawl.skipped.append(
+                    SkippedItem(
+                        path=page.url, reason=f"redirects outside {scope.origin}{scope.prefix}"
+                    )
+                )
+                continue
+            crawl.seen_pages.add(key)
+            if page.document is not None:
+                crawl.documents.append(page.document)
+            else:
+                crawl.kept.append(key)
+            links += page.links
+        return links
+
+
+def _parse_html(html: str, url: str) -> tuple[str, str, list[str]]:
+    """Canonical URL (same site only), title and the page's links without fragments."""
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return url, "", []
+    canonical = url
+    for element in root.iter("link"):
+        if "canonical" in (element.get("rel") or "").lower().split() and element.get("href"):
+            candidate = urldefrag(urljoin(url, str(element.get("href"))))[0]
+            if urlsplit(candidate).netloc == urlsplit(url).netloc:
+                canonical = candidate
+    title = " ".join((root.findtext(".//title") or "").split())
+    links: list[str] = []
+    for element in root.iter("a"):
+        href = element.get("href")
+        if not href:
+            continue
+        link = urldefrag(urljoin(url, str(href)))[0]
+        if urlsplit(link).scheme in ("http", "https") and link not in links:
+            links.append(link)
+    return canonical, title, links

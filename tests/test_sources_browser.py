@@ -1,0 +1,62 @@
+"""The source journey in a real browser: create a DocSet, preview a GitHub repo, confirm."""
+
+import os
+import socket
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.store import Store
+from tests.fakes.github_server import FakeGithub, running_github
+from tests.test_github_source import FILES, make_service
+from ui.app import build_ui
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGithub]:
+    """A running fake GitHub with acme/widgets."""
+    with running_github() as state:
+        state.add_repo("acme", "widgets").commit(FILES)
+        yield state
+
+
+def test_preview_then_confirm_a_github_source(
+    store: Store, embedder: LocalEmbedder, github: FakeGithub
+) -> None:
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    service = make_service(store, embedder, github)
+    demo = build_ui(service)
+    port = _free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/")
+            page.get_by_label("Name").fill("widgets")
+            page.get_by_role("button", name="Create DocSet").click()
+            expect(page.get_by_text("Created DocSet widgets.")).to_be_visible(timeout=20_000)
+            page.get_by_text("Add a GitHub repository or file").click()
+            page.get_by_label("Repository or file").fill("acme/widgets")
+            page.get_by_label("Exclude globs").fill("tests/**")
+            page.get_by_role("button", name="Preview GitHub source").click()
+            expect(page.get_by_text("Preview of acme/widgets")).to_be_visible(timeout=20_000)
+            expect(page.get_by_text("lock file: 1")).to_be_visible()
+            assert service.list_documents("widgets") == []  # a preview stores nothing
+            page.get_by_role("button", name="Confirm and ingest").click()
+            expect(page.get_by_text("Synced source #1")).to_be_visible(timeout=20_000)
+            browser.close()
+    finally:
+        demo.close()
+    paths = {d.path for d in service.list_documents("widgets")}
+    assert "acme/widgets/src/widgets/app.py" in paths and len(paths) == 4

@@ -1,0 +1,111 @@
+"""Preview (dry run) of sources and the UI helpers that show it."""
+
+from collections.abc import Iterator
+
+import gradio as gr
+import pytest
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.models import SourceKind
+from ragspace.runtime import build_syncer
+from ragspace.settings import Settings
+from ragspace.store import Store
+from tests.fakes.github_server import FakeGithub, running_github
+from tests.test_github_source import APP_PY, FILES, make_service
+from ui.app import build_ui
+from ui.sources_panel import (
+    github_request,
+    preview_markdown,
+    report_markdown,
+    source_rows,
+    web_request,
+)
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGithub]:
+    """A running fake GitHub with acme/widgets."""
+    with running_github() as state:
+        state.add_repo("acme", "widgets").commit(FILES)
+        yield state
+
+
+def test_github_preview_lists_files_skips_and_estimate_without_downloading(
+    store: Store, embedder: LocalEmbedder, github: FakeGithub
+) -> None:
+    service = make_service(store, embedder, github)
+    service.create_docset("widgets")
+    kind, location, options = github_request("acme/widgets", "", "", "tests/**\n*.pdf")
+    preview = service.preview_source(kind, location, options)
+    assert preview.items == [
+        "README.md",
+        "docs/guide.md",
+        "src/widgets/app.py",
+        "src/widgets/blob.py",
+    ]
+    assert preview.total_bytes == sum(len(FILES[p]) for p in preview.items)
+    assert preview.estimated_chunks == 4  # each file fits one 1000-character chunk
+    assert preview.skipped_counts == {
+        "excluded by filter *.pdf": 1,
+        "lock file": 1,
+        "vendored or generated folder (node_modules/)": 1,
+        "binary or unsupported file type": 1,
+        "larger than 2,000 bytes": 1,
+        "excluded by filter tests/**": 1,
+    }
+    assert github.count("/repos/acme/widgets/tarball") == 0
+    assert service.list_documents("widgets") == [] and service.list_sources("widgets") == []
+    text = preview_markdown(preview)
+    assert f"at `{preview.resolved}`" in text and "- `src/widgets/app.py`" in text
+    assert "- lock file: 1" in text and "`package-lock.json`: lock file" in text
+
+
+def test_confirmed_source_report_and_table(
+    store: Store, embedder: LocalEmbedder, github: FakeGithub
+) -> None:
+    service = make_service(store, embedder, github)
+    service.create_docset("widgets")
+    report = service.add_source("widgets", *github_request("acme/widgets", "", "src/**", ""))
+    assert report.changed == ["acme/widgets/src/widgets/app.py"]
+    assert "1 new or changed" in report_markdown(report)
+    [row] = source_rows(service.list_sources("widgets"))
+    assert row[1:4] == ["github_repo", "acme/widgets", report.resolved]
+    assert len(APP_PY) < 2000
+
+
+def test_form_parsing() -> None:
+    kind, location, options = github_request(
+        " https://github.com/acme/widgets/blob/v1/README.md ", "v1", "docs/**, *.md", ""
+    )
+    assert kind is SourceKind.GITHUB_FILE and location.endswith("README.md")
+    assert options == {"include": ["docs/**", "*.md"], "exclude": [], "ref": "v1"}
+    assert web_request("https://d.example/", 1, 10, "/docs/") == (
+        SourceKind.WEB,
+        "https://d.example/",
+        {"depth": 1, "max_pages": 10, "path_prefix": "/docs/"},
+    )
+
+
+def test_ui_builds_with_source_forms(
+    store: Store, embedder: LocalEmbedder, github: FakeGithub
+) -> None:
+    demo = build_ui(make_service(store, embedder, github))
+    labels = {b.label for b in demo.blocks.values() if isinstance(getattr(b, "label", None), str)}
+    assert {"Repository or file", "Start URL", "Crawl depth", "Exclude globs"} <= labels
+    values = {b.value for b in demo.blocks.values() if isinstance(getattr(b, "value", None), str)}
+    assert {"Preview GitHub source", "Preview website", "Re-sync source"} <= values
+    assert isinstance(demo, gr.Blocks)
+
+
+def test_settings_wire_the_syncer(settings: Settings, store: Store, github: FakeGithub) -> None:
+    configured = settings.model_copy(
+        update={"github_api_url": github.base_url, "github_max_file_bytes": 100}
+    )
+    preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", {})
+    assert preview.items == [
+        "README.md",
+        "docs/guide.md",
+        "src/widgets/blob.py",
+        "tests/test_app.py",
+    ]
+    assert preview.skipped_counts["larger than 100 bytes"] == 3  # app.py, big.py, field.pdf

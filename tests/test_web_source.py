@@ -1,0 +1,165 @@
+"""Documentation sites against a local site: robots, sitemap, depth, prefix, redirects, anchors."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from ragspace.chunking import Chunker
+from ragspace.citations import cite_hit
+from ragspace.embeddings import LocalEmbedder
+from ragspace.errors import SourceError
+from ragspace.models import SourceKind
+from ragspace.runtime import build_service
+from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.sync import SourceSyncer
+from ragspace.sources.web import WebConfig, WebCrawler
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+from tests.fakes.docs_site import DocsSite, page, running_site
+from tests.test_resync import CountingEmbedder
+
+DOCS = {"depth": 2, "path_prefix": "/docs/", "max_pages": 50}
+
+
+@pytest.fixture
+def site() -> Iterator[DocsSite]:
+    """The running documentation site."""
+    with running_site() as running:
+        yield running
+
+
+@pytest.fixture
+def counting(embedder: LocalEmbedder) -> CountingEmbedder:
+    """Counts embedding calls."""
+    return CountingEmbedder(embedder)
+
+
+@pytest.fixture
+def web_service(store: Store, counting: CountingEmbedder) -> RagspaceService:
+    """The service with a real crawler (GitHub points nowhere and is unused)."""
+    syncer = SourceSyncer(
+        store,
+        GithubClient(GithubConfig(api_url="http://127.0.0.1:9")),
+        WebCrawler(WebConfig(timeout_seconds=5, concurrency=2)),
+        10**6,
+    )
+    service = build_service(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
+    service.create_docset("lantern")
+    return service
+
+
+def test_crawl_documents_skips_and_requests(web_service: RagspaceService, site: DocsSite) -> None:
+    o = site.origin
+    report = web_service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    paths = {d.path for d in web_service.list_documents("lantern")}
+    assert paths == {
+        f"{o}/docs/",
+        f"{o}/docs/guide/install.html",
+        f"{o}/docs/guide/configure.html",  # reached only through the /docs/old-configure redirect
+        f"{o}/docs/guide/deep/tuning.html",  # depth 2
+        f"{o}/docs/faq.html",  # linked from nowhere, listed in sitemap.xml
+    }
+    reasons = {item.path: item.reason for item in report.skipped}
+    assert reasons == {
+        "https://elsewhere.example/": "on another site",
+        f"{o}/private/secret.html": "outside the path prefix /docs/",
+        f"{o}/blog/news.html": "outside the path prefix /docs/",
+        f"{o}/docs/print/install.html": f"duplicate of {o}/docs/guide/install.html",
+        f"{o}/docs/missing.html": "HTTP 404",
+        f"{o}/docs/manual.pdf": "not an HTML page (application/pdf)",
+        f"{o}/docs/guide/deep/deeper/internals.html": "beyond depth 2",
+    }
+    assert site.requests.count("/robots.txt") == 1 and site.requests.count("/sitemap.xml") == 1
+    assert sorted(site.requests) == sorted(
+        [
+            "/robots.txt",
+            "/sitemap.xml",
+            "/docs/",
+            "/docs/guide/install.html",
+            "/docs/old-configure",
+            "/docs/guide/configure.html",
+            "/docs/print/install.html",
+            "/docs/manual.pdf",
+            "/docs/missing.html",
+            "/docs/faq.html",
+            "/docs/guide/deep/tuning.html",
+        ]
+    )
+
+
+def test_robots_txt_is_respected_without_a_prefix(
+    web_service: RagspaceService, site: DocsSite
+) -> None:
+    report = web_service.add_source(
+        "lantern", SourceKind.WEB, f"{site.origin}/docs/", {"depth": 1, "max_pages": 50}
+    )
+    reasons = {item.path: item.reason for item in report.skipped}
+    assert reasons[f"{site.origin}/private/secret.html"] == "disallowed by robots.txt"
+    assert "/private/secret.html" not in site.requests
+    assert f"{site.origin}/blog/news.html" in {d.path for d in web_service.list_documents()}
+
+
+def test_page_anchors_make_citation_links(
+    web_service: RagspaceService, store: Store, counting: CountingEmbedder, site: DocsSite
+) -> None:
+    web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    Ingestor(store, Chunker(1200, 200, 0), counting).process_all()  # type: ignore[arg-type]
+    hit = web_service.search("verify the archive checksum with sha256sum", ["lantern"], k=1)[0]
+    assert hit.path == f"{site.origin}/docs/guide/install.html"
+    assert "sha256sum" in hit.content
+    assert cite_hit(hit, 1).url == f"{site.origin}/docs/guide/install.html#step-2"
+    faq = web_service.search("why is it called lantern", ["lantern"], k=1)[0]
+    assert cite_hit(faq, 1).url == f"{site.origin}/docs/faq.html#faq"
+
+
+def test_max_pages_caps_the_crawl(web_service: RagspaceService, site: DocsSite) -> None:
+    report = web_service.add_source(
+        "lantern", SourceKind.WEB, f"{site.origin}/docs/", {**DOCS, "max_pages": 2}
+    )
+    assert len(web_service.list_documents("lantern")) == 2
+    assert any(item.reason == "over the limit of 2 pages" for item in report.skipped)
+
+
+def test_resync_uses_etags_reembeds_changed_pages_and_drops_deleted(
+    web_service: RagspaceService, store: Store, counting: CountingEmbedder, site: DocsSite
+) -> None:
+    o = site.origin
+    report = web_service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    ingestor = Ingestor(store, Chunker(1200, 1000, 100), counting)  # type: ignore[arg-type]
+    assert ingestor.process_all() == 5
+    site.html(
+        "/docs/faq.html",
+        page("FAQ", "<h1 id='faq'>FAQ</h1><p>Lantern now also glows in the dark, on request.</p>"),
+    )
+    site.remove("/docs/guide/deep/tuning.html")
+    site.not_modified.clear()
+    resync = web_service.resync_source(report.source_id)
+    assert resync.changed == [f"{o}/docs/faq.html"]
+    assert resync.removed == [f"{o}/docs/guide/deep/tuning.html"]
+    assert set(site.not_modified) == {
+        "/docs/",
+        "/docs/guide/install.html",
+        "/docs/guide/configure.html",
+    }
+    counting.calls.clear()
+    assert ingestor.process_all() == 1 and len(counting.calls) == 1
+
+
+def test_unreachable_start_page_is_a_clear_error(
+    web_service: RagspaceService, site: DocsSite
+) -> None:
+    with pytest.raises(SourceError, match=r"/docs/nowhere\.html could not be crawled: HTTP 404"):
+        web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/nowhere.html")
+    [source] = web_service.list_sources("lantern")
+    assert "HTTP 404" in (source.error_message or "")
+    assert web_service.list_documents("lantern") == []
+
+
+def test_preview_lists_pages_without_storing(web_service: RagspaceService, site: DocsSite) -> None:
+    preview = web_service.preview_source(SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    assert len(preview.items) == 5 and preview.total_bytes > 500
+    assert preview.estimated_chunks >= 1
+    assert preview.skipped_counts["HTTP 404"] == 1
+    assert web_service.list_documents("lantern") == []

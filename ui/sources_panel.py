@@ -1,0 +1,181 @@
+"""Source forms of the DocSets tab: GitHub and web, previewed before ingestion, re-synced later."""
+
+import re
+from typing import Any
+
+import gradio as gr
+
+from ragspace.models import Source, SourceKind, SourcePreview, SyncReport
+from ragspace.services import RagspaceService
+from ui.errors import user_errors
+
+PREVIEW_ITEMS_SHOWN = 50
+SOURCE_HEADERS = ["#", "Kind", "Location", "Resolved", "Last synced", "Last error"]
+
+
+def globs(text: str) -> list[str]:
+    """Glob patterns typed one per line or separated by commas."""
+    return [part.strip() for part in re.split(r"[,\n]", text or "") if part.strip()]
+
+
+def github_request(
+    location: str, ref: str, include: str, exclude: str
+) -> tuple[SourceKind, str, dict[str, Any]]:
+    """Kind (repository or single file), location and options from the GitHub form."""
+    kind = SourceKind.GITHUB_FILE if "/blob/" in location else SourceKind.GITHUB_REPO
+    options: dict[str, Any] = {"include": globs(include), "exclude": globs(exclude)}
+    if ref.strip():
+        options["ref"] = ref.strip()
+    return kind, location.strip(), options
+
+
+def web_request(
+    url: str, depth: float | None, max_pages: float | None, prefix: str
+) -> tuple[SourceKind, str, dict[str, Any]]:
+    """Kind, location and options from the website form."""
+    options: dict[str, Any] = {
+        "depth": int(depth if depth is not None else 2),
+        "max_pages": int(max_pages or 50),
+    }
+    if prefix.strip():
+        options["path_prefix"] = prefix.strip()
+    return SourceKind.WEB, url.strip(), options
+
+
+def preview_markdown(preview: SourcePreview) -> str:
+    """The dry run as the user reads it before confirming."""
+    resolved = f" at `{preview.resolved}`" if preview.resolved else ""
+    lines = [
+        f"### Preview of `{preview.location}`{resolved}",
+        f"**{len(preview.items)}** item(s), {preview.total_bytes:,} bytes, "
+        f"about **{preview.estimated_chunks}** chunk(s).",
+    ]
+    lines += [f"- `{item}`" for item in preview.items[:PREVIEW_ITEMS_SHOWN]]
+    if len(preview.items) > PREVIEW_ITEMS_SHOWN:
+        lines.append(f"- … and {len(preview.items) - PREVIEW_ITEMS_SHOWN} more")
+    if preview.skipped:
+        lines.append(f"\n**Skipped {len(preview.skipped)}:**")
+        lines += [f"- {reason}: {count}" for reason, count in preview.skipped_counts.items()]
+        lines += [f"  - `{s.path}`: {s.reason}" for s in preview.skipped[:PREVIEW_ITEMS_SHOWN]]
+    return "\n".join(lines)
+
+
+def report_markdown(report: SyncReport) -> str:
+    """What a sync changed."""
+    lines = [
+        f"Synced source #{report.source_id}"
+        + (f" at `{report.resolved}`" if report.resolved else "")
+        + f": {len(report.changed)} new or changed (embedding in the background), "
+        f"{report.unchanged} unchanged, {len(report.removed)} removed, "
+        f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
+    ]
+    lines += [f"- removed `{path}`" for path in report.removed[:PREVIEW_ITEMS_SHOWN]]
+    lines += [f"- error `{e.path}`: {e.reason}" for e in report.errors[:PREVIEW_ITEMS_SHOWN]]
+    return "\n".join(lines)
+
+
+def source_rows(sources: list[Source]) -> list[list[Any]]:
+    """The sources table of one DocSet."""
+    return [
+        [
+            s.id,
+            s.kind.value,
+            s.location,
+            str(s.sync_state.get("commit") or s.sync_state.get("start_url") or ""),
+            s.last_synced_at.strftime("%Y-%m-%d %H:%M") if s.last_synced_at else "never",
+            s.error_message or "",
+        ]
+        for s in sources
+    ]
+
+
+def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:
+    """Lay out the source forms; returns the events after which DocSet lists must refresh."""
+    pending = gr.State(None)
+    with gr.Accordion("Add a GitHub repository or file", open=False):
+        gh_location = gr.Textbox(
+            label="Repository or file",
+            placeholder="owner/repo, https://github.com/owner/repo or …/blob/<ref>/<path>",
+        )
+        gh_ref = gr.Textbox(label="Branch, tag or commit (empty: the default branch)")
+        with gr.Row():
+            gh_include = gr.Textbox(label="Include globs", placeholder="docs/**, *.py")
+            gh_exclude = gr.Textbox(label="Exclude globs", placeholder="tests/**")
+        gh_preview = gr.Button("Preview GitHub source")
+    with gr.Accordion("Add a documentation website", open=False):
+        web_url = gr.Textbox(label="Start URL", placeholder="https://docs.example.com/")
+        with gr.Row():
+            web_depth = gr.Number(label="Crawl depth", value=2, precision=0, minimum=0)
+            web_pages = gr.Number(label="Max pages", value=50, precision=0, minimum=1)
+            web_prefix = gr.Textbox(label="Path prefix (optional)", placeholder="/docs/")
+        web_preview = gr.Button("Preview website")
+    preview_text = gr.Markdown()
+    with gr.Row(visible=False) as confirm_row:
+        confirm = gr.Button("Confirm and ingest", variant="primary")
+        cancel = gr.Button("Cancel")
+    with gr.Accordion("Sources of the selected DocSet", open=False):
+        sources_table = gr.Dataframe(headers=SOURCE_HEADERS, interactive=False, wrap=True)
+        with gr.Row():
+            source_pick = gr.Dropdown(label="Source", choices=[], interactive=True)
+            resync = gr.Button("Re-sync source")
+    sync_text = gr.Markdown()
+
+    def previewed(request: tuple[SourceKind, str, dict[str, Any]]) -> tuple[Any, str, Any]:
+        preview = service.preview_source(*request)
+        return request, preview_markdown(preview), gr.update(visible=True)
+
+    @user_errors
+    def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any]:
+        return previewed(github_request(loc, ref, inc, exc))
+
+    @user_errors
+    def on_web_preview(url: str, depth: float, pages: float, prefix: str) -> tuple[Any, str, Any]:
+        return previewed(web_request(url, depth, pages, prefix))
+
+    @user_errors
+    def on_confirm(docset: str | None, request: Any) -> tuple[str, Any, Any, Any, Any]:
+        if not docset:
+            raise gr.Error("Select a DocSet first.")
+        if request is None:
+            raise gr.Error("Preview a source first.")
+        report = service.add_source(docset, *request)
+        table, picker = on_sources(docset)
+        return report_markdown(report), None, gr.update(visible=False), table, picker
+
+    @user_errors
+    def on_sources(docset: str | None) -> tuple[Any, Any]:
+        sources = service.list_sources(docset) if docset else []
+        choices = [(f"#{s.id} {s.kind.value}: {s.location}", s.id) for s in sources]
+        return source_rows(sources), gr.update(choices=choices, value=None)
+
+    @user_errors
+    def on_resync(docset: str | None, source_id: int | None) -> tuple[str, Any, Any]:
+        if source_id is None:
+            raise gr.Error("Choose a source to re-sync.")
+        report = service.resync_source(int(source_id))
+        table, picker = on_sources(docset)
+        return report_markdown(report), table, picker
+
+    gh_preview.click(
+        on_gh_preview,
+        [gh_location, gh_ref, gh_include, gh_exclude],
+        [pending, preview_text, confirm_row],
+    )
+    web_preview.click(
+        on_web_preview,
+        [web_url, web_depth, web_pages, web_prefix],
+        [pending, preview_text, confirm_row],
+    )
+    cancel.click(
+        lambda: (None, "", gr.update(visible=False)), None, [pending, preview_text, confirm_row]
+    )
+    # the handler only needs the name; skip choice validation while the DocSet list refreshes
+    selected.change(on_sources, [selected], [sources_table, source_pick], preprocess=False)
+    return [
+        confirm.click(
+            on_confirm,
+            [selected, pending],
+            [sync_text, pending, confirm_row, sources_table, source_pick],
+        ),
+        resync.click(on_resync, [selected, source_pick], [sync_text, sources_table, source_pick]),
+    ]
