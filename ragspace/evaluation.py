@@ -10,6 +10,7 @@ from typing import Any
 
 from ragspace.languages import detect_language
 from ragspace.models import Hit, SourceKind
+from ragspace.retrieval import RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import content_hash
 from ragspace.store import NewDocument, Store
@@ -255,7 +256,10 @@ def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) ->
 
 
 def service_search(
-    service: RagspaceService, docset_name: str, k: int = 10
+    service: RagspaceService,
+    docset_name: str,
+    k: int = 10,
+    mode: RetrievalMode | None = None,
 ) -> Callable[[str], list[Hit]]:
     """A search function over one DocSet through the service layer."""
-    return lambda query: service.search(query, [docset_name], k)
+    return lambda query: service.search(query, [docset_name], k, mode)

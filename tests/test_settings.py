@@ -3,7 +3,7 @@
 import pytest
 
 from ragspace.runtime import build_embedder
-from ragspace.settings import Settings
+from ragspace.settings import PROJECT_ROOT, Settings
 
 
 def test_defaults_need_no_environment() -> None:
@@ -42,3 +42,11 @@ def test_openai_key_selects_the_openai_embedder(monkeypatch: pytest.MonkeyPatch)
     embedder = build_embedder(Settings(_env_file=None))
     assert (embedder.model_id, embedder.dimensions) == ("openai/text-embedding-3-small@256", 256)
     assert build_embedder(Settings(_env_file=None, openai_api_key=None)).dimensions == 384
+
+
+def test_env_example_is_current() -> None:
+    from scripts.write_env_example import render
+
+    assert (PROJECT_ROOT / ".env.example").read_text(encoding="utf-8") == render(), (
+        "run `python scripts/write_env_example.py`"
+    )
