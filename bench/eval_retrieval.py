@@ -47,7 +47,7 @@ def score_modes(
                 {
                     "set": view,
                     "mode": mode.value,
-                    "queries": result.count,
+                    "queries": result.queries,
                     "seconds": round(seconds, 1),
                     **{m: round(result.values[m], 3) for m in METRICS},
                 }
