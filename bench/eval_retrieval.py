@@ -59,11 +59,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--eval-dir", type=Path, default=EVAL_DIR)
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--data-dir", type=Path, help="keep the embedded database here and reuse its DocSets"
+    )
     args = parser.parse_args()
     settings = Settings(_env_file=None)
     rows: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as folder:
-        database = Database.open(settings.model_copy(update={"data_dir": Path(folder)}))
+        data_dir = args.data_dir or Path(folder)
+        database = Database.open(settings.model_copy(update={"data_dir": data_dir}))
         try:
             store = Store(database.pool)
             embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
@@ -72,8 +76,9 @@ def main() -> None:
             docs = load_claude_docs(args.eval_dir / "claude-docs")
             code = load_codebase(args.eval_dir / "codebase")
             for name, views in (("docs", [docs]), ("code", [code, file_level(code)])):
-                service.create_docset(name)
-                ingest(store, ingestor, name, views[0])
+                if name not in {d.name for d in service.list_docsets()}:
+                    service.create_docset(name)
+                    ingest(store, ingestor, name, views[0])
                 rows += score_modes(service, name, views)
         finally:
             database.close()

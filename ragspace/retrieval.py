@@ -29,7 +29,7 @@ class RetrievalOptions:
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = 50
     rrf_k: int = 60
-    ef_search: int = 100
+    ef_search: int = 400
 
 
 def keyword_terms(text: str) -> list[str]:

@@ -100,7 +100,7 @@ class SearchRequest:
     keyword_terms: Sequence[str] = ()
     candidates: int = 50
     rrf_k: int = 60
-    ef_search: int = 100
+    ef_search: int = 400
 
 
 class Store:
