@@ -67,6 +67,11 @@ class Store:
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]]) -> None:
         self._pool = pool
 
+    @property
+    def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
+        """The connection pool, shared with the job queue."""
+        return self._pool
+
     # DocSets
 
     def create_docset(
@@ -276,40 +281,7 @@ class Store:
     ) -> None:
         """Swap a document's chunk set in one transaction and mark it done."""
         with self._pool.connection() as conn, conn.transaction():
-            conn.execute("delete from chunks where document_id = %s", (document_id,))
-            with conn.cursor().copy(
-                "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
-                " end_line, metadata, content_hash, embedding) from stdin (format binary)"
-            ) as copy:
-                copy.set_types(
-                    [
-                        "int8",
-                        "int8",
-                        "int4",
-                        "text",
-                        "text",
-                        "int4",
-                        "int4",
-                        "jsonb",
-                        "text",
-                        "vector",
-                    ]
-                )
-                for chunk, vector, digest in zip(chunks, embeddings, content_hashes, strict=True):
-                    copy.write_row(
-                        (
-                            document_id,
-                            docset_id,
-                            chunk.ordinal,
-                            chunk.content,
-                            chunk.header,
-                            chunk.start_line,
-                            chunk.end_line,
-                            Jsonb(chunk.metadata),
-                            digest,
-                            vector,
-                        )
-                    )
+            copy_chunks(conn, document_id, docset_id, chunks, embeddings, content_hashes)
             conn.execute(
                 "update documents set embedding_status = 'done', error_message = null,"
                 " chunk_count = %s, updated_at = now() where id = %s",
@@ -361,3 +333,39 @@ class Store:
             with conn.cursor(row_factory=dict_row) as cur:
                 rows = cur.execute(query, params).fetchall()
         return [Hit.model_validate(row) for row in rows]
+
+
+_CHUNK_COPY = (
+    "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
+    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
+)
+_CHUNK_TYPES = ["int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text", "vector"]
+
+
+def copy_chunks(
+    conn: psycopg.Connection[Any],
+    document_id: int,
+    docset_id: int,
+    chunks: Sequence[ChunkDraft],
+    embeddings: np.ndarray[Any, np.dtype[np.float32]],
+    content_hashes: Sequence[str],
+) -> None:
+    """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction."""
+    conn.execute("delete from chunks where document_id = %s", (document_id,))
+    with conn.cursor().copy(_CHUNK_COPY) as copy:
+        copy.set_types(_CHUNK_TYPES)
+        for chunk, vector, digest in zip(chunks, embeddings, content_hashes, strict=True):
+            copy.write_row(
+                (
+                    document_id,
+                    docset_id,
+                    chunk.ordinal,
+                    chunk.content,
+                    chunk.header,
+                    chunk.start_line,
+                    chunk.end_line,
+                    Jsonb(chunk.metadata),
+                    digest,
+                    vector,
+                )
+            )
