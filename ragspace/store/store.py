@@ -24,7 +24,7 @@ from ragspace.models import (
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
-    ds.created_at, ds.updated_at,
+    ds.created_at, ds.updated_at, ds.target_embedding_model,
     (select count(*) from documents d where d.docset_id = ds.id) as document_count,
     (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count
 """
@@ -32,7 +32,7 @@ _DOCSET_COLUMNS = """
 _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
-    d.created_at, d.updated_at
+    d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at
 """
 
 
