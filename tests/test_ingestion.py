@@ -421,3 +421,12 @@ def test_status_view_rows_summary_and_selection(
     assert by_path["textwrap.py"][5] == f"{chunks}/{chunks} (100%)"
     assert sorted(chosen_ids(view.choices)) == sorted(row[0] for row in view.rows)
     assert status_view(service, "docs", "error").rows == []
+
+
+def test_an_empty_docset_switches_model_at_once(
+    service: RagspaceService, store: Store, embedder: LocalEmbedder
+) -> None:
+    store.create_docset("empty", "", "local/old-model", 384)
+    assert service.reembed_docset("empty") == 0
+    docset = service.get_docset("empty")
+    assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)

@@ -269,7 +269,9 @@ class JobQueue:
             rows = conn.execute(
                 "select id from documents where docset_id = %s", (docset_id,)
             ).fetchall()
-            return _enqueue(conn, [int(row[0]) for row in rows], force=True)
+            queued = _enqueue(conn, [int(row[0]) for row in rows], force=True)
+            _after_final_state(conn, docset_id)  # an empty DocSet switches at once
+        return queued
 
     def docset_progress(self, docset_id: int) -> tuple[int, int]:
         """(documents done, documents in total) of a DocSet."""
