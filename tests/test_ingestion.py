@@ -11,12 +11,12 @@ import pytest
 from ragspace.chunking import Chunker
 from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder, Vectors
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
-from ragspace.models import EmbeddingStatus
+from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_chunker
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.store import JobQueue, Store
+from ragspace.store import JobQueue, JobResult, Store
 from ragspace.worker import IngestOptions, Ingestor
 from tests.fakes.openai_server import (
     FakeOpenAI,
@@ -280,6 +280,10 @@ def test_a_reclaimed_job_cannot_be_written_by_its_old_worker(
     chunks = store.get_chunks(stale.document_id)
     assert not jobs.heartbeat(stale, 60)
     assert jobs.fail(stale, "late failure", None) == "lost"
+    late = ChunkDraft(ordinal=0, content="stale result", start_line=1, end_line=1)
+    vector = np.ones((1, 384), dtype=np.float32)
+    stale_result = JobResult([late], vector, ["stale"], "local/test", {"stale": vector[0]}, 0)
+    assert not jobs.complete(stale, stale_result)
     document = store.get_document(stale.document_id)
     assert document.embedding_status == EmbeddingStatus.DONE
     assert store.get_chunks(stale.document_id) == chunks
