@@ -211,6 +211,27 @@ def test_transient_failures_are_retried_as_jobs(store: Store, fake_openai: FakeO
     assert [(state, attempts) for _, state, attempts, _ in _jobs(store)] == [("done", 2)]
 
 
+def test_a_slow_api_times_out_and_the_job_is_retried(store: Store, fake_openai: FakeOpenAI) -> None:
+    openai = OpenAIEmbedder(
+        api_key="sk-test", model="text-embedding-3-small", dimensions=8,
+        base_url=fake_openai.base_url, timeout=0.5, max_retries=0,
+    )  # fmt: skip
+    options = IngestOptions(max_attempts=2, retry_base_seconds=0.0)
+    ingestor = Ingestor(store, Chunker(1200, 1000, 100), openai, options)
+    document_id = _openai_document(store, openai)
+    slow = fake_openai.respond({"model": "m", "input": ["x"], "dimensions": 8})
+    fake_openai.script = [ScriptedResponse(200, slow.body, delay_seconds=3.0)]
+    started = time.monotonic()
+    assert ingestor.process_next()
+    assert time.monotonic() - started < 2.5  # the request was abandoned at the timeout
+    document = store.get_document(document_id)
+    assert document.embedding_status == EmbeddingStatus.PENDING
+    assert document.error_message is not None
+    assert "could not be reached (APITimeoutError)" in document.error_message
+    ingestor.process_all()
+    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
+
+
 def test_permanent_failures_are_not_retried(store: Store, fake_openai: FakeOpenAI) -> None:
     openai, ingestor = _openai_ingestor(store, fake_openai, IngestOptions(max_attempts=3))
     document_id = _openai_document(store, openai)
