@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ragspace.errors import EmbeddingError
+from ragspace.errors import EmbeddingError, TransientEmbeddingError
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,9 @@ class OpenAIEmbedder:
     # The API accepts up to 2048 inputs and 300k tokens per request; stay well inside.
     MAX_INPUTS_PER_REQUEST = 256
     MAX_CHARS_PER_REQUEST = 400_000
+    # 8191 tokens per input; without a tokenizer, assume a token can be as short as
+    # 2.4 characters (dense code), so 19,000 characters stay under the limit
+    MAX_INPUT_CHARS = 19_000
 
     def __init__(
         self,
@@ -155,6 +158,11 @@ class OpenAIEmbedder:
         """See `Embedder.dimensions`."""
         return self._dimensions
 
+    @property
+    def max_input_chars(self) -> int:
+        """Longest text sent as one input; the ingestor cuts longer ones and notes it."""
+        return self.MAX_INPUT_CHARS
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """See `Embedder.embed`."""
         rows: list[Vectors] = [np.zeros((0, self._dimensions), dtype=np.float32)]
@@ -168,6 +176,9 @@ class OpenAIEmbedder:
         chars = 0
         for text in texts:
             text = text or " "  # the API rejects empty strings
+            if len(text) > self.MAX_INPUT_CHARS:  # a 400 would fail the whole batch
+                log.warning("Cutting a %d-character input to %d", len(text), self.MAX_INPUT_CHARS)
+                text = text[: self.MAX_INPUT_CHARS]
             if current and (
                 len(current) >= self._batch_size or chars + len(text) > self.MAX_CHARS_PER_REQUEST
             ):
@@ -187,12 +198,17 @@ class OpenAIEmbedder:
                 model=self._model, input=batch, dimensions=self._dimensions
             )
         except openai.APIStatusError as exc:
-            raise EmbeddingError(
+            error = (
+                TransientEmbeddingError
+                if exc.status_code == 429 or exc.status_code >= 500
+                else EmbeddingError
+            )
+            raise error(
                 f"The embedding API answered {exc.status_code} for model {self._model!r}: "
                 f"{_api_error_message(exc)}"
             ) from None
-        except openai.APIError as exc:
-            raise EmbeddingError(
+        except openai.APIError as exc:  # connection errors and timeouts
+            raise TransientEmbeddingError(
                 f"The embedding API could not be reached ({type(exc).__name__})."
             ) from None
         data = sorted(response.data, key=lambda item: item.index)

@@ -29,6 +29,14 @@ class EmbeddingError(RagspaceError):
     """The embedding model failed or is misconfigured."""
 
 
+class TransientError(RagspaceError):
+    """A failure that may pass when retried later (rate limit, server error, timeout)."""
+
+
+class TransientEmbeddingError(EmbeddingError, TransientError):
+    """The embedding API is rate-limiting, failing or unreachable for now."""
+
+
 class EmbeddingModelMismatchError(RagspaceError):
     """A DocSet was embedded with another model than the configured one."""
 

@@ -39,6 +39,8 @@ class DocSet(BaseModel):
     updated_at: datetime
     document_count: int = 0
     chunk_count: int = 0
+    # set while a whole-DocSet re-embed moves it to another model
+    target_embedding_model: str | None = None
 
 
 class Source(BaseModel):
@@ -75,6 +77,10 @@ class Document(BaseModel):
     chunk_count: int
     created_at: datetime
     updated_at: datetime
+    chunks_embedded: int = 0
+    chunks_total: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
 
 
 class ChunkDraft(BaseModel):

@@ -18,7 +18,7 @@ from ragspace.sources.github import GithubClient, GithubConfig
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor, WorkerPool
+from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +130,18 @@ def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
     )
 
 
+def ingest_options(settings: Settings) -> IngestOptions:
+    """Batching, lease and retry settings of the ingestion pipeline."""
+    return IngestOptions(
+        batch_size=settings.embedding_batch_size,
+        concurrency=settings.embedding_concurrency,
+        lease_seconds=settings.job_lease_seconds,
+        max_attempts=settings.job_max_attempts,
+        retry_base_seconds=settings.job_retry_base_seconds,
+        retry_max_seconds=settings.job_retry_max_seconds,
+    )
+
+
 @dataclass
 class Runtime:
     """Everything a front end needs, and the one place that shuts it down."""
@@ -154,16 +166,14 @@ def open_runtime(settings: Settings, worker_threads: int | None = None) -> Runti
     try:
         store = Store(database.pool)
         embedder = build_embedder(settings)
-        ingestor = Ingestor(store, build_chunker(settings), embedder)
+        ingestor = Ingestor(store, build_chunker(settings), embedder, ingest_options(settings))
         threads = settings.worker_threads if worker_threads is None else worker_threads
-        workers = WorkerPool(ingestor, threads)
+        # jobs of a stopped process are taken over when their lease expires, never at
+        # start-up: other processes sharing the database may still be running them
+        workers = WorkerPool(ingestor, threads, settings.worker_poll_seconds)
         service = build_service(
             settings, store, embedder, build_chat_model(settings), on_new_work=workers.wake
         )
-        if threads:
-            requeued = store.requeue_interrupted()
-            if requeued:
-                log.info("Re-queued %d documents interrupted by a previous stop", requeued)
         workers.start()
     except BaseException:
         database.close()

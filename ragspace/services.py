@@ -23,7 +23,7 @@ from ragspace.models import (
 from ragspace.retrieval import RetrievalMode, Retriever
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
 from ragspace.sources.sync import SourceSyncer
-from ragspace.store import Store
+from ragspace.store import JobQueue, Store
 
 log = logging.getLogger(__name__)
 
@@ -44,10 +44,12 @@ class RagspaceService:
         on_new_work: Callable[[], None] | None = None,
         archive_limits: ArchiveLimits | None = None,
         syncer: SourceSyncer | None = None,
+        jobs: JobQueue | None = None,
     ) -> None:
         self._store = store
         self._syncer = syncer
         self._archive_limits = archive_limits or ArchiveLimits()
+        self._jobs = jobs or JobQueue(store.pool)
         self._embedder = embedder
         self._retriever = retriever
         self._answers = answers
@@ -160,6 +162,57 @@ class RagspaceService:
             docset_ids = [self._store.get_docset_by_name(docset_name).id]
         return self._store.list_documents(docset_ids, status)
 
+    # Re-embedding
+
+    def needs_reembedding(self, docset: DocSet) -> bool:
+        """True when the DocSet's vectors come from another model than the configured one."""
+        return docset.embedding_model != self._embedder.model_id
+
+    def embedding_notice(self, docset: DocSet) -> str:
+        """Why a DocSet cannot be searched yet, or '' when it can."""
+        if not self.needs_reembedding(docset):
+            return ""
+        if docset.target_embedding_model == self._embedder.model_id:
+            done, total = self._jobs.docset_progress(docset.id)
+            return (
+                f"DocSet {docset.name!r} is being re-embedded with {self._embedder.model_id} "
+                f"({done} of {total} documents done); search is available once all are done."
+            )
+        return (
+            f"DocSet {docset.name!r} was embedded with {docset.embedding_model}, but the "
+            f"configured model is {self._embedder.model_id}; it needs re-embedding "
+            "('Re-embed whole DocSet' on the Embedding status tab) before it can be searched."
+        )
+
+    def reembed_documents(self, document_ids: Sequence[int]) -> int:
+        """Re-embed these documents, ignoring the cache; returns how many were queued."""
+        if not document_ids:
+            raise ValidationError("Select at least one document to re-embed.")
+        for document_id in document_ids:
+            self._store.get_document(document_id)  # NotFoundError names a missing one
+        queued = self._jobs.enqueue(document_ids, force=True)
+        self._on_new_work()
+        return queued
+
+    def reembed_failed(self, docset_name: str | None = None) -> int:
+        """Retry every document in `error` (of one DocSet, or all); cached vectors are reused."""
+        docset_ids = None
+        if docset_name:
+            docset_ids = [self._store.get_docset_by_name(docset_name).id]
+        failed = self._jobs.failed_documents(docset_ids)
+        queued = self._jobs.enqueue(failed, force=False) if failed else 0
+        self._on_new_work()
+        return queued
+
+    def reembed_docset(self, docset_name: str) -> int:
+        """Re-embed a whole DocSet with the configured model, ignoring the cache."""
+        docset = self._store.get_docset_by_name(docset_name)
+        queued = self._jobs.reembed_docset(
+            docset.id, self._embedder.model_id, self._embedder.dimensions
+        )
+        self._on_new_work()
+        return queued
+
     # Search and answers
 
     def search(
@@ -209,11 +262,8 @@ class RagspaceService:
             return [d for d in docsets if d.embedding_model == self._embedder.model_id]
         docsets = [self._store.get_docset_by_name(name) for name in names]
         for docset in docsets:
-            if docset.embedding_model != self._embedder.model_id:
-                raise EmbeddingModelMismatchError(
-                    f"DocSet {docset.name!r} was embedded with {docset.embedding_model}, but "
-                    f"the configured model is {self._embedder.model_id}; re-embed it first."
-                )
+            if self.needs_reembedding(docset):
+                raise EmbeddingModelMismatchError(self.embedding_notice(docset))
         return docsets
 
 

@@ -180,6 +180,44 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_WORKER_THREADS"),
         description="In-process ingestion workers started by the app; 0 disables them.",
     )
+    worker_poll_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        validation_alias=AliasChoices("RAGSPACE_WORKER_POLL_SECONDS"),
+        description="How often an idle worker looks for new jobs (other processes' uploads).",
+    )
+    embedding_concurrency: int = Field(
+        default=1,
+        ge=1,
+        le=32,
+        validation_alias=AliasChoices("RAGSPACE_EMBEDDING_CONCURRENCY"),
+        description="Embedding batches of one document in flight at once (raise for OpenAI).",
+    )
+    job_lease_seconds: float = Field(
+        default=60.0,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_JOB_LEASE_SECONDS"),
+        description="A job whose worker misses heartbeats (every third of this) this long is "
+        "taken over by another worker.",
+    )
+    job_max_attempts: int = Field(
+        default=3,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_JOB_MAX_ATTEMPTS"),
+        description="Attempts per ingestion job before the document ends in `error`.",
+    )
+    job_retry_base_seconds: float = Field(
+        default=5.0,
+        ge=0,
+        validation_alias=AliasChoices("RAGSPACE_JOB_RETRY_BASE_SECONDS"),
+        description="First retry delay; doubles per attempt, with 50-100% jitter.",
+    )
+    job_retry_max_seconds: float = Field(
+        default=300.0,
+        ge=0,
+        validation_alias=AliasChoices("RAGSPACE_JOB_RETRY_MAX_SECONDS"),
+        description="Longest delay between two attempts of a job.",
+    )
 
     openai_chat_model: str = Field(
         default="gpt-4o-mini",

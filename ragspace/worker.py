@@ -1,69 +1,215 @@
-"""Background ingestion: claim a pending document, chunk, embed, store; repeat."""
+"""Background ingestion: claim a job, chunk, embed (cached, batched), swap the chunk set."""
 
 import hashlib
 import logging
+import os
+import random
+import socket
 import threading
 from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ragspace.chunking import Chunker
-from ragspace.embeddings import Embedder
-from ragspace.errors import RagspaceError
+from ragspace.embeddings import Embedder, Vectors
+from ragspace.errors import RagspaceError, TransientError
 from ragspace.models import ChunkDraft
-from ragspace.store import ClaimedDocument, Store
+from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
 
 log = logging.getLogger(__name__)
 
 
-class Ingestor:
-    """Processes one pending document at a time; safe to run in several threads or processes."""
+@dataclass(frozen=True)
+class IngestOptions:
+    """Batching, leases and retries of the ingestion pipeline."""
 
-    def __init__(self, store: Store, chunker: Chunker, embedder: Embedder) -> None:
+    batch_size: int = 32
+    concurrency: int = 1
+    lease_seconds: float = 60.0
+    max_attempts: int = 3
+    retry_base_seconds: float = 5.0
+    retry_max_seconds: float = 300.0
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        """A third of the lease: two heartbeats may be missed before the job is reclaimed."""
+        return self.lease_seconds / 3
+
+    def retry_delay(self, attempt: int) -> float:
+        """Exponential backoff with jitter: base * 2^(attempt-1), scaled by 0.5-1.0, capped."""
+        ceiling = min(self.retry_max_seconds, self.retry_base_seconds * 2.0 ** (attempt - 1))
+        return float(ceiling * random.uniform(0.5, 1.0))
+
+
+class LeaseLostError(Exception):
+    """Another worker reclaimed the job; this one must not write its result."""
+
+
+def content_hash(text: str) -> str:
+    """sha256 of the exact text sent to the embedder."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Ingestor:
+    """Processes one job at a time; safe to run in several threads or processes."""
+
+    def __init__(
+        self,
+        store: Store,
+        chunker: Chunker,
+        embedder: Embedder,
+        options: IngestOptions | None = None,
+        jobs: JobQueue | None = None,
+    ) -> None:
         self._store = store
         self._chunker = chunker
         self._embedder = embedder
+        self._options = options or IngestOptions()
+        self._jobs = jobs or JobQueue(store.pool)
 
     def process_next(self) -> bool:
-        """Ingest the oldest pending document; False when there was none."""
-        document = self._store.claim_pending_document()
-        if document is None:
+        """Run the next due job; False when there was none."""
+        self._jobs.reclaim_expired()
+        job = self._jobs.claim(_owner(), self._options.lease_seconds, self._options.max_attempts)
+        if job is None:
             return False
         try:
-            self._ingest(document)
+            with self._heartbeat(job) as lost:
+                self._ingest(job, lost)
+        except LeaseLostError:
+            log.warning("Lost the lease on %s; another worker took it over", job.path)
+        except TransientError as exc:
+            self._fail(job, str(exc), retryable=True)
         except RagspaceError as exc:
-            log.warning("Ingesting %s failed: %s", document.path, exc)
-            self._store.mark_document_error(document.id, str(exc))
+            self._fail(job, str(exc), retryable=False)
         except Exception as exc:
-            log.exception("Unexpected failure ingesting %s", document.path)
-            self._store.mark_document_error(
-                document.id, f"Internal error while ingesting ({type(exc).__name__})."
-            )
+            log.exception("Unexpected failure ingesting %s", job.path)
+            self._fail(job, f"Internal error while ingesting ({type(exc).__name__}).", True)
         return True
 
     def process_all(self) -> int:
-        """Ingest until nothing is pending; returns how many documents were taken."""
+        """Run jobs until none is due; returns how many were taken."""
         count = 0
         while self.process_next():
             count += 1
         return count
 
-    def _ingest(self, document: ClaimedDocument) -> None:
-        if document.embedding_model != self._embedder.model_id:
-            raise RagspaceError(
-                f"This DocSet's vectors come from {document.embedding_model}, but the configured "
-                f"embedding model is {self._embedder.model_id}."
+    def _fail(self, job: ClaimedJob, message: str, retryable: bool) -> None:
+        retry_in = None
+        if retryable and job.attempts < job.max_attempts:
+            retry_in = self._options.retry_delay(job.attempts)
+            message = (
+                f"Attempt {job.attempts} of {job.max_attempts} failed, retrying in "
+                f"{retry_in:.0f} s: {message}"
             )
-        chunks = self._chunker.split(document.content, document.language, document.path)
+        state = self._jobs.fail(job, message, retry_in)
+        log.warning("Ingesting %s failed (%s): %s", job.path, state, message)
+
+    @contextmanager
+    def _heartbeat(self, job: ClaimedJob) -> Iterator[threading.Event]:
+        """Extend the lease in the background; the event is set once the lease is lost."""
+        stop, lost = threading.Event(), threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self._options.heartbeat_seconds):
+                try:
+                    if not self._jobs.heartbeat(job, self._options.lease_seconds):
+                        lost.set()
+                        return
+                except Exception:  # a missed beat is fine; the lease covers two more
+                    log.exception("Heartbeat for %s failed", job.path)
+
+        thread = threading.Thread(target=beat, name=f"heartbeat-{job.id}", daemon=True)
+        thread.start()
+        try:
+            yield lost
+        finally:
+            stop.set()
+            thread.join()
+
+    def _ingest(self, job: ClaimedJob, lost: threading.Event) -> None:
+        model = self._embedder.model_id
+        if job.embedding_model != model:
+            raise RagspaceError(
+                f"This DocSet's vectors come from {job.embedding_model}, but the configured "
+                f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
+            )
+        chunks = self._chunker.split(job.content, job.language, job.path)
         if not chunks:
-            raise RagspaceError(f"{document.path} has no text to index.")
-        chunks = [with_document_metadata(chunk, document.metadata) for chunk in chunks]
+            raise RagspaceError(f"{job.path} has no text to index.")
+        chunks = [with_document_metadata(chunk, job.metadata) for chunk in chunks]
+        chunks, texts = self._embeddable(chunks)
+        hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
+        cached = {} if job.force else self._jobs.cached_vectors(model, hashes)
+        fresh = self._embed_missing(job, hashes, texts, cached, lost)
+        vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
+        texts_cached = sum(1 for h in hashes if h in cached)
+        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached)
+        if lost.is_set() or not self._jobs.complete(job, result):
+            raise LeaseLostError(job.path)
+        log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
+
+    def _embeddable(self, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft], list[str]]:
+        """Texts within the embedder's input limit; cut ones carry a note in their metadata."""
+        limit: int | None = getattr(self._embedder, "max_input_chars", None)
         texts = [chunk.embedding_text for chunk in chunks]
-        vectors = self._embedder.embed(texts)
-        hashes = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
-        self._store.replace_chunks(
-            document.id, document.docset_id, chunks, vectors, hashes, document.content_hash
-        )
-        log.info("Ingested %s: %d chunks", document.path, len(chunks))
+        if limit is None:
+            return chunks, texts
+        kept: list[ChunkDraft] = []
+        for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
+            if len(text) > limit:
+                note = (
+                    f"Only the first {limit:,} of {len(text):,} characters were embedded "
+                    f"({self._embedder.model_id} input limit)."
+                )
+                chunk = chunk.model_copy(update={"metadata": {**chunk.metadata, "note": note}})
+                texts[index] = text[:limit]
+            kept.append(chunk)
+        return kept, texts
+
+    def _embed_missing(
+        self,
+        job: ClaimedJob,
+        hashes: Sequence[str],
+        texts: Sequence[str],
+        cached: dict[str, Vectors],
+        lost: threading.Event,
+    ) -> dict[str, Vectors]:
+        """Embed each uncached text once, in batches, recording progress after each batch."""
+        todo: dict[str, str] = {}
+        for digest, text in zip(hashes, texts, strict=True):
+            if digest not in cached:
+                todo.setdefault(digest, text)
+        weight = Counter(hashes)
+        done = len(hashes) - sum(weight[h] for h in todo)
+        self._jobs.set_progress(job, done, len(hashes))
+        keys = list(todo)
+        size = self._options.batch_size
+        batches = [keys[i : i + size] for i in range(0, len(keys), size)]
+        fresh: dict[str, Vectors] = {}
+
+        def embed(batch: list[str]) -> Vectors:
+            if lost.is_set():
+                raise LeaseLostError(job.path)
+            return self._embedder.embed([todo[h] for h in batch])
+
+        with ThreadPoolExecutor(max(1, self._options.concurrency)) as pool:
+            for batch, vectors in zip(batches, pool.map(embed, batches), strict=True):
+                fresh.update(zip(batch, vectors, strict=True))
+                done += sum(weight[h] for h in batch)
+                self._jobs.set_progress(job, done, len(hashes))
+        return fresh
+
+
+def _owner() -> str:
+    """Names this worker thread in leases: host, process and thread."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
 
 
 def with_document_metadata(chunk: ChunkDraft, document_metadata: dict[str, Any]) -> ChunkDraft:

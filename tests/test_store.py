@@ -88,15 +88,6 @@ def test_unchanged_upload_keeps_its_state(store: Store) -> None:
     assert store.get_document(document_id).embedding_status == EmbeddingStatus.PENDING
 
 
-def test_claim_takes_each_pending_document_once(store: Store) -> None:
-    docset_id = _docset(store)
-    ids = {_document(store, docset_id, path=f"{i}.md") for i in range(3)}
-    claimed = [store.claim_pending_document() for _ in range(4)]
-    assert {c.id for c in claimed if c is not None} == ids
-    assert claimed[-1] is None
-    assert store.requeue_interrupted() == 3
-
-
 def _term_counts(store: Store, docset_id: int) -> tuple[dict[str, int], dict[str, int]]:
     with store._pool.connection() as conn:
         kept = conn.execute(

@@ -1,6 +1,7 @@
 """Uploaded file types end to end: extraction, documents, chunks and citation positions."""
 
 import io
+import threading
 import zipfile
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.models import EmbeddingStatus, Hit
 from ragspace.services import RagspaceService
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
-from ragspace.store import Store
+from ragspace.store import JobQueue, Store
 from ragspace.worker import Ingestor
 
 DATA = Path(__file__).parent / "data"
@@ -205,10 +206,10 @@ def test_a_document_changed_while_embedding_is_embedded_again(
 ) -> None:
     service.create_docset("race")
     [document] = service.add_files("race", [UploadedFile("a.md", b"old words about herons")])
-    claimed = store.claim_pending_document()
-    assert claimed is not None and claimed.id == document.id
+    job = JobQueue(store.pool).claim("test-worker", lease_seconds=60, max_attempts=3)
+    assert job is not None and job.document_id == document.id
     service.add_files("race", [UploadedFile("a.md", b"new words about otters")])  # a re-sync
-    ingestor._ingest(claimed)  # the worker finishes the old content after the change
+    ingestor._ingest(job, threading.Event())  # the worker finishes the old content after it
     assert store.get_document(document.id).embedding_status is EmbeddingStatus.PENDING
     assert store.get_chunks(document.id)[0].content == "old words about herons"  # served meanwhile
     assert ingestor.process_all() == 1

@@ -33,21 +33,3 @@ def test_runtime_workers_ingest_uploads_in_the_background(settings: Settings) ->
         assert _wait_until_settled(runtime.store) == [EmbeddingStatus.DONE] * 2
     finally:
         runtime.close()
-
-
-def test_runtime_requeues_documents_left_processing(settings: Settings, store: Store) -> None:
-    docset = store.create_docset("crashed", "", "local/all-MiniLM-L6-v2-int8", 384)
-    runtime = open_runtime(settings, worker_threads=0)
-    runtime.service.add_files(
-        "crashed", [UploadedFile("g.rst", (DATA / "glossary.rst").read_bytes())]
-    )
-    claimed = store.claim_pending_document()  # a worker takes it, then its process dies
-    assert claimed is not None
-    runtime.close()
-
-    runtime = open_runtime(settings, worker_threads=1)
-    try:
-        assert _wait_until_settled(runtime.store) == [EmbeddingStatus.DONE]
-        assert runtime.store.get_docset(docset.id).chunk_count > 0
-    finally:
-        runtime.close()

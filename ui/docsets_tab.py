@@ -6,6 +6,7 @@ from typing import Any
 
 import gradio as gr
 
+from ragspace.models import DocSet
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ui.errors import user_errors
@@ -31,11 +32,19 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
             d.description,
             d.document_count,
             d.chunk_count,
-            d.embedding_model,
+            _model_text(service, d),
             d.updated_at.strftime("%Y-%m-%d %H:%M"),
         ]
         for d in service.list_docsets()
     ]
+
+
+def _model_text(service: RagspaceService, docset: DocSet) -> str:
+    if docset.target_embedding_model and service.needs_reembedding(docset):
+        return f"{docset.embedding_model} (re-embedding with {docset.target_embedding_model})"
+    if service.needs_reembedding(docset):
+        return f"{docset.embedding_model} (needs re-embedding)"
+    return docset.embedding_model
 
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:

@@ -1,8 +1,8 @@
 """The only package that speaks SQL: server start-up, migrations and queries."""
 
 from ragspace.store.database import Database
+from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
 from ragspace.store.store import (
-    ClaimedDocument,
     NewDocument,
     SearchRequest,
     Store,
@@ -11,8 +11,10 @@ from ragspace.store.store import (
 )
 
 __all__ = [
-    "ClaimedDocument",
+    "ClaimedJob",
     "Database",
+    "JobQueue",
+    "JobResult",
     "NewDocument",
     "SearchRequest",
     "Store",

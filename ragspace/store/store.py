@@ -24,7 +24,7 @@ from ragspace.models import (
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
-    ds.created_at, ds.updated_at,
+    ds.created_at, ds.updated_at, ds.target_embedding_model,
     (select count(*) from documents d where d.docset_id = ds.id) as document_count,
     (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count
 """
@@ -36,23 +36,8 @@ _SOURCE_COLUMNS = (
 _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
-    d.created_at, d.updated_at
+    d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at
 """
-
-
-@dataclass(frozen=True)
-class ClaimedDocument:
-    """A document taken by a worker, with what it needs to chunk and embed it."""
-
-    id: int
-    docset_id: int
-    path: str
-    title: str
-    language: str
-    content: str
-    embedding_model: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-    content_hash: str | None = None
 
 
 @dataclass(frozen=True)
@@ -108,6 +93,11 @@ class Store:
 
     def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]]) -> None:
         self._pool = pool
+
+    @property
+    def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
+        """The connection pool, shared with the job queue."""
+        return self._pool
 
     # DocSets
 
@@ -314,30 +304,6 @@ class Store:
 
     # Ingestion
 
-    def claim_pending_document(self) -> ClaimedDocument | None:
-        """Take the oldest pending document; concurrent workers never take the same one."""
-        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            row = cur.execute(
-                """
-                update documents d set embedding_status = 'processing', updated_at = now()
-                from docsets ds
-                where ds.id = d.docset_id and d.id = (
-                    select id from documents where embedding_status = 'pending'
-                    order by id for update skip locked limit 1)
-                returning d.id, d.docset_id, d.path, d.title, d.language, d.content,
-                          ds.embedding_model, d.metadata, d.content_hash
-                """
-            ).fetchone()
-        return None if row is None else ClaimedDocument(**row)
-
-    def requeue_interrupted(self) -> int:
-        """Put documents left `processing` by a stopped process back to `pending`."""
-        with self._pool.connection() as conn:
-            return conn.execute(
-                "update documents set embedding_status = 'pending', updated_at = now()"
-                " where embedding_status = 'processing'"
-            ).rowcount
-
     def replace_chunks(
         self,
         document_id: int,
@@ -353,40 +319,7 @@ class Store:
         chunks but stays `pending`, so its new content is embedded next.
         """
         with self._pool.connection() as conn, conn.transaction():
-            conn.execute("delete from chunks where document_id = %s", (document_id,))
-            with conn.cursor().copy(
-                "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
-                " end_line, metadata, content_hash, embedding) from stdin (format binary)"
-            ) as copy:
-                copy.set_types(
-                    [
-                        "int8",
-                        "int8",
-                        "int4",
-                        "text",
-                        "text",
-                        "int4",
-                        "int4",
-                        "jsonb",
-                        "text",
-                        "vector",
-                    ]
-                )
-                for chunk, vector, digest in zip(chunks, embeddings, content_hashes, strict=True):
-                    copy.write_row(
-                        (
-                            document_id,
-                            docset_id,
-                            chunk.ordinal,
-                            chunk.content,
-                            chunk.header,
-                            chunk.start_line,
-                            chunk.end_line,
-                            Jsonb(chunk.metadata),
-                            digest,
-                            vector,
-                        )
-                    )
+            copy_chunks(conn, document_id, docset_id, chunks, embeddings, content_hashes)
             conn.execute(
                 "update documents set embedding_status = case when %s::text is null"
                 " or content_hash = %s::text then 'done' else 'pending' end,"
@@ -598,3 +531,39 @@ def _upsert_document(
         ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+_CHUNK_COPY = (
+    "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
+    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
+)
+_CHUNK_TYPES = ["int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text", "vector"]
+
+
+def copy_chunks(
+    conn: psycopg.Connection[Any],
+    document_id: int,
+    docset_id: int,
+    chunks: Sequence[ChunkDraft],
+    embeddings: np.ndarray[Any, np.dtype[np.float32]],
+    content_hashes: Sequence[str],
+) -> None:
+    """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction."""
+    conn.execute("delete from chunks where document_id = %s", (document_id,))
+    with conn.cursor().copy(_CHUNK_COPY) as copy:
+        copy.set_types(_CHUNK_TYPES)
+        for chunk, vector, digest in zip(chunks, embeddings, content_hashes, strict=True):
+            copy.write_row(
+                (
+                    document_id,
+                    docset_id,
+                    chunk.ordinal,
+                    chunk.content,
+                    chunk.header,
+                    chunk.start_line,
+                    chunk.end_line,
+                    Jsonb(chunk.metadata),
+                    digest,
+                    vector,
+                )
+            )

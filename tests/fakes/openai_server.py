@@ -3,6 +3,7 @@
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ class ScriptedResponse:
     status: int
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
+    delay_seconds: float = 0.0  # wait this long before answering (timeouts)
 
 
 def rate_limited(retry_after: str = "0") -> ScriptedResponse:
@@ -101,6 +103,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 reply = ScriptedResponse(404, {"error": {"message": "Not found"}})
             else:
                 reply = fake.respond(body)
+            time.sleep(reply.delay_seconds)
             payload = json.dumps(reply.body).encode()
             self.send_response(reply.status)
             self.send_header("content-type", "application/json")

@@ -1,0 +1,359 @@
+"""The ingestion job queue, the embedding cache and re-embed requests: all their SQL."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ragspace.models import ChunkDraft
+from ragspace.store.store import copy_chunks
+
+Vector = np.ndarray[Any, np.dtype[np.float32]]
+
+_REQUEUE_OR_FAIL = """
+    state = case
+        when exists (select 1 from ingestion_jobs q
+                     where q.document_id = j.document_id and q.state = 'queued') then 'done'
+        when {give_up} then 'error' else 'queued' end
+"""
+
+
+@dataclass(frozen=True)
+class ClaimedJob:
+    """A running job with the document it is about and the model it must embed with."""
+
+    id: int
+    document_id: int
+    docset_id: int
+    kind: str
+    force: bool
+    attempts: int
+    max_attempts: int
+    owner: str
+    path: str
+    title: str
+    language: str
+    content: str
+    metadata: dict[str, Any]
+    embedding_model: str
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a finished job stores: the chunk set, its vectors and the new cache entries."""
+
+    chunks: Sequence[ChunkDraft]
+    vectors: Vector
+    content_hashes: Sequence[str]
+    model: str
+    new_cache: dict[str, Vector]
+    texts_cached: int
+
+
+class JobQueue:
+    """Jobs claimed with FOR UPDATE SKIP LOCKED under a lease kept alive by heartbeats."""
+
+    def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]]) -> None:
+        self._pool = pool
+
+    # Claiming and leases
+
+    def reclaim_expired(self) -> int:
+        """Requeue (or fail, when out of attempts) jobs whose worker stopped heartbeating."""
+        query = f"""
+            with expired as (
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="attempts >= max_attempts")},
+                    last_error = 'The worker ' || coalesce(lease_owner, '?')
+                        || ' stopped responding while processing this document.',
+                    run_after = now(), lease_expires_at = null, updated_at = now(),
+                    finished_at = case when attempts >= max_attempts then now() end
+                where j.state = 'running' and j.lease_expires_at < now()
+                returning j.document_id, j.docset_id, j.state, j.last_error)
+            update documents d set
+                embedding_status = case when e.state = 'error' then 'error' else 'pending' end,
+                error_message = case when e.state = 'error' then e.last_error end,
+                updated_at = now()
+            from expired e where d.id = e.document_id
+            returning d.docset_id, e.state
+            """  # noqa: E501
+        with self._pool.connection() as conn, conn.transaction():
+            rows = conn.execute(query.encode()).fetchall()
+            for docset_id, state in rows:
+                if state == "error":
+                    _after_final_state(conn, int(docset_id))
+        return len(rows)
+
+    def claim(self, owner: str, lease_seconds: float, max_attempts: int) -> ClaimedJob | None:
+        """Take the next due job whose document no other worker is processing."""
+        with (
+            self._pool.connection() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
+            job = cur.execute(
+                """
+                with next_job as (
+                    select j.id from ingestion_jobs j
+                    where j.state = 'queued' and j.run_after <= now()
+                      and not exists (select 1 from ingestion_jobs r
+                                      where r.document_id = j.document_id
+                                        and r.state = 'running')
+                    order by j.run_after, j.id
+                    for update skip locked limit 1)
+                update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
+                    max_attempts = %(max)s, lease_owner = %(owner)s,
+                    lease_expires_at = now() + make_interval(secs => %(lease)s),
+                    heartbeat_at = now(), started_at = now(), updated_at = now()
+                from next_job where j.id = next_job.id
+                returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts,
+                          j.max_attempts
+                """,
+                {"owner": owner, "lease": lease_seconds, "max": max_attempts},
+            ).fetchone()
+            if job is None:
+                return None
+            document = cur.execute(
+                """
+                update documents d set embedding_status = 'processing', started_at = now(),
+                    finished_at = null, chunks_embedded = 0, chunks_total = 0, updated_at = now()
+                from docsets ds
+                where ds.id = d.docset_id and d.id = %s
+                returning d.path, d.title, d.language, d.content, d.metadata,
+                    coalesce(ds.target_embedding_model, ds.embedding_model) as embedding_model
+                """,
+                (job["document_id"],),
+            ).fetchone()
+            assert document is not None  # the job's foreign key keeps the document
+        return ClaimedJob(owner=owner, **job, **document)
+
+    def heartbeat(self, job: ClaimedJob, lease_seconds: float) -> bool:
+        """Extend the lease; False when the job is no longer this worker's."""
+        with self._pool.connection() as conn:
+            return (
+                conn.execute(
+                    "update ingestion_jobs set heartbeat_at = now(), updated_at = now(),"
+                    " lease_expires_at = now() + make_interval(secs => %s)"
+                    " where id = %s and lease_owner = %s and state = 'running'",
+                    (lease_seconds, job.id, job.owner),
+                ).rowcount
+                == 1
+            )
+
+    def set_progress(self, job: ClaimedJob, embedded: int, total: int) -> None:
+        """Record how many of the document's chunks have vectors."""
+        with self._pool.connection() as conn:
+            conn.execute(
+                "update documents set chunks_embedded = %s, chunks_total = %s, updated_at = now()"
+                " where id = %s",
+                (embedded, total, job.document_id),
+            )
+
+    # Finishing
+
+    def complete(self, job: ClaimedJob, result: JobResult) -> bool:
+        """Swap in the chunk set, fill the cache and finish the job in one transaction."""
+        with self._pool.connection() as conn, conn.transaction():
+            if not _holds_lease(conn, job):
+                return False
+            copy_chunks(
+                conn,
+                job.document_id,
+                job.docset_id,
+                result.chunks,
+                result.vectors,
+                result.content_hashes,
+            )
+            _store_cache(conn, result.model, result.new_cache, overwrite=job.force)
+            count = len(result.chunks)
+            conn.execute(
+                """
+                update documents d set embedding_status = case when exists (
+                        select 1 from ingestion_jobs q
+                        where q.document_id = d.id and q.state = 'queued')
+                    then 'pending' else 'done' end,
+                    error_message = null, chunk_count = %s, chunks_embedded = %s,
+                    chunks_total = %s, finished_at = now(), updated_at = now()
+                where d.id = %s
+                """,
+                (count, count, count, job.document_id),
+            )
+            conn.execute(
+                "update ingestion_jobs set state = 'done', last_error = null, finished_at = now(),"
+                " lease_expires_at = null, texts_embedded = %s, texts_cached = %s,"
+                " updated_at = now() where id = %s",
+                (len(result.new_cache), result.texts_cached, job.id),
+            )
+            _after_final_state(conn, job.docset_id)
+        return True
+
+    def fail(self, job: ClaimedJob, message: str, retry_in: float | None) -> str:
+        """Requeue after `retry_in` seconds, or (None) end in `error`; returns the new state."""
+        give_up = "true" if retry_in is None else "false"
+        with self._pool.connection() as conn, conn.transaction():
+            if not _holds_lease(conn, job):
+                return "lost"
+            row = conn.execute(
+                f"""
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up=give_up)},
+                    last_error = %s, lease_expires_at = null, updated_at = now(),
+                    run_after = now() + make_interval(secs => %s),
+                    finished_at = case when {give_up} then now() end
+                where j.id = %s returning j.state
+                """.encode(),
+                (message, retry_in or 0.0, job.id),
+            ).fetchone()
+            assert row is not None
+            state = str(row[0])
+            final = state == "error"
+            conn.execute(
+                "update documents set embedding_status = %s, error_message = %s,"
+                " chunks_embedded = 0, updated_at = now(),"
+                " finished_at = case when %s then now() end where id = %s",
+                ("error" if final else "pending", message, final, job.document_id),
+            )
+            if final:
+                # mid model switch, old-model chunks must not outlive the switch
+                conn.execute(
+                    "with gone as (delete from chunks c using docsets ds"
+                    " where c.document_id = %s and ds.id = c.docset_id"
+                    " and ds.target_embedding_model is not null returning c.document_id)"
+                    " update documents set chunk_count = 0"
+                    " where id = %s and exists (select 1 from gone)",
+                    (job.document_id, job.document_id),
+                )
+                _after_final_state(conn, job.docset_id)
+        return state
+
+    # Embedding cache
+
+    def cached_vectors(self, model: str, content_hashes: Sequence[str]) -> dict[str, Vector]:
+        """Vectors already computed by `model` for these content hashes."""
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "select content_hash, embedding from embedding_cache"
+                " where model = %s and content_hash = any(%s)",
+                (model, list(content_hashes)),
+            ).fetchall()
+        return {str(h): np.asarray(v.to_numpy(), dtype=np.float32) for h, v in rows}
+
+    # Requests
+
+    def enqueue(self, document_ids: Sequence[int], force: bool) -> int:
+        """Queue a (re-)embed of these documents; returns how many were queued."""
+        with self._pool.connection() as conn, conn.transaction():
+            return _enqueue(conn, document_ids, force)
+
+    def failed_documents(self, docset_ids: Sequence[int] | None) -> list[int]:
+        """Ids of documents in `error`, optionally within some DocSets."""
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "select id from documents where embedding_status = 'error'"
+                " and (%s::bigint[] is null or docset_id = any(%s::bigint[])) order by id",
+                (None if docset_ids is None else list(docset_ids),) * 2,
+            ).fetchall()
+        return [int(row[0]) for row in rows]
+
+    def reembed_docset(self, docset_id: int, model: str, dimensions: int) -> int:
+        """Force a re-embed of every document; a new model replaces the old once all are done."""
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute(
+                "update docsets set target_embedding_model = case when embedding_model = %s"
+                " then null else %s end, target_embedding_dimensions = case"
+                " when embedding_model = %s then null else %s end, updated_at = now()"
+                " where id = %s",
+                (model, model, model, dimensions, docset_id),
+            )
+            rows = conn.execute(
+                "select id from documents where docset_id = %s", (docset_id,)
+            ).fetchall()
+            queued = _enqueue(conn, [int(row[0]) for row in rows], force=True)
+            _after_final_state(conn, docset_id)  # an empty DocSet switches at once
+        return queued
+
+    def docset_progress(self, docset_id: int) -> tuple[int, int]:
+        """(documents done, documents in total) of a DocSet."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select count(*) filter (where embedding_status = 'done'), count(*)"
+                " from documents where docset_id = %s",
+                (docset_id,),
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+
+def _enqueue(conn: psycopg.Connection[Any], document_ids: Sequence[int], force: bool) -> int:
+    # the job first: the documents' pending trigger then finds it and adds nothing
+    queued = conn.execute(
+        """
+        insert into ingestion_jobs (document_id, docset_id, kind, force)
+        select id, docset_id, 'reembed', %s from documents where id = any(%s)
+        on conflict (document_id) where state = 'queued'
+        do update set force = ingestion_jobs.force or excluded.force, kind = 'reembed',
+            run_after = least(ingestion_jobs.run_after, now()), updated_at = now()
+        """,
+        (force, list(document_ids)),
+    ).rowcount
+    conn.execute(
+        "update documents set embedding_status = 'pending', error_message = null,"
+        " chunks_embedded = 0, updated_at = now()"
+        " where id = any(%s) and embedding_status <> 'processing'",
+        (list(document_ids),),
+    )
+    return queued
+
+
+def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:
+    """Lock the job row; True if this worker still owns it (a reclaimed job must not write)."""
+    row = conn.execute(
+        "select 1 from ingestion_jobs where id = %s and lease_owner = %s and state = 'running'"
+        " for update",
+        (job.id, job.owner),
+    ).fetchone()
+    return row is not None
+
+
+def _store_cache(
+    conn: psycopg.Connection[Any], model: str, vectors: dict[str, Vector], overwrite: bool
+) -> None:
+    if not vectors:
+        return
+    conn.execute(
+        "create temp table if not exists embedding_cache_stage"
+        " (content_hash text, embedding vector) on commit delete rows"
+    )
+    with conn.cursor().copy(
+        "copy embedding_cache_stage (content_hash, embedding) from stdin (format binary)"
+    ) as copy:
+        copy.set_types(["text", "vector"])
+        for digest, vector in vectors.items():
+            copy.write_row((digest, vector))
+    action = "update set embedding = excluded.embedding" if overwrite else "nothing"
+    conn.execute(
+        "insert into embedding_cache (model, content_hash, embedding)"
+        f" select %s, content_hash, embedding from embedding_cache_stage"
+        f" on conflict (model, content_hash) do {action}".encode(),
+        (model,),
+    )
+
+
+def _after_final_state(conn: psycopg.Connection[Any], docset_id: int) -> None:
+    """Finish a DocSet's model switch once none of its documents waits or runs."""
+    conn.execute(
+        """
+        update docsets ds set embedding_model = ds.target_embedding_model,
+            embedding_dimensions = ds.target_embedding_dimensions,
+            target_embedding_model = null, target_embedding_dimensions = null,
+            updated_at = now()
+        where ds.id = %s and ds.target_embedding_model is not null
+          and not exists (select 1 from documents d where d.docset_id = ds.id
+                          and d.embedding_status in ('pending', 'processing'))
+          and not exists (select 1 from ingestion_jobs j where j.docset_id = ds.id
+                          and j.state in ('queued', 'running'))
+        """,
+        (docset_id,),
+    )

@@ -1,0 +1,58 @@
+"""The Embedding status tab in a real browser: live refresh and a re-embed button."""
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from ragspace.models import EmbeddingStatus
+from ragspace.services import RagspaceService
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+from ui.app import build_ui
+
+CHROMIUM = Path("/usr/bin/chromium")
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def served(service: RagspaceService) -> Iterator[str]:
+    demo = build_ui(service)
+    demo.queue()
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
+    )
+    yield url
+    demo.close()
+
+
+def test_status_tab_refreshes_live_and_requeues_failed_documents(
+    served: str, service: RagspaceService, ingestor: Ingestor, store: Store
+) -> None:
+    service.create_docset("docs")
+    files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("glossary.rst", "textwrap.py")]
+    service.add_files("docs", files)
+    ingestor.process_all()
+    broken = next(d for d in service.list_documents() if d.path == "glossary.rst")
+    store.mark_document_error(broken.id, "The embedding API was down.")
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(served)
+        page.get_by_role("tab", name="Embedding status").click()
+        failed = page.locator("span", has_text="The embedding API was down.")
+        expect(failed.first).to_be_visible(timeout=15_000)
+        page.get_by_role("button", name="Re-embed failed only").click()
+        page.get_by_text("Queued 1 failed document(s) again.").wait_for(timeout=15_000)
+        queued = page.locator("span", has_text=re.compile(r"^queued$"))
+        expect(queued.first).to_be_visible(timeout=15_000)
+        expect(failed).to_have_count(0, timeout=15_000)  # re-queued: the error is cleared
+        ingestor.process_all()  # the timer shows the result without a reload
+        expect(queued).to_have_count(0, timeout=15_000)
+        browser.close()
+    statuses = {d.embedding_status for d in service.list_documents()}
+    assert statuses == {EmbeddingStatus.DONE}
