@@ -400,7 +400,7 @@ class Store:
 
 # Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
 KEYWORD_MAX_TERMS = 8
-KEYWORD_MAX_MATCHES = 20_000
+KEYWORD_MAX_MATCHES = 2_000
 
 
 def _vector_type(dimensions: int) -> sql.Composable:
