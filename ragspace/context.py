@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragspace.citations import hit_passage
 from ragspace.models import ChunkDraft, Hit, Passage
 from ragspace.store import Store
 
@@ -74,17 +75,13 @@ class ContextBuilder:
             start, end, text = best.start_line, best.end_line, best.content[:room]
         else:
             return None
-        return Passage(
-            number=number,
-            document_id=best.document_id,
-            docset_name=best.docset_name,
-            path=best.path,
-            title=best.title,
-            start_line=start,
-            end_line=end,
-            content=text,
-            metadata=_merged_metadata(best.metadata, core),
-            score=best.score,
+        return hit_passage(best, number).model_copy(
+            update={
+                "start_line": start,
+                "end_line": end,
+                "content": text,
+                "metadata": _merged_metadata(best.metadata, core),
+            }
         )
 
     def _widen(
