@@ -80,3 +80,17 @@ def ingestor(store: Store, embedder: LocalEmbedder, settings: Settings) -> Inges
 def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> RagspaceService:
     """The service layer on real parts; tests drive ingestion with `ingestor`."""
     return build_service(settings, store, embedder)
+
+
+@pytest.fixture
+def served(service: RagspaceService) -> Iterator[str]:
+    """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
+    from ui.app import build_ui
+
+    demo = build_ui(service)
+    demo.queue()
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
+    )
+    yield url
+    demo.close()

@@ -1,10 +1,8 @@
 """The Embedding status tab in a real browser: live refresh and a re-embed button."""
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from ragspace.models import EmbeddingStatus
@@ -12,21 +10,9 @@ from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from ui.app import build_ui
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).parent / "data"
-
-
-@pytest.fixture
-def served(service: RagspaceService) -> Iterator[str]:
-    demo = build_ui(service)
-    demo.queue()
-    _, url, _ = demo.launch(
-        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
-    )
-    yield url
-    demo.close()
 
 
 def test_status_tab_refreshes_live_and_requeues_failed_documents(

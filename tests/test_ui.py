@@ -8,8 +8,6 @@ import pytest
 from gradio_client import Client
 
 from ragspace.errors import NotFoundError
-from ragspace.services import RagspaceService
-from ui.app import build_ui
 from ui.errors import UNEXPECTED, user_errors
 
 
@@ -39,17 +37,6 @@ def test_generator_handlers_are_translated_too() -> None:
     assert next(results) == "partial"
     with pytest.raises(gr.Error, match="gone"):
         next(results)
-
-
-@pytest.fixture
-def served(service: RagspaceService) -> Iterator[str]:
-    demo = build_ui(service)
-    demo.queue()
-    _, url, _ = demo.launch(
-        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
-    )
-    yield url
-    demo.close()
 
 
 def test_app_serves_three_tabs(served: str) -> None:
