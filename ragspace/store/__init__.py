@@ -2,9 +2,9 @@
 
 from ragspace.store.database import Database
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
+from ragspace.store.search import SearchRequest
 from ragspace.store.store import (
     NewDocument,
-    SearchRequest,
     Store,
     StoredDocument,
     SyncResult,

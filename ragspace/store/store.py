@@ -21,6 +21,7 @@ from ragspace.models import (
     Source,
     SourceKind,
 )
+from ragspace.store.search import SearchRequest, run_search
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
@@ -72,20 +73,6 @@ class SyncResult:
     document_ids: list[int]
     changed_paths: list[str]
     removed_paths: list[str]
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """What to search for and where; a missing vector or keyword query skips that side."""
-
-    docset_ids: Sequence[int]
-    dimensions: int
-    k: int
-    query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
-    keyword_terms: Sequence[str] = ()
-    candidates: int = 50
-    rrf_k: int = 60
-    ef_search: int = 400
 
 
 class Store:
@@ -340,40 +327,7 @@ class Store:
 
     def search(self, request: SearchRequest) -> list[Hit]:
         """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
-        parts: list[sql.Composable] = []
-        if request.query_vector is not None:
-            parts.append(
-                _VECTOR_CANDIDATES.format(
-                    vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions)
-                )
-            )
-        if request.keyword_terms:
-            parts.append(_KEYWORD_CANDIDATES)
-        if not parts or not request.docset_ids:
-            return []
-        query = sql.SQL(_FUSED).format(
-            keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
-            candidates=sql.SQL(" union all ").join(parts),
-        )
-        params = {
-            "q": request.query_vector,
-            "terms": list(request.keyword_terms),
-            "docsets": list(request.docset_ids),
-            "candidates": request.candidates,
-            "rrf_k": request.rrf_k,
-            "max_terms": KEYWORD_MAX_TERMS,
-            "max_matches": KEYWORD_MAX_MATCHES,
-            "k": request.k,
-        }
-        with self._pool.connection() as conn, conn.transaction():
-            # keep walking the HNSW graph until enough rows pass the DocSet filter
-            conn.execute("set local hnsw.iterative_scan = strict_order")
-            conn.execute(
-                sql.SQL("set local hnsw.ef_search = {}").format(sql.Literal(request.ef_search))
-            )
-            with conn.cursor(row_factory=dict_row) as cur:
-                rows = cur.execute(query, params).fetchall()
-        return [Hit.model_validate(row) for row in rows]
+        return run_search(self._pool, request)
 
     def get_document_lines(self, document_id: int, start: int, end: int) -> str:
         """Lines start..end (1-based, inclusive) of a document's stored text."""
@@ -396,97 +350,6 @@ class Store:
                 (document_id, first, last),
             ).fetchall()
         return [ChunkDraft.model_validate(row) for row in rows]
-
-
-# Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
-KEYWORD_MAX_TERMS = 8
-KEYWORD_MAX_MATCHES = 2_000
-
-
-def _vector_type(dimensions: int) -> sql.Composable:
-    return sql.SQL("vector({})").format(sql.Literal(dimensions))
-
-
-# Each side yields (id, vector_similarity, keyword_rank, rank); ranks start at 1.
-_VECTOR_CANDIDATES = sql.SQL(
-    """
-    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank
-     from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
-           from chunks
-           where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
-           order by embedding::{vt} <=> %(q)s::{vt}
-           limit %(candidates)s) nearest)
-    """
-)
-# BM25-style keyword side: each query lexeme is weighted by its inverse document
-# frequency within the selected DocSets (from `docset_terms`, kept by triggers), so rare
-# identifiers outrank words that appear everywhere. Only the rarest lexemes pick the
-# candidates, bounded by how many chunks they match, so a question made of common words
-# cannot turn into a scan; lexemes in more than half the chunks are left out (their
-# classic Robertson-Sparck Jones IDF is not positive) unless nothing rarer matched.
-# Every chosen lexeme adds idf * ts_rank to a chunk's score.
-_KEYWORD_TERMS = """
-    corpus as (
-        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n
-        from documents where docset_id = any(%(docsets)s)
-    ),
-    query_lexemes as (
-        select distinct lexeme
-        from unnest(tsvector_to_array(
-            to_tsvector('english', array_to_string(%(terms)s::text[], ' ')))) as lexeme
-    ),
-    term_frequencies as (
-        select q.lexeme, sum(t.df)::float8 as df
-        from query_lexemes q
-        join docset_terms t on t.lexeme = q.lexeme and t.docset_id = any(%(docsets)s)
-        group by q.lexeme
-        having sum(t.df) > 0
-    ),
-    ranked_terms as (
-        select lexeme, df, sum(df) over (order by df, lexeme) as matched_before_and_here,
-               row_number() over (order by df, lexeme) as rarity
-        from term_frequencies
-    ),
-    weighted_terms as (
-        select quote_literal(r.lexeme)::tsquery as query,
-               ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
-        from ranked_terms r cross join corpus
-        where r.rarity = 1
-           or (r.rarity <= %(max_terms)s and r.matched_before_and_here <= %(max_matches)s
-               and r.df <= corpus.n / 2)
-    ),
-"""
-_KEYWORD_CANDIDATES = sql.SQL(
-    """
-    (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank
-     from (select id, row_number() over (order by score desc, id) as rank
-           from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
-                 from weighted_terms w
-                 join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s)
-                 group by c.id
-                 order by score desc, c.id
-                 limit %(candidates)s) matched) ranked)
-    """
-)
-_FUSED = """
-    with {keyword_terms}
-    candidates as ({candidates}),
-    fused as (
-        select id, sum(1.0 / (%(rrf_k)s + rank))::float8 as score,
-               max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank
-        from candidates group by id
-    )
-    select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
-           c.ordinal, c.content, c.start_line, c.end_line, c.metadata,
-           f.score, f.vector_similarity, f.keyword_rank
-    from fused f
-    join chunks c on c.id = f.id
-    join documents d on d.id = c.document_id
-    join docsets ds on ds.id = c.docset_id
-    order by f.score desc, c.id
-    limit %(k)s
-"""
 
 
 def _upsert_document(
