@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ragspace.hashing import content_hash
 from ragspace.languages import detect_language
 from ragspace.models import Hit, SourceKind
 from ragspace.retrieval import RetrievalMode
 from ragspace.services import RagspaceService
-from ragspace.sources.files import content_hash
 from ragspace.store import NewDocument, Store
 from ragspace.worker import Ingestor
 

@@ -120,11 +120,6 @@ class Hit(BaseModel):
     vector_similarity: float | None = None
     keyword_rank: int | None = None
 
-    @property
-    def is_relevant_by_keyword(self) -> bool:
-        """True when full-text search matched this chunk."""
-        return self.keyword_rank is not None
-
 
 class Passage(BaseModel):
     """Adjacent retrieved chunks of one document merged into a numbered passage."""

@@ -1,6 +1,5 @@
 """Background ingestion: claim a job, chunk, embed (cached, batched), swap the chunk set."""
 
-import hashlib
 import logging
 import os
 import random
@@ -19,6 +18,7 @@ import numpy as np
 from ragspace.chunking import Chunker
 from ragspace.embeddings import Embedder, Vectors
 from ragspace.errors import RagspaceError, TransientError
+from ragspace.hashing import content_hash
 from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
 
@@ -49,11 +49,6 @@ class IngestOptions:
 
 class LeaseLostError(Exception):
     """Another worker reclaimed the job; this one must not write its result."""
-
-
-def content_hash(text: str) -> str:
-    """sha256 of the exact text sent to the embedder."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Ingestor:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ragspace.errors import SourceError
 from ragspace.extract import extract
+from ragspace.hashing import content_hash
 from ragspace.store import NewDocument
 
 
@@ -26,17 +27,6 @@ class ArchiveLimits:
 
     max_members: int = 2000
     max_total_bytes: int = 200 * 1024 * 1024
-
-
-def content_hash(text: str) -> str:
-    """sha256 of the text; equal hashes mean nothing needs re-embedding."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def read_uploaded_file(upload: UploadedFile, max_bytes: int) -> NewDocument:
-    """A document for the file, or a document carrying the reason it cannot be indexed."""
-    path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
-    return document_from_bytes(path, upload.data, max_bytes)
 
 
 def read_upload(

@@ -1,6 +1,5 @@
 """Documentation sites: a polite, bounded crawl to markdown pages that keep heading anchors."""
 
-import hashlib
 import math
 import urllib.robotparser
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +13,7 @@ import lxml.html
 
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
+from ragspace.hashing import content_hash
 from ragspace.models import SkippedItem, SourceKind, SourcePreview
 from ragspace.store import NewDocument, StoredDocument
 
@@ -256,7 +256,7 @@ class WebCrawler:
             title=title or canonical,
             language="markdown",
             content=markdown,
-            content_hash=hashlib.sha256(markdown.encode()).hexdigest(),
+            content_hash=content_hash(markdown),
             metadata=metadata,
         )
         return _Page(url, document=document, links=links)
