@@ -63,44 +63,38 @@ class ContextBuilder:
         return passages
 
     def _passage(self, group: _Group, number: int, room: int, widen: bool) -> Passage | None:
+        """The group's lines with its neighbours if they fit, else without, else the best chunk."""
         best = group.best
-        core = self._store.get_chunk_window(best.document_id, group.first, group.last)
-        start = min((c.start_line for c in core), default=best.start_line)
-        end = max((c.end_line for c in core), default=best.end_line)
-        text = self._store.get_document_lines(best.document_id, start, end)
-        if len(text) <= room:
-            if widen:
-                start, end, text = self._widen(group, start, end, text, room)
-        elif room >= MIN_PASSAGE_CHARS:  # too long (e.g. a minified line): the best chunk only
-            start, end, text = best.start_line, best.end_line, best.content[:room]
-        else:
+        reach = NEIGHBOURS if widen else 0
+        window = self._store.get_chunk_window(
+            best.document_id, max(0, group.first - reach), group.last + reach
+        )
+        core = [c for c in window if group.first <= c.ordinal <= group.last]
+        for chunks in [window, core] if len(window) > len(core) else [core]:
+            if not chunks:
+                continue
+            start, end = min(c.start_line for c in chunks), max(c.end_line for c in chunks)
+            text = self._store.get_document_lines(best.document_id, start, end)
+            if len(text) <= room:
+                return _passage_of(best, number, start, end, text, chunks)
+        if room < MIN_PASSAGE_CHARS:
             return None
-        return hit_passage(best, number).model_copy(
-            update={
-                "start_line": start,
-                "end_line": end,
-                "content": text,
-                "metadata": _merged_metadata(best.metadata, core),
-            }
-        )
+        # too long (e.g. a minified line): the best chunk only, cut to the room left
+        text = best.content[:room]
+        return _passage_of(best, number, best.start_line, best.end_line, text, core)
 
-    def _widen(
-        self, group: _Group, start: int, end: int, text: str, room: int
-    ) -> tuple[int, int, str]:
-        """Add neighbouring chunks' lines while the passage still fits."""
-        around = self._store.get_chunk_window(
-            group.best.document_id, max(0, group.first - NEIGHBOURS), group.last + NEIGHBOURS
-        )
-        if not around:
-            return start, end, text
-        wide_start = min(start, *(c.start_line for c in around))
-        wide_end = max(end, *(c.end_line for c in around))
-        if (wide_start, wide_end) == (start, end):
-            return start, end, text
-        wider = self._store.get_document_lines(group.best.document_id, wide_start, wide_end)
-        if len(wider) <= room:
-            return wide_start, wide_end, wider
-        return start, end, text
+
+def _passage_of(
+    best: Hit, number: int, start: int, end: int, text: str, chunks: Sequence[ChunkDraft]
+) -> Passage:
+    return hit_passage(best, number).model_copy(
+        update={
+            "start_line": start,
+            "end_line": end,
+            "content": text,
+            "metadata": _merged_metadata(best.metadata, chunks),
+        }
+    )
 
 
 def _merged_metadata(metadata: dict[str, Any], chunks: Sequence[ChunkDraft]) -> dict[str, Any]:

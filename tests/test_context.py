@@ -1,0 +1,66 @@
+"""Passages: merged hits, neighbours within the budget, exact lines, page ranges."""
+
+import numpy as np
+
+from ragspace.context import ContextBuilder
+from ragspace.models import ChunkDraft, Hit
+from ragspace.store import NewDocument, Store
+
+LINES = [f"line {n} of the guide" for n in range(1, 11)]
+
+
+def _document(store: Store) -> tuple[int, list[ChunkDraft]]:
+    docset = store.create_docset("guide", "", "local/test", 384)
+    text = "\n".join(LINES)
+    [document_id] = store.upsert_documents(
+        docset.id, None, [NewDocument("guide.md", "guide", "markdown", text, "h")]
+    )
+    chunks = [
+        ChunkDraft(
+            ordinal=i,
+            content="\n".join(LINES[2 * i : 2 * i + 2]),
+            start_line=2 * i + 1,
+            end_line=2 * i + 2,
+            metadata={"page": i + 1},
+        )
+        for i in range(5)
+    ]
+    vectors = np.ones((5, 384), dtype=np.float32)
+    store.replace_chunks(document_id, docset.id, chunks, vectors, [str(i) for i in range(5)])
+    return document_id, chunks
+
+
+def _hit(document_id: int, chunk: ChunkDraft, score: float) -> Hit:
+    return Hit(
+        chunk_id=chunk.ordinal,
+        document_id=document_id,
+        docset_name="guide",
+        path="guide.md",
+        title="guide",
+        ordinal=chunk.ordinal,
+        content=chunk.content,
+        start_line=chunk.start_line,
+        end_line=chunk.end_line,
+        metadata=chunk.metadata,
+        score=score,
+    )
+
+
+def test_adjacent_hits_merge_and_neighbours_widen_within_budget(store: Store) -> None:
+    document_id, chunks = _document(store)
+    hits = [_hit(document_id, chunks[2], 0.9), _hit(document_id, chunks[3], 0.8)]
+    [narrow] = ContextBuilder(store, 10_000).passages(hits, widen=False)
+    assert (narrow.start_line, narrow.end_line) == (5, 8)
+    assert narrow.content == "\n".join(LINES[4:8])
+    assert (narrow.metadata["page"], narrow.metadata["page_end"]) == (3, 4)
+    [wide] = ContextBuilder(store, 10_000).passages(hits, widen=True)
+    assert (wide.start_line, wide.end_line) == (3, 10)
+    assert wide.content == "\n".join(LINES[2:10])
+    assert (wide.metadata["page"], wide.metadata["page_end"]) == (2, 5)
+
+
+def test_neighbours_that_do_not_fit_are_left_out(store: Store) -> None:
+    document_id, chunks = _document(store)
+    core = "\n".join(LINES[4:6])
+    [passage] = ContextBuilder(store, len(core) + 5).passages([_hit(document_id, chunks[2], 1.0)])
+    assert (passage.start_line, passage.end_line, passage.content) == (5, 6, core)
