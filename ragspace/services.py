@@ -258,8 +258,7 @@ class RagspaceService:
     def _searchable_docsets(self, names: Sequence[str] | None) -> list[DocSet]:
         """Named DocSets must match the configured model; "all" skips those that do not."""
         if not names:
-            docsets = self._store.list_docsets()
-            return [d for d in docsets if d.embedding_model == self._embedder.model_id]
+            return [d for d in self._store.list_docsets() if not self.needs_reembedding(d)]
         docsets = [self._store.get_docset_by_name(name) for name in names]
         for docset in docsets:
             if self.needs_reembedding(docset):
