@@ -33,13 +33,22 @@ def read_upload(
     upload: UploadedFile, max_bytes: int, limits: ArchiveLimits | None = None
 ) -> list[NewDocument]:
     """Documents of an upload: one per file, or one per member of a .zip archive."""
-    path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
+    path = upload_path(upload.name)
     if PurePosixPath(path).suffix.lower() != ".zip":
         return [document_from_bytes(path, upload.data, max_bytes)]
     if len(upload.data) > max_bytes:
         message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
         return [error_document(path, upload.data, message)]
     return read_zip(path, upload.data, max_bytes, limits or ArchiveLimits())
+
+
+def upload_path(name: str) -> str:
+    """A relative upload path as given (`docs/api/index.md`); else only the file name."""
+    # the CLI sends paths under the directories it adds; browsers send bare file names
+    path = PurePosixPath(name.replace("\\", "/"))
+    if not path.parts or path.is_absolute() or ".." in path.parts or ":" in path.parts[0]:
+        return path.name or "unnamed"
+    return path.as_posix()
 
 
 def document_from_bytes(
