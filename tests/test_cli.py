@@ -229,6 +229,7 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert added.code == 0, added.err
     assert "Preview: 3 file(s)" in added.out and "skipped 1 hidden" in added.out
     assert "3 document(s): 3 done." in added.out
+    assert "Embedding" not in added.err  # no progress bar when stderr is not a terminal
     status = json.loads(cli("status", "notes", "--json").out)
     assert status["counts"] == {"pending": 0, "processing": 0, "done": 3, "error": 0}
     paths = {d.path for d in service.list_documents("notes")}
@@ -251,14 +252,19 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert unknown.code == 1 and "nowhere" in unknown.err
 
 
-def test_status_wait_embeds_queued_documents(cli: Run, service: RagspaceService) -> None:
+def test_status_wait_embeds_queued_documents(
+    cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+) -> None:
     service.create_docset("handbook")
     queued = cli("add", "files", "handbook", str(DATA / "deployment-guide.md"))
     assert queued.code == 0
     assert "1 document(s) queued" in queued.err and "status handbook --wait" in queued.err
     assert json.loads(cli("status", "--json").out)["counts"]["pending"] == 1
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")  # rich draws the bar as on a terminal
+    monkeypatch.setenv("NO_COLOR", "1")
     waited = cli("status", "handbook", "--wait")
     assert waited.code == 0
+    assert "Embedding" in waited.err and "1/1 documents" in waited.err
     assert "1 document(s): 0 pending, 0 processing, 1 done, 0 error" in waited.out
 
 
