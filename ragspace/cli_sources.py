@@ -1,7 +1,6 @@
 """`ragspace add github|web|files`, `sync` and `status`: filling DocSets and watching them embed."""
 
 import argparse
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,7 +108,7 @@ def _non_negative(text: str) -> int:
 
 def _globs(values: Sequence[str]) -> list[str]:
     """`--include a --include b,c` gives `[a, b, c]`."""
-    return [part.strip() for value in values for part in re.split(r",", value) if part.strip()]
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 # add github / web

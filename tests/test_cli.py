@@ -291,7 +291,9 @@ def test_add_github_previews_ingests_and_syncs(
     cli: Run, service: RagspaceService, repo: FakeRepo
 ) -> None:
     service.create_docset("widgets")
-    dry = cli("add", "github", "widgets", "acme/widgets", "--exclude", "tests/**", "--dry-run")
+    dry = cli(
+        "add", "github", "widgets", "acme/widgets", "--exclude", "tests/**,docs/**", "--dry-run"
+    )
     assert dry.code == 0
     assert "Preview of acme/widgets at " in dry.out and "2 item(s)" in dry.out
     assert "  README.md\n" in dry.out and "assets/logo.png: " in dry.out
@@ -384,6 +386,9 @@ def test_ask_without_key_gives_extractive_answer(cli: Run) -> None:
     assert answered.out.startswith("The most relevant passages for ")
     sources = answered.out.split("\nSources:\n")[1]
     assert sources.startswith("[1] deployment-guide.md (lines ")
+    as_json = json.loads(cli("ask", "How do I roll back a migration?", "--json").out)
+    assert as_json["citations"][0]["path"] == "deployment-guide.md"
+    assert as_json["citations"][0]["start_line"] >= 1
     missing = cli("ask", "anything", "--docset", "nowhere")
     assert missing.code == 1 and "nowhere" in missing.err
 
