@@ -46,8 +46,10 @@ def register(commands: Subcommands) -> None:
     github = kinds.add_parser("github", help="a GitHub repository or single file")
     _docset_and(github, "url", "owner/repo, https://github.com/owner/repo or …/blob/REF/PATH")
     github.add_argument("--ref", help="branch, tag or commit (default: the default branch)")
-    github.add_argument("--include", action="append", default=[], metavar="GLOB")
-    github.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    for flag, what in (("--include", "only paths matching"), ("--exclude", "no paths matching")):
+        github.add_argument(
+            flag, action="append", default=[], metavar="GLOB", help=f"{what} (repeat, or a,b)"
+        )
     github.add_argument(
         "--token",
         help="GitHub token for private repositories (default: GITHUB_TOKEN from the environment)",
