@@ -157,15 +157,16 @@ def _print_preview(preview: SourcePreview, every_item: bool) -> None:
     if preview.skipped:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in preview.skipped_counts.items())
         print(f"Skipped {len(preview.skipped)} ({reasons}):")
-        _print_paths([f"  {s.path}: {s.reason}" for s in preview.skipped], every_item)
+        skipped = [f"  {s.path}: {s.reason}" for s in preview.skipped]
+        _print_paths(skipped, every_item, hint=" (--dry-run lists them all)")
 
 
-def _print_paths(lines: list[str], every_item: bool = True) -> None:
+def _print_paths(lines: list[str], every_item: bool = True, hint: str = "") -> None:
     shown = lines if every_item else lines[:LISTED]
     for line in shown:
         print(line)
     if len(lines) > len(shown):
-        print(f"  … and {len(lines) - len(shown)} more (--dry-run lists them all)")
+        print(f"  … and {len(lines) - len(shown)} more{hint}")
 
 
 def _print_report(report: SyncReport) -> None:
