@@ -2,7 +2,9 @@
 
 import hashlib
 import io
+import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -97,21 +99,55 @@ def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> l
             problem = f"{name} contains no files."
         if problem:
             return [error_document(name, data, problem)]
-        return [_member(archive, info, name, max_bytes) for info in members]
+        budget = _Budget(limits.max_total_bytes)  # declared sizes may lie: count real bytes
+        return [_member(archive, info, name, max_bytes, budget) for info in members]
+
+
+@dataclass
+class _Budget:
+    """Uncompressed bytes an archive may still yield."""
+
+    limit: int
+    used: int = 0
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.used
 
 
 def _member(
-    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, max_bytes: int
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, max_bytes: int, budget: "_Budget"
 ) -> NewDocument:
     inner = info.filename.replace("\\", "/")
     parts = PurePosixPath(inner).parts
     path = f"{name}/{inner.lstrip('/')}"
     if inner.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
         return error_document(path, b"", f"Refused unsafe path {inner!r} inside {name}.")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return error_document(path, b"", f"{inner} inside {name} is a symbolic link; skipped.")
     if info.flag_bits & 0x1:
         return error_document(path, b"", f"{inner} inside {name} is encrypted.")
     if PurePosixPath(inner).suffix.lower() == ".zip":
         return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
-    with archive.open(info) as handle:
-        data = handle.read(max_bytes + 1)  # the declared size may lie; never read past the cap
+    if budget.left <= 0:
+        return error_document(path, b"", _expands_beyond(name, info, budget))
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(min(max_bytes, budget.left) + 1)  # never read past either cap
+    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, zlib.error) as exc:
+        return error_document(path, b"", f"{inner} inside {name} cannot be read ({exc}).")
+    budget.used += len(data)
+    if budget.left < 0 and len(data) <= max_bytes:
+        return error_document(path, b"", _expands_beyond(name, info, budget))
+    if len(data) > max_bytes:
+        return error_document(
+            path, b"", f"{inner} inside {name} is larger than the limit of {max_bytes:,} bytes."
+        )
     return document_from_bytes(path, data, max_bytes)
+
+
+def _expands_beyond(name: str, info: zipfile.ZipInfo, budget: "_Budget") -> str:
+    return (
+        f"{name} expands to more than {budget.limit:,} bytes (more than its headers declare); "
+        f"{info.filename} and the files after it were not read (zip-bomb guard)."
+    )
