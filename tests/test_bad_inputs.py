@@ -668,3 +668,27 @@ def test_bad_files_in_a_repository_do_not_stop_the_good_ones(
     assert legacy.embedding_status == "error" and "is not UTF-8 text" in (
         legacy.error_message or ""
     )
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ({"max_files": 2}, "has 3 files after filters; the limit is 2"),
+        ({"max_archive_bytes": 100}, "is larger than 100 bytes"),
+    ],
+    ids=["too-many-repository-files", "oversized-tarball"],
+)
+def test_github_repository_limits_are_source_errors(
+    config: dict[str, int],
+    message: str,
+    github: FakeGithub,
+    corpus_store: Store,
+    embedder: LocalEmbedder,
+    corpus_settings: Settings,
+    corpus_ingestor: Ingestor,
+) -> None:
+    service, docset = _github_service(corpus_store, embedder, corpus_settings, github, **config)
+    with pytest.raises(SourceError, match="") as caught:
+        service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
+    assert message in str(caught.value)
+    finish(service, docset, corpus_ingestor)
