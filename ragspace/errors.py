@@ -47,3 +47,11 @@ class LLMError(RagspaceError):
 
 class DatabaseError(RagspaceError):
     """The database could not be started, reached or migrated."""
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """The text with every secret value replaced (servers sometimes echo a key back)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
