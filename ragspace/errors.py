@@ -49,6 +49,14 @@ class DatabaseError(RagspaceError):
     """The database could not be started, reached or migrated."""
 
 
+class ReadOnlyError(RagspaceError):
+    """The app runs read-only (RAGSPACE_READ_ONLY) and refuses every change."""
+
+
+class AuthenticationError(RagspaceError):
+    """A caller did not present valid credentials (RAGSPACE_AUTH)."""
+
+
 def redact(text: str, *secrets: str | None) -> str:
     """The text with every secret value replaced (servers sometimes echo a key back)."""
     for secret in secrets:
