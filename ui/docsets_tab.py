@@ -49,12 +49,15 @@ def _model_text(service: RagspaceService, docset: DocSet) -> str:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
+    editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
         "GitHub and website sources. Embedding runs in the background."
+        if editable
+        else "The DocSets you can search and chat with on the Chat tab."
     )
     table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
-    with gr.Row():
+    with gr.Row(visible=editable):
         with gr.Column():
             gr.Markdown("### New DocSet")
             new_name = gr.Textbox(label="Name", placeholder="e.g. fastapi-docs")
@@ -76,8 +79,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
-    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-    source_events = build_sources_panel(service, selected)
+    with gr.Column(visible=editable):
+        gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+        source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
