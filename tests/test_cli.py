@@ -65,7 +65,15 @@ def cli(
     monkeypatch.chdir(workdir)  # no stray .env is read
     monkeypatch.setenv("DATABASE_URL", database_url)
     monkeypatch.setenv("RAGSPACE_DATA_DIR", str(tmp_path / "data"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_TOKEN", "RAGSPACE_LOG_LEVEL"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GITHUB_TOKEN",
+        "RAGSPACE_LOG_LEVEL",
+        "RAGSPACE_AUTH",
+        "RAGSPACE_READ_ONLY",
+        "RAGSPACE_ALLOW_PRIVATE_URLS",
+    ):
         monkeypatch.delenv(name, raising=False)
 
     def run(*argv: str) -> Result:
@@ -178,6 +186,19 @@ def test_docset_create_list_rename_delete(cli: Run) -> None:
     assert (empty.code, json.loads(empty.out)) == (0, [])
 
 
+def test_read_only_refuses_changes(
+    cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.create_docset("keep")
+    monkeypatch.setenv("RAGSPACE_READ_ONLY", "true")
+    for argv in (["docset", "create", "new"], ["docset", "delete", "keep", "--yes"]):
+        refused = cli(*argv)
+        assert refused.code == 1
+        assert refused.err.startswith("ragspace: error: ") and "read-only" in refused.err.lower()
+    assert [d.name for d in service.list_docsets()] == ["keep"]
+    assert cli("docset", "list").code == 0
+
+
 @pytest.mark.usefixtures("handbook")
 def test_docset_list_json_counts_and_last_sync(cli: Run) -> None:
     listed = cli("docset", "list", "--json")
@@ -276,6 +297,7 @@ def github(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGithub]:
     """The fake GitHub API, configured through GITHUB_API_URL."""
     with running_github() as state:
         monkeypatch.setenv("GITHUB_API_URL", state.base_url)
+        monkeypatch.setenv("RAGSPACE_ALLOW_PRIVATE_URLS", "true")  # the fake is on 127.0.0.1
         yield state
 
 
@@ -344,9 +366,14 @@ def site() -> Iterator[DocsSite]:
         yield running
 
 
-def test_add_web_previews_and_queues(cli: Run, service: RagspaceService, site: DocsSite) -> None:
+def test_add_web_previews_and_queues(
+    cli: Run, service: RagspaceService, site: DocsSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
     service.create_docset("lantern")
     start = f"{site.origin}/docs/"
+    guarded = cli("add", "web", "lantern", start)
+    assert guarded.code == 1 and "RAGSPACE_ALLOW_PRIVATE_URLS" in guarded.err
+    monkeypatch.setenv("RAGSPACE_ALLOW_PRIVATE_URLS", "true")  # the fake is on 127.0.0.1
     added = cli("add", "web", "lantern", start, "--prefix", "/docs/", "--max-depth", "2")
     assert added.code == 0, added.err
     assert f"Preview of {start}" in added.out
