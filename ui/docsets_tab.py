@@ -12,7 +12,7 @@ from ragspace.sources.files import UploadedFile
 from ui.errors import user_errors
 from ui.sources_panel import build_sources_panel
 
-DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Updated"]
+DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 
 
 @dataclass
@@ -33,7 +33,7 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
             d.document_count,
             d.chunk_count,
             _model_text(service, d),
-            d.updated_at.strftime("%Y-%m-%d %H:%M"),
+            d.last_synced_at.strftime("%Y-%m-%d %H:%M") if d.last_synced_at else "never",
         ]
         for d in service.list_docsets()
     ]
@@ -63,7 +63,12 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         with gr.Column():
             gr.Markdown("### Selected DocSet")
             selected = gr.Dropdown(label="DocSet", choices=[], interactive=True)
-            files = gr.File(label="Files to add", file_count="multiple", type="filepath")
+            files = gr.File(
+                label="Files to add",
+                file_count="multiple",
+                type="filepath",
+                elem_id="docset-files",
+            )
             upload = gr.Button("Add files", variant="primary")
             with gr.Accordion("Rename, describe or delete", open=False):
                 rename_to = gr.Textbox(label="New name")
