@@ -99,7 +99,9 @@ def wait_until_done(page: Page, count: int) -> None:
     expect(status_cells(page, "done")).to_have_count(count, timeout=WAIT_MS)
     for status in ("pending", "processing"):
         expect(status_cells(page, status)).to_have_count(0)
-    expect(page.locator("#status-chart canvas, #status-chart svg").first).to_be_visible()
+    chart = page.locator("#status-chart")
+    expect(chart.locator("svg").first).to_be_visible()
+    expect(chart).to_contain_text("done")  # the legend of the chart, drawn from the live data
 
 
 # Records every text the last chat message shows, so a test can see the answer stream in.

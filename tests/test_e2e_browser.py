@@ -23,7 +23,7 @@ from ragspace.worker import Ingestor, WorkerPool
 from tests import journey
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
-from ui.app import build_ui
+from ui.app import CSS, build_ui
 
 
 @dataclass
@@ -74,7 +74,11 @@ def app(
     demo = build_ui(service)
     demo.queue()
     _, url, _ = demo.launch(
-        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
+        server_name="127.0.0.1",
+        server_port=None,
+        prevent_thread_lock=True,
+        quiet=True,
+        css=CSS,
     )
     try:
         yield App(url=url, service=service, chat=fake_chat)

@@ -10,6 +10,11 @@ from ui.docsets_tab import build_docsets_tab, docset_rows
 from ui.errors import user_errors
 from ui.status_tab import ALL, build_status_tab
 
+# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines
+CSS = """
+#chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
+"""
+
 
 def build_ui(service: RagspaceService) -> gr.Blocks:
     """Build the Blocks app; launching it is the caller's job."""
@@ -17,11 +22,11 @@ def build_ui(service: RagspaceService) -> gr.Blocks:
     with demo:
         gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
         with gr.Tabs():
-            with gr.Tab("DocSets", id="docsets"):
+            with gr.Tab("DocSets", id="docsets") as docsets_page:
                 docsets_tab = build_docsets_tab(service)
             with gr.Tab("Embedding status", id="status"):
                 status_tab = build_status_tab(service)
-            with gr.Tab("Chat", id="chat"):
+            with gr.Tab("Chat", id="chat") as chat_page:
                 chat_tab = build_chat_tab(service)
 
         @user_errors
@@ -45,4 +50,7 @@ def build_ui(service: RagspaceService) -> gr.Blocks:
         for event in docsets_tab.changed:
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
+        # counts change while documents embed: show them fresh whenever a tab is opened
+        for page in (docsets_page, chat_page):
+            page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")
     return demo

@@ -53,7 +53,13 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
         "GitHub and website sources. Embedding runs in the background."
     )
-    table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
+    table = gr.Dataframe(
+        headers=DOCSET_HEADERS,
+        label="DocSets",
+        interactive=False,
+        wrap=True,
+        column_widths=["14%", "34%", "10%", "8%", "20%", "14%"],
+    )
     with gr.Row():
         with gr.Column():
             gr.Markdown("### New DocSet")
@@ -94,7 +100,10 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         name = _required(docset)
         uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
         documents = service.add_files(name, uploads)
-        lines = [f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background:"]
+        lines = [
+            f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background "
+            "(follow it in the Embedding status tab):"
+        ]
         lines += [
             f"- `{d.path}`: {d.embedding_status.value}"
             + (f" ({d.error_message})" if d.error_message else "")

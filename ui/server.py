@@ -4,7 +4,7 @@ import logging
 
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
-from ui.app import build_ui
+from ui.app import CSS, build_ui
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,7 @@ def serve(settings: Settings) -> None:
             server_port=settings.port,
             max_file_size=settings.max_upload_bytes,
             show_error=False,
+            css=CSS,
         )
     finally:
         runtime.close()

@@ -130,7 +130,6 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         label="Documents by status per DocSet",
         x_title="DocSet",
         y_title="Documents",
-        height=260,
         elem_id="status-chart",
     )
     table = gr.Dataframe(
@@ -138,6 +137,7 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         label="Documents",
         interactive=False,
         wrap=True,
+        column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
         elem_id="status-table",
     )
     with gr.Accordion("Re-embed", open=True):
