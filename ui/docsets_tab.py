@@ -54,7 +54,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         "GitHub and website sources. Embedding runs in the background."
     )
     table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
-    with gr.Row():
+    editable = not service.read_only  # the service refuses changes anyway; this only tidies
+    with gr.Row(visible=editable):
         with gr.Column():
             gr.Markdown("### New DocSet")
             new_name = gr.Textbox(label="Name", placeholder="e.g. fastapi-docs")
@@ -76,8 +77,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
-    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-    source_events = build_sources_panel(service, selected)
+    with gr.Column(visible=editable):
+        gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+        source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:

@@ -102,7 +102,7 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
     notice = gr.Markdown()
     summary = gr.Markdown()
     table = gr.Dataframe(headers=STATUS_HEADERS, label="Documents", interactive=False, wrap=True)
-    with gr.Accordion("Re-embed", open=True):
+    with gr.Accordion("Re-embed", open=True, visible=not service.read_only):
         selection = gr.Dropdown(
             label="Documents to re-embed", choices=[], multiselect=True, interactive=True
         )
