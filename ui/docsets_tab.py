@@ -49,12 +49,14 @@ def _model_text(service: RagspaceService, docset: DocSet) -> str:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
+    editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
         "GitHub and website sources. Embedding runs in the background."
+        if editable
+        else "The DocSets you can search and chat with on the Chat tab."
     )
     table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
-    editable = not service.read_only  # the service refuses changes anyway; this only tidies
     with gr.Row(visible=editable):
         with gr.Column():
             gr.Markdown("### New DocSet")

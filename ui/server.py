@@ -31,6 +31,12 @@ def serve(settings: Settings) -> None:
         demo.queue(default_concurrency_limit=8)
         if settings.read_only:
             log.info("Read-only mode: every change is refused (RAGSPACE_READ_ONLY)")
+        elif credentials is None and settings.host not in ("127.0.0.1", "localhost"):
+            log.warning(
+                "Listening on %s with neither RAGSPACE_AUTH nor RAGSPACE_READ_ONLY: anyone "
+                "who can reach it may change or delete DocSets.",
+                settings.host,
+            )
         demo.launch(
             server_name=settings.host,
             server_port=settings.port,
