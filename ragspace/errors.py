@@ -47,3 +47,11 @@ class LLMError(RagspaceError):
 
 class DatabaseError(RagspaceError):
     """The database could not be started, reached or migrated."""
+
+
+class ReadOnlyError(RagspaceError):
+    """The app runs read-only (RAGSPACE_READ_ONLY) and refuses every change."""
+
+
+class AuthenticationError(RagspaceError):
+    """A caller did not present valid credentials (RAGSPACE_AUTH)."""

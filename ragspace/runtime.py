@@ -101,6 +101,7 @@ def build_service(
         on_new_work,
         archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
         syncer=syncer or build_syncer(settings, store),
+        read_only=settings.read_only,
     )
 
 

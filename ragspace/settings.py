@@ -282,6 +282,22 @@ class Settings(BaseSettings):
         description="Budget (characters) of passages given to the chat model per answer.",
     )
 
+    auth: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RAGSPACE_AUTH"),
+        description="Login for the web app, its API and MCP: user:password pairs, comma-separated.",
+    )
+    read_only: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("RAGSPACE_READ_ONLY"),
+        description="Refuse every change (DocSets, sources, re-embedding); search and chat stay.",
+    )
+    mcp_server: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("RAGSPACE_MCP_SERVER"),
+        description="Serve the MCP tools (streamable HTTP) at /gradio_api/mcp/.",
+    )
+
     host: str = Field(
         default="127.0.0.1",
         validation_alias=AliasChoices("RAGSPACE_HOST", "GRADIO_SERVER_NAME"),

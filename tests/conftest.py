@@ -3,8 +3,9 @@
 import itertools
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -98,3 +99,30 @@ def served(service: RagspaceService) -> Iterator[str]:
     )
     yield url
     demo.close()
+
+
+@pytest.fixture
+def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
+    """Start the app over a service as `ragspace serve` does (login, MCP) on 127.0.0.1."""
+    from ragspace.access import Credentials
+    from ui.app import build_ui
+    from ui.server import launch_options
+
+    apps: list[Any] = []
+
+    def launch(service: RagspaceService, credentials: Credentials | None = None) -> str:
+        demo = build_ui(service, credentials)
+        demo.queue()
+        apps.append(demo)
+        _, url, _ = demo.launch(
+            server_name="127.0.0.1",
+            server_port=None,
+            prevent_thread_lock=True,
+            quiet=True,
+            **launch_options(settings, credentials),
+        )
+        return str(url)
+
+    yield launch
+    for demo in apps:
+        demo.close()

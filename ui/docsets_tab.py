@@ -49,9 +49,12 @@ def _model_text(service: RagspaceService, docset: DocSet) -> str:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
+    editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
         "GitHub and website sources. Embedding runs in the background."
+        if editable
+        else "The DocSets you can search and chat with on the Chat tab."
     )
     table = gr.Dataframe(
         headers=DOCSET_HEADERS,
@@ -60,7 +63,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         wrap=True,
         column_widths=["14%", "34%", "10%", "8%", "20%", "14%"],
     )
-    with gr.Row():
+    with gr.Row(visible=editable):
         with gr.Column():
             gr.Markdown("### New DocSet")
             new_name = gr.Textbox(label="Name", placeholder="e.g. fastapi-docs")
@@ -87,8 +90,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
-    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-    source_events = build_sources_panel(service, selected)
+    with gr.Column(visible=editable):
+        gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+        source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:

@@ -140,7 +140,7 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
         elem_id="status-table",
     )
-    with gr.Accordion("Re-embed", open=True):
+    with gr.Accordion("Re-embed", open=True, visible=not service.read_only):
         selection = gr.Dropdown(
             label="Documents to re-embed", choices=[], multiselect=True, interactive=True
         )
