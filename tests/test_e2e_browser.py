@@ -5,7 +5,7 @@ only the chat model and GitHub are local HTTP fakes.
 """
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor, WorkerPool
 from tests import journey
@@ -54,6 +55,12 @@ def github() -> Iterator[FakeGithub]:
         yield state
 
 
+def _chat_model(fake: FakeChat) -> OpenAIChatModel:
+    return OpenAIChatModel(
+        api_key="sk-e2e", model="gpt-test", base_url=fake.base_url, timeout=10, max_retries=0
+    )
+
+
 @pytest.fixture
 def app(
     settings: Settings,
@@ -64,9 +71,7 @@ def app(
     github: FakeGithub,
 ) -> Iterator[App]:
     """The full app: chat model and GitHub faked, ingestion by a background worker."""
-    chat = OpenAIChatModel(
-        api_key="sk-e2e", model="gpt-test", base_url=fake_chat.base_url, timeout=10, max_retries=0
-    )
+    chat = _chat_model(fake_chat)
     workers = WorkerPool(ingestor, threads=1, idle_seconds=0.5)
     tuned = settings.model_copy(update={"github_api_url": github.base_url})
     service = build_service(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
@@ -146,3 +151,35 @@ def test_github_citation_links_to_the_lines_at_the_commit(app: App) -> None:
         expect(sources.get_by_role("link", name=re.compile(r"backups\.md"))).to_have_attribute(
             "href", href
         )
+
+
+def test_a_read_only_visitor_cannot_delete_but_can_chat(
+    settings: Settings,
+    store: Store,
+    embedder: LocalEmbedder,
+    ingestor: Ingestor,
+    service: RagspaceService,
+    fake_chat: FakeChat,
+    launch_app: Callable[..., str],
+) -> None:
+    guide = journey.FILES[0]
+    service.create_docset(journey.DOCSET, journey.DESCRIPTION)
+    service.add_files(journey.DOCSET, [UploadedFile(guide.name, guide.read_bytes())])
+    ingestor.process_all()
+    read_only = settings.model_copy(update={"read_only": True})
+    url = launch_app(build_service(read_only, store, embedder, chat=_chat_model(fake_chat)))
+
+    with journey.browser_page() as page:
+        page.goto(url)
+        expect(page.locator("#read-only-banner")).to_contain_text("Read-only.")
+        expect(page.get_by_role("gridcell", name=journey.DOCSET, exact=True)).to_be_visible()
+        for control in ("Delete DocSet…", "Yes, delete it", "Create DocSet", "Add files"):
+            expect(page.get_by_role("button", name=control)).to_have_count(0)
+        journey.open_tab(page, "Embedding status")
+        expect(page.locator("#status-summary")).to_contain_text("done 1")
+        expect(page.get_by_role("button", name="Re-embed whole DocSet")).to_have_count(0)
+        asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)  # chatting still works
+        expect(asked.message.get_by_role("link", name="[1]").first).to_be_visible()
+
+    assert [d.name for d in service.list_docsets()] == [journey.DOCSET]
+    assert [d.path for d in service.list_documents(journey.DOCSET)] == [guide.name]
