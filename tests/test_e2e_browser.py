@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.llm import OpenAIChatModel
@@ -125,7 +125,9 @@ def test_upload_embed_and_ask_with_a_streamed_cited_answer(app: App, tmp_path: P
     assert "pg_dump --format=custom" in answer_prompt  # the model saw the cited passage
 
 
-def test_github_citation_links_to_the_lines_at_the_commit(app: App) -> None:
+def test_github_citation_links_to_the_lines_at_the_commit_and_delete_asks_first(
+    app: App,
+) -> None:
     app.service.create_docset("ops")
     report = app.service.add_source("ops", SourceKind.GITHUB_REPO, "acme/ops")
     commit = report.resolved
@@ -151,6 +153,26 @@ def test_github_citation_links_to_the_lines_at_the_commit(app: App) -> None:
         expect(sources.get_by_role("link", name=re.compile(r"backups\.md"))).to_have_attribute(
             "href", href
         )
+        _delete_with_confirmation(page, "ops", app.service)
+    assert app.service.list_docsets() == []
+
+
+def _delete_with_confirmation(page: Page, name: str, service: RagspaceService) -> None:
+    """Select a DocSet, cancel its deletion once (nothing happens), then confirm it."""
+    journey.open_tab(page, "DocSets")
+    page.locator("#docset-select input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+    page.get_by_text("Rename, describe or delete").click()
+    question = page.get_by_text(f"Delete {name} and all its documents?")
+    page.get_by_role("button", name="Delete DocSet…").click()
+    expect(question).to_be_visible()
+    page.get_by_role("button", name="Cancel", exact=True).first.click()
+    expect(question).to_be_hidden()
+    assert [d.name for d in service.list_docsets()] == [name]
+    page.get_by_role("button", name="Delete DocSet…").click()
+    page.get_by_role("button", name="Yes, delete it").click()
+    expect(page.get_by_text(f"Deleted DocSet {name}.")).to_be_visible(timeout=journey.WAIT_MS)
+    expect(page.get_by_role("gridcell", name=name, exact=True)).to_have_count(0)
 
 
 def test_a_read_only_visitor_cannot_delete_but_can_chat(

@@ -3,19 +3,34 @@
 import re
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import gradio as gr
 import pytest
 from gradio_client import Client
 
+from ragspace.embeddings import OpenAIEmbedder
 from ragspace.errors import NotFoundError
 from ragspace.models import Answer, Citation, EmbeddingStatus
+from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
+from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ui.chat_tab import answer_markdown, scope_text, sources_markdown
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+from ui.chat_tab import (
+    NO_ANSWER,
+    SEARCHING,
+    answer_markdown,
+    answer_turns,
+    scope_text,
+    sources_markdown,
+)
 from ui.docsets_tab import docset_rows
 from ui.errors import UNEXPECTED, user_errors
 from ui.status_tab import STATUS_COLORS, status_chart
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_service_errors_become_readable_messages() -> None:
@@ -109,3 +124,39 @@ def test_docsets_table_shows_counts_and_last_sync(service: RagspaceService) -> N
     service.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha")])
     [row] = docset_rows(service)
     assert row[2] == 1 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[-1])
+
+
+def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("handbook")
+    guide = DATA / "deployment-guide.md"
+    service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
+    ingestor.process_all()
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    turns = list(answer_turns(service, "pg_dump backups", history, [], "hybrid", True))
+    chat, panel, box = turns[0]
+    assert chat[-2:] == [
+        {"role": "user", "content": "pg_dump backups"},
+        {"role": "assistant", "content": SEARCHING},
+    ]
+    assert chat[:2] == history and panel == SEARCHING and box == ""
+    chat, panel, _ = turns[-1]
+    assert "[\\[1\\]](#ragspace-source-1)" in chat[-1]["content"]
+    assert '<span id="ragspace-source-1"></span>' in panel and "pg_dump" in panel
+
+
+def test_a_failure_while_answering_leaves_no_pending_bubble(
+    settings: Settings, store: Store
+) -> None:
+    unreachable = OpenAIEmbedder(
+        api_key="sk-x", model="m", dimensions=8, base_url="http://127.0.0.1:9/v1", max_retries=0
+    )
+    service = build_service(settings, store, unreachable)
+    service.create_docset("docs")
+    turns = user_errors(answer_turns)(service, "anything", [], ["docs"], "hybrid", True)
+    assert next(turns)[0][-1]["content"] == SEARCHING
+    chat, panel, _ = next(turns)
+    assert chat == [{"role": "user", "content": "anything"}] and panel == NO_ANSWER
+    with pytest.raises(gr.Error, match="could not be reached"):
+        next(turns)

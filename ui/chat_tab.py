@@ -18,6 +18,8 @@ ChatHistory = list[dict[str, Any]]
 ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
 SEARCHING = "_Searching…_"
 WRITING = "_Writing the answer…_"
+NO_ANSWER = "_No answer: the reason is in the message that appeared._"
+ChatTurn = tuple[ChatHistory, str, str]  # chat, sources panel, question box
 
 
 @dataclass
@@ -80,6 +82,35 @@ def _history_messages(history: ChatHistory) -> list[Message]:
     ]
 
 
+def answer_turns(
+    service: RagspaceService,
+    text: str,
+    history: ChatHistory,
+    selected: list[str] | None,
+    mode_value: str,
+    use_rerank: bool,
+) -> Iterator[ChatTurn]:
+    """Chat, sources panel and question box after each step of a streamed answer."""
+    past = _history_messages(history)
+    updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
+    shown = [*history, {"role": "user", "content": text}]
+    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, ""
+    try:
+        for update in updates:
+            text_shown = (
+                answer_markdown(update.text, update.answer.citations)
+                if update.answer
+                else update.text
+            )
+            reply = {"role": "assistant", "content": text_shown}
+            panel = sources_markdown(update.answer, selected) if update.answer else WRITING
+            yield [*shown, reply], panel, ""
+    except Exception:
+        # no answer bubble left saying "Searching…"; the error itself is shown as a message
+        yield shown, NO_ANSWER, ""
+        raise
+
+
 def build_chat_tab(service: RagspaceService) -> ChatTab:
     """Lay out the chat tab and wire the streaming question handler."""
     docsets = gr.CheckboxGroup(
@@ -115,20 +146,8 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
     @user_errors
     def on_ask(
         text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
-    ) -> Iterator[tuple[ChatHistory, str, str]]:
-        past = _history_messages(history)
-        updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
-        shown = [*history, {"role": "user", "content": text}]
-        yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, ""
-        for update in updates:
-            text_shown = (
-                answer_markdown(update.text, update.answer.citations)
-                if update.answer
-                else update.text
-            )
-            reply = {"role": "assistant", "content": text_shown}
-            panel = sources_markdown(update.answer, selected) if update.answer else WRITING
-            yield [*shown, reply], panel, ""
+    ) -> Iterator[ChatTurn]:
+        yield from answer_turns(service, text, history, selected, mode_value, use_rerank)
 
     inputs = [question, chatbot, docsets, mode, rerank]
     outputs = [chatbot, sources, question]

@@ -71,7 +71,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             create = gr.Button("Create DocSet", variant="primary")
         with gr.Column():
             gr.Markdown("### Selected DocSet")
-            selected = gr.Dropdown(label="DocSet", choices=[], interactive=True)
+            selected = gr.Dropdown(
+                label="DocSet", choices=[], interactive=True, elem_id="docset-select"
+            )
             files = gr.File(
                 label="Files to add",
                 file_count="multiple",
