@@ -55,3 +55,11 @@ class ReadOnlyError(RagspaceError):
 
 class AuthenticationError(RagspaceError):
     """A caller did not present valid credentials (RAGSPACE_AUTH)."""
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """The text with every secret value replaced (servers sometimes echo a key back)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text

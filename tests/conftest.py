@@ -47,8 +47,17 @@ def database_url(postgres_server: str) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Settings pointing at the per-test database, ignoring any `.env` file."""
-    return Settings(_env_file=None, database_url=database_url, data_dir=tmp_path / "data")
+    """Settings pointing at the per-test database, ignoring any `.env` file.
+
+    The fake GitHub and web servers listen on 127.0.0.1, so the SSRF guard is off here;
+    tests/test_netguard.py and tests/test_bad_inputs.py test it switched on.
+    """
+    return Settings(
+        _env_file=None,
+        database_url=database_url,
+        data_dir=tmp_path / "data",
+        allow_private_urls=True,
+    )
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from gradio.events import api as gradio_api
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.citations import cite_hit
 from ragspace.errors import AuthenticationError
-from ragspace.models import Answer, Citation, DocSet, Hit, SyncReport
+from ragspace.models import Answer, Citation, DocSet, Hit, Passage, SyncReport
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
 from ui.sources_panel import github_request, web_request
@@ -28,12 +28,12 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def citation_data(citation: Citation, hit_or_passage: Any) -> dict[str, Any]:
+def citation_data(citation: Citation, source: Hit | Passage) -> dict[str, Any]:
     """One cited passage as structured data: where it is, a link, a snippet and its score."""
     return {
         "number": citation.number,
-        "docset": hit_or_passage.docset_name,
-        "title": hit_or_passage.title,
+        "docset": source.docset_name,
+        "title": source.title,
         "path": citation.path,
         "start_line": citation.start_line,
         "end_line": citation.end_line,
@@ -41,7 +41,7 @@ def citation_data(citation: Citation, hit_or_passage: Any) -> dict[str, Any]:
         "url": citation.url,
         "context": citation.context,
         "snippet": citation.snippet,
-        "score": round(hit_or_passage.score, 6),
+        "score": round(source.score, 6),
     }
 
 

@@ -2,7 +2,9 @@
 
 import hashlib
 import io
+import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -97,6 +99,8 @@ def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> l
             problem = f"{name} contains no files."
         if problem:
             return [error_document(name, data, problem)]
+        # the declared total is a real bound: zipfile never yields more than a member's
+        # declared size (it stops there and checks the CRC), so a lying header only fails
         return [_member(archive, info, name, max_bytes) for info in members]
 
 
@@ -108,10 +112,19 @@ def _member(
     path = f"{name}/{inner.lstrip('/')}"
     if inner.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
         return error_document(path, b"", f"Refused unsafe path {inner!r} inside {name}.")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return error_document(path, b"", f"{inner} inside {name} is a symbolic link; skipped.")
     if info.flag_bits & 0x1:
         return error_document(path, b"", f"{inner} inside {name} is encrypted.")
     if PurePosixPath(inner).suffix.lower() == ".zip":
         return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
-    with archive.open(info) as handle:
-        data = handle.read(max_bytes + 1)  # the declared size may lie; never read past the cap
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(max_bytes + 1)  # never read past the cap
+    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, zlib.error) as exc:
+        return error_document(path, b"", f"{inner} inside {name} cannot be read ({exc}).")
+    if len(data) > max_bytes:
+        return error_document(
+            path, b"", f"{inner} inside {name} is larger than the limit of {max_bytes:,} bytes."
+        )
     return document_from_bytes(path, data, max_bytes)

@@ -23,6 +23,7 @@ class FakeChat:
     delay: float = 0.0
     piece_delay: float = 0.0
     status: int = 200
+    error_message: str = "Server error"
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -75,7 +76,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             time.sleep(fake.delay)
             if fake.status != 200:
                 self._json(
-                    fake.status, {"error": {"message": "Server error", "type": "server_error"}}
+                    fake.status, {"error": {"message": fake.error_message, "type": "server_error"}}
                 )
             elif body.get("stream"):
                 self._stream(body["model"], fake.reply(body))
