@@ -95,12 +95,16 @@ def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ragspa
 @pytest.fixture
 def served(service: RagspaceService) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
-    from ui.app import build_ui
+    from ui.app import CSS, build_ui
 
     demo = build_ui(service)
     demo.queue()
     _, url, _ = demo.launch(
-        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
+        server_name="127.0.0.1",
+        server_port=None,
+        prevent_thread_lock=True,
+        quiet=True,
+        css=CSS,
     )
     yield url
     demo.close()

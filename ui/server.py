@@ -6,7 +6,7 @@ from typing import Any
 from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
-from ui.app import build_ui
+from ui.app import CSS, build_ui
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +19,7 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "mcp_server": settings.mcp_server,
         "max_file_size": settings.max_upload_bytes,
         "show_error": False,
+        "css": CSS,
     }
 
 

@@ -14,10 +14,14 @@ Reply = Callable[[dict[str, Any]], str]
 
 @dataclass
 class FakeChat:
-    """Answers every request with `reply(request)`; `delay` simulates a slow model."""
+    """Answers every request with `reply(request)`; `delay` simulates a slow model.
+
+    `piece_delay` pauses between streamed pieces, so a client can see partial answers.
+    """
 
     reply: Reply = lambda _request: "OK"
     delay: float = 0.0
+    piece_delay: float = 0.0
     status: int = 200
     error_message: str = "Server error"
     requests: list[dict[str, Any]] = field(default_factory=list)
@@ -98,6 +102,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             for event in events:
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
+                time.sleep(fake.piece_delay)
             self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, format: str, *args: Any) -> None:
