@@ -5,6 +5,7 @@ import logging
 import signal
 import threading
 
+from ragspace.cli_eval import add_eval_parser
 from ragspace.logging_setup import configure_logging
 from ragspace.settings import load_settings
 
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser("worker", help="run ingestion workers against the database")
     worker.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
     worker.set_defaults(run=_worker)
+    add_eval_parser(commands)
     return parser
 
 
