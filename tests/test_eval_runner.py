@@ -39,7 +39,10 @@ def _handbook(service: RagspaceService, ingestor: Ingestor) -> None:
     billing = "# Billing\n\n## Invoices\n\nInvoices are emailed on the first day of each month.\n"
     service.add_files(
         "handbook",
-        [UploadedFile("install.md", install.encode()), UploadedFile("billing.md", billing.encode())],
+        [
+            UploadedFile("install.md", install.encode()),
+            UploadedFile("billing.md", billing.encode()),
+        ],
     )
     ingestor.process_all()
 
