@@ -86,7 +86,7 @@ def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
     """Lay out the panel; its DocSet list refreshes whenever the tab is opened."""
     gr.Markdown(FORMAT_HELP)
     with gr.Row():
-        docset = gr.Dropdown(label="DocSet", choices=[], interactive=True)
+        docset = gr.Dropdown(label="DocSet to evaluate", choices=[], interactive=True)
         upload = gr.File(label="Question set (.jsonl)", file_types=[".jsonl"], type="filepath")
         grade = gr.Checkbox(label="Grade answers with the chat model (needs a key)", value=True)
     run = gr.Button("Run evaluation", variant="primary")
