@@ -78,7 +78,6 @@ def run_eval(args: argparse.Namespace) -> int:
     _check_usage(args)
     try:
         datasets = [load_dataset(path) for path in args.datasets]
-        _check_docset_for_questions(args, datasets)
         overrides = {"data_dir": args.data_dir} if args.data_dir else {}
         runtime = open_runtime(load_settings(**overrides), worker_threads=0)
     except RagspaceError as exc:
@@ -96,17 +95,10 @@ def run_eval(args: argparse.Namespace) -> int:
 def _check_usage(args: argparse.Namespace) -> None:
     if args.limit is not None and args.limit < 1:
         args.usage_error("--limit must be at least 1")
-    folders = [p for p in args.datasets if p.is_dir()]
     if args.docset and len(args.datasets) > 1:
         args.usage_error("--docset names one DocSet; give one DATASET with it")
-    if len(folders) < len(args.datasets) and not args.docset:
+    if any(p.is_file() for p in args.datasets) and not args.docset:
         args.usage_error("a JSONL question set needs --docset (the DocSet to ask it of)")
-
-
-def _check_docset_for_questions(args: argparse.Namespace, datasets: list[Dataset]) -> None:
-    for dataset in datasets:
-        if not dataset.documents and not args.docset:
-            args.usage_error(f"{dataset.name} has no corpus; name the DocSet with --docset")
 
 
 def _evaluate(runtime: Runtime, dataset: Dataset, args: argparse.Namespace) -> EvalReport:
