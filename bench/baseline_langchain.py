@@ -39,7 +39,11 @@ from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
-EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
+# ../shared/eval next to the checkout (also found from a worktree one level deeper)
+EVAL_DIR = next(
+    (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+    Path("../shared/eval"),
+)
 K = 10
 
 

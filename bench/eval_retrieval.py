@@ -15,7 +15,11 @@ from pathlib import Path
 
 from ragspace.cli import main as ragspace_main
 
-EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
+# ../shared/eval next to the checkout (also found from a worktree one level deeper)
+EVAL_DIR = next(
+    (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+    Path("../shared/eval"),
+)
 
 
 def main() -> int:

@@ -129,7 +129,8 @@ def format_report(report: EvalReport) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if report.grading is not None:
         lines += ["", grading_text(report.grading)]
-    lines += [f"Note: {note}" for note in report.notes]
+    if report.notes:
+        lines += ["", *(f"- Note: {note}" for note in report.notes)]
     return "\n".join(lines) + "\n"
 
 
