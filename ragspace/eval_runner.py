@@ -33,6 +33,7 @@ MODES = (RetrievalMode.VECTOR.value, RetrievalMode.KEYWORD.value, RetrievalMode.
 ALL_MODES = (*MODES, RERANK)
 METRICS = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "hit@5", "hit@10")
 TOP_SHOWN = 5
+WARMUP_QUESTIONS = 5  # searched once, untimed, per mode: cold caches would skew the tail
 NO_CHAT = "no chat model is configured (set OPENAI_API_KEY)"
 
 Progress = Callable[[float, str], None]
@@ -187,6 +188,9 @@ class Evaluator:
         self, mode: str, docset_ids: Sequence[int], queries: Sequence[EvalQuery], k: int
     ) -> tuple[ModeResult, list[QuestionOutcome]]:
         chunk_scores, file_scores, seconds, outcomes = [], [], [], []
+        if mode != RERANK:  # reranking costs model calls; its latency is the model's anyway
+            for query in queries[:WARMUP_QUESTIONS]:
+                self._search(mode, query.text, docset_ids, k)
         for query in queries:
             started = time.perf_counter()
             hits = self._search(mode, query.text, docset_ids, k)
