@@ -9,7 +9,13 @@ from ragspace.context import ContextBuilder
 from ragspace.errors import LLMError
 from ragspace.llm import ChatModel, Message
 from ragspace.models import Answer, AnswerUpdate, Hit, Passage
-from ragspace.prompts import ANSWER_SYSTEM, ANSWER_USER, REWRITE_SYSTEM, REWRITE_USER
+from ragspace.prompts import (
+    ANSWER_SYSTEM,
+    ANSWER_USER,
+    REWRITE_SYSTEM,
+    REWRITE_USER,
+    passage_block,
+)
 from ragspace.rerank import Reranker
 from ragspace.retrieval import RetrievalMode, Retriever, relevant
 
@@ -58,13 +64,7 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
 
 def format_passages(passages: Sequence[Passage]) -> str:
     """Passages delimited as data for the prompt; a passage cannot close its own tag."""
-    blocks = []
-    for p in passages:
-        body = p.content.replace("</passage>", "</ passage>")
-        blocks.append(
-            f'<passage number="{p.number}" source="{passage_label(p)}">\n{body}\n</passage>'
-        )
-    return "\n\n".join(blocks)
+    return "\n\n".join(passage_block(p.number, passage_label(p), p.content) for p in passages)
 
 
 class AnswerPipeline:

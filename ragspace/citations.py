@@ -60,8 +60,17 @@ def cite(passage: Passage) -> Citation:
         end_line=passage.end_line,
         url=passage_url(passage),
         context=passage_context(passage),
-        snippet=snippet(passage.content),
+        snippet=snippet(focused(passage)),
     )
+
+
+def focused(passage: Passage) -> str:
+    """The passage from its best-matching line on (a widened passage starts at a neighbour)."""
+    skip = passage.focus_line - passage.start_line
+    if skip <= 0:
+        return passage.content
+    lines = passage.content.split("\n")
+    return "…\n" + "\n".join(lines[skip:]) if skip < len(lines) else passage.content
 
 
 def hit_passage(hit: Hit, number: int) -> Passage:

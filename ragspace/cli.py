@@ -1,55 +1,122 @@
-"""The `ragspace` command line."""
+"""The `ragspace` command line: run the app or workers, manage DocSets, search and ask."""
 
 import argparse
+import contextlib
 import logging
+import os
 import signal
+import sys
 import threading
 
+import pydantic
+
+from ragspace import __version__, cli_docsets, cli_query, cli_sources
 from ragspace.cli_eval import add_eval_parser
+from ragspace.cli_support import UsageError, error, opened_service
+from ragspace.errors import RagspaceError
 from ragspace.logging_setup import configure_logging
-from ragspace.settings import load_settings
+from ragspace.settings import Settings, load_settings
 
 log = logging.getLogger(__name__)
+
+QUIET_LEVEL = "WARNING"  # one-shot commands keep start-up chatter off the terminal
+INTERRUPTED = 130
 
 
 def _serve(_: argparse.Namespace) -> int:
     from ui.server import serve  # the CLI is a front end, like ui/; only `serve` needs Gradio
 
-    serve(load_settings())
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how the app is meant to stop
+        serve(load_settings())
     return 0
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from ragspace.runtime import open_runtime
-
-    runtime = open_runtime(load_settings(), worker_threads=args.threads)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    log.info("Worker running with %d thread(s); Ctrl+C stops it", args.threads)
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        stop.wait()
+        with opened_service(workers=True, worker_threads=args.threads):
+            log.info("Worker running with %d thread(s); Ctrl+C stops it", args.threads)
+            stop.wait()
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl+C is how a worker is meant to stop
     finally:
-        runtime.close()
+        signal.signal(signal.SIGTERM, previous)
     return 0
+
+
+def _threads(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a worker needs at least 1 thread, not {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="ragspace", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("serve", help="run the web app").set_defaults(run=_serve)
+    parser = argparse.ArgumentParser(
+        prog="ragspace",
+        description=__doc__,
+        epilog="Settings come from the environment or .env (see .env.example).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log progress details on stderr"
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = commands.add_parser("serve", help="run the web app")
+    serve.set_defaults(run=_serve, chatty=True)
     worker = commands.add_parser("worker", help="run ingestion workers against the database")
-    worker.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
-    worker.set_defaults(run=_worker)
+    worker.add_argument("--threads", type=_threads, default=1, help="worker threads (default 1)")
+    worker.set_defaults(run=_worker, chatty=True)
+    cli_docsets.register(commands)
+    cli_sources.register(commands)
+    cli_query.register(commands)
     add_eval_parser(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `ragspace` console script."""
-    args = build_parser().parse_args(argv)
-    configure_logging(load_settings().log_level)
-    code: int = args.run(args)
+    """Entry point of the `ragspace` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)  # usage errors exit with 2 here
+    try:
+        settings = load_settings()
+    except pydantic.ValidationError as exc:
+        return error(f"invalid configuration: {_describe(exc)}")
+    configure_logging(_log_level(args, settings))
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:
+        print("ragspace: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except UsageError as exc:
+        print(f"ragspace: error: {exc}", file=sys.stderr)
+        return 2
+    except RagspaceError as exc:
+        return error(str(exc))
+    except BrokenPipeError:
+        _silence_stdout()  # `ragspace search … | head` closed the pipe; nothing left to say
+        return 1
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so flushing it at exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _log_level(args: argparse.Namespace, settings: Settings) -> str:
+    """RAGSPACE_LOG_LEVEL when set; else servers and workers log INFO, other commands warnings."""
+    if "log_level" in settings.model_fields_set or getattr(args, "chatty", False):
+        return settings.log_level
+    return "INFO" if args.verbose else QUIET_LEVEL
+
+
+def _describe(exc: pydantic.ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in exc.errors()
+    )

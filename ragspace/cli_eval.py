@@ -4,22 +4,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING
 
-from ragspace.errors import RagspaceError
-from ragspace.eval_datasets import load_dataset
-from ragspace.eval_runner import (
-    ALL_MODES,
-    METRIC_HEADERS,
-    EvalOptions,
-    EvalReport,
-    corpus_docset,
-    grading_text,
-    metric_rows,
-)
-from ragspace.evaluation import Dataset
-from ragspace.runtime import Runtime, open_runtime
+from ragspace.cli_support import Subcommands, UsageError, note
 from ragspace.settings import load_settings
+
+if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` should be instant
+    from ragspace.eval_runner import EvalReport
+    from ragspace.evaluation import Dataset
+    from ragspace.runtime import Runtime
+
+ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
 
 DESCRIPTION = """\
 Score retrieval on an evaluation set: Recall@5/10, MRR@10, nDCG@10 and Hit@5/10 at chunk
@@ -47,7 +42,7 @@ def _depth(text: str) -> int:
     return int(text)
 
 
-def add_eval_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_eval_parser(commands: Subcommands) -> None:
     """Register the `eval` subcommand."""
     parser = commands.add_parser(
         "eval",
@@ -70,22 +65,23 @@ def add_eval_parser(commands: "argparse._SubParsersAction[argparse.ArgumentParse
     parser.add_argument(
         "--data-dir", type=Path, help="embedded database folder (default: the app's)"
     )
-    parser.set_defaults(run=run_eval, usage_error=parser.error)
+    parser.set_defaults(run=run_eval)
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Load the sets, open the database, evaluate each set, print the results."""
+    """Load the sets, open the database, evaluate each set, print the results.
+
+    Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
+    """
+    from ragspace.eval_datasets import load_dataset
+    from ragspace.runtime import open_runtime
+
     _check_usage(args)
-    try:
-        datasets = [load_dataset(path) for path in args.datasets]
-        overrides = {"data_dir": args.data_dir} if args.data_dir else {}
-        runtime = open_runtime(load_settings(**overrides), worker_threads=0)
-    except RagspaceError as exc:
-        return _fail(exc)
+    datasets = [load_dataset(path) for path in args.datasets]
+    overrides = {"data_dir": args.data_dir} if args.data_dir else {}
+    runtime = open_runtime(load_settings(**overrides), worker_threads=0)
     try:
         reports = [_evaluate(runtime, dataset, args) for dataset in datasets]
-    except RagspaceError as exc:
-        return _fail(exc)
     finally:
         runtime.close()
     _write(reports, args.json)
@@ -94,29 +90,33 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def _check_usage(args: argparse.Namespace) -> None:
     if args.limit is not None and args.limit < 1:
-        args.usage_error("--limit must be at least 1")
+        raise UsageError("--limit must be at least 1")
     if args.docset and len(args.datasets) > 1:
-        args.usage_error("--docset names one DocSet; give one DATASET with it")
+        raise UsageError("--docset names one DocSet; give one DATASET with it")
     if any(p.is_file() for p in args.datasets) and not args.docset:
-        args.usage_error("a JSONL question set needs --docset (the DocSet to ask it of)")
+        raise UsageError("a JSONL question set needs --docset (the DocSet to ask it of)")
 
 
-def _evaluate(runtime: Runtime, dataset: Dataset, args: argparse.Namespace) -> EvalReport:
+def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
+    from ragspace.eval_runner import EvalOptions, corpus_docset
+
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
-        _note(f"DocSet {name!r}: checking it holds the {len(dataset.documents)} documents...")
+        note(f"DocSet {name!r}: checking it holds the {len(dataset.documents)} documents...")
         docset, built = corpus_docset(
             runtime.service, runtime.store, runtime.ingestor, name, dataset, args.rebuild
         )
-        _note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
+        note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
     options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit)
     return runtime.service.evaluate(
-        name, dataset, options, lambda _fraction, text: _note(f"{dataset.name}: {text}")
+        name, dataset, options, lambda _fraction, text: note(f"{dataset.name}: {text}")
     )
 
 
-def format_report(report: EvalReport) -> str:
+def format_report(report: "EvalReport") -> str:
     """The report as markdown: a heading line, the metrics table, grading and notes."""
+    from ragspace.eval_runner import METRIC_HEADERS, grading_text, metric_rows
+
     lines = [
         f"## {report.dataset} · DocSet {report.docset} · {report.questions} questions · "
         f"k = {report.k}",
@@ -139,7 +139,7 @@ def _cell(value: str | float, column: int) -> str:
     return f"{value:.3f}" if isinstance(value, float) and column < 8 else str(value)
 
 
-def _write(reports: list[EvalReport], json_target: str | None) -> None:
+def _write(reports: "list[EvalReport]", json_target: str | None) -> None:
     tables = "\n".join(format_report(r) for r in reports)
     payload = json.dumps({"reports": [r.model_dump(mode="json") for r in reports]}, indent=2)
     if json_target == "-":
@@ -149,12 +149,3 @@ def _write(reports: list[EvalReport], json_target: str | None) -> None:
     sys.stdout.write(tables)
     if json_target:
         Path(json_target).write_text(payload + "\n", encoding="utf-8")
-
-
-def _note(text: str, stream: TextIO | None = None) -> None:
-    print(text, file=stream or sys.stderr, flush=True)
-
-
-def _fail(exc: RagspaceError) -> int:
-    _note(f"ragspace: error: {exc}")
-    return 1

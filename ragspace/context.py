@@ -93,6 +93,7 @@ def _passage_of(
             "end_line": end,
             "content": text,
             "metadata": _merged_metadata(best.metadata, chunks),
+            "focus_line": best.start_line if start <= best.start_line <= end else start,
         }
     )
 

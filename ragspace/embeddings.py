@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ragspace.errors import EmbeddingError, TransientEmbeddingError
+from ragspace.errors import EmbeddingError, TransientEmbeddingError, redact
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ class OpenAIEmbedder:
             )
             raise error(
                 f"The embedding API answered {exc.status_code} for model {self._model!r}: "
-                f"{_api_error_message(exc)}"
+                f"{redact(_api_error_message(exc), self._client.api_key)}"
             ) from None
         except openai.APIError as exc:  # connection errors and timeouts
             raise TransientEmbeddingError(

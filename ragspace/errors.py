@@ -47,3 +47,19 @@ class LLMError(RagspaceError):
 
 class DatabaseError(RagspaceError):
     """The database could not be started, reached or migrated."""
+
+
+class ReadOnlyError(RagspaceError):
+    """The app runs read-only (RAGSPACE_READ_ONLY) and refuses every change."""
+
+
+class AuthenticationError(RagspaceError):
+    """A caller did not present valid credentials (RAGSPACE_AUTH)."""
+
+
+def redact(text: str, *secrets: str | None) -> str:
+    """The text with every secret value replaced (servers sometimes echo a key back)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text

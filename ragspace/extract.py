@@ -1,5 +1,6 @@
 """Text out of files: plain text and code, HTML (to markdown), PDF (per page), notebooks."""
 
+import codecs
 import io
 import json
 import re
@@ -56,14 +57,32 @@ def _suffix(path: str) -> str:
 
 
 def _decode(path: str, data: bytes) -> str:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise SourceError(
+                f"{path} starts like UTF-16 text but is not (invalid byte at offset {exc.start})."
+            ) from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+        if _looks_utf16(data[:_BINARY_SNIFF_BYTES]):
+            raise SourceError(
+                f"{path} looks like UTF-16 text without a byte-order mark; save it as UTF-8."
+            )
         raise SourceError(f"{path} looks binary (it contains NUL bytes), not text.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SourceError(
-            f"{path} is not UTF-8 text (invalid byte at offset {exc.start})."
+            f"{path} is not UTF-8 text (invalid byte at offset {exc.start}); save it as UTF-8."
         ) from None
+
+
+def _looks_utf16(sample: bytes) -> bool:
+    """ASCII-range text in UTF-16: every other byte is NUL, the others are not."""
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2
+    return half >= 2 and min(even, odd) == 0 and max(even, odd) >= 0.8 * half
 
 
 def _html(path: str, data: bytes) -> Extracted:
@@ -225,8 +244,12 @@ def _pdf(path: str, data: bytes) -> Extracted:
         if reader.is_encrypted and not reader.decrypt(""):
             raise SourceError(f"{path} is password-protected; upload an unencrypted PDF.")
         pages = [page.extract_text() or "" for page in reader.pages]
+    except SourceError:
+        raise
     except (PdfReadError, ValueError, KeyError) as exc:
         raise SourceError(f"{path} is not a readable PDF ({exc}).") from None
+    except Exception as exc:  # pypdf fails in many ways on hostile files; one bad PDF is no crash
+        raise SourceError(f"{path} is not a readable PDF ({type(exc).__name__}).") from None
     lines: list[str] = []
     page_lines: list[list[int]] = []
     for number, page_text in enumerate(pages, start=1):

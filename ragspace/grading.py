@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ragspace.citations import passage_label
 from ragspace.errors import LLMError
 from ragspace.llm import ChatModel, Message
 from ragspace.models import Answer, Passage
@@ -16,6 +17,7 @@ from ragspace.prompts import (
     JUDGE_CORRECTNESS_USER,
     JUDGE_FAITHFULNESS_SYSTEM,
     JUDGE_FAITHFULNESS_USER,
+    passage_block,
 )
 
 log = logging.getLogger(__name__)
@@ -146,7 +148,7 @@ class AnswerGrader:
         blocks = [
             f"Claim {i}: {c.sentence}\n"
             + "\n".join(
-                f'<passage number="{n}">\n{by_number[n].content[:PASSAGE_CHARS]}\n</passage>'
+                passage_block(n, passage_label(by_number[n]), by_number[n].content[:PASSAGE_CHARS])
                 for n in c.cited
             )
             for i, c in enumerate(claims, start=1)

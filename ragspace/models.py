@@ -39,6 +39,8 @@ class DocSet(BaseModel):
     updated_at: datetime
     document_count: int = 0
     chunk_count: int = 0
+    # when files were last uploaded or a source last synced; None before any content
+    last_synced_at: datetime | None = None
     # set while a whole-DocSet re-embed moves it to another model
     target_embedding_model: str | None = None
 
@@ -136,6 +138,8 @@ class Passage(BaseModel):
     content: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     score: float
+    # first line of the best-matching chunk, where a snippet starts (0: the passage start)
+    focus_line: int = 0
 
 
 class Citation(BaseModel):

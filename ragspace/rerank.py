@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ragspace.llm import ChatModel, Message
 from ragspace.models import Hit
-from ragspace.prompts import RERANK_SYSTEM, RERANK_USER
+from ragspace.prompts import RERANK_SYSTEM, RERANK_USER, passage_block
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,11 @@ class Reranker:
         if len(hits) < 2:
             return list(hits)
         passages = "\n\n".join(
-            f"[{number}] {hit.path} (lines {hit.start_line}-{hit.end_line})\n"
-            f"{hit.content[:PASSAGE_CHARS]}"
+            passage_block(
+                number,
+                f"{hit.path} (lines {hit.start_line}-{hit.end_line})",
+                hit.content[:PASSAGE_CHARS],
+            )
             for number, hit in enumerate(hits, start=1)
         )
         messages: list[Message] = [

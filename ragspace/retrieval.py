@@ -10,6 +10,8 @@ from ragspace.models import Hit
 from ragspace.store import SearchRequest, Store
 
 MAX_KEYWORD_TERMS = 32
+# Hits fetched per wanted hit, so that enough remain after one-hit-per-section.
+SECTION_OVERFETCH = 3
 # identifiers (snake_case, dotted.names, kebab-case flags) or plain words
 _TERM = re.compile(r"\w[\w.\-]*\w|\w", re.UNICODE)
 
@@ -57,21 +59,42 @@ class Retriever:
         k: int,
         mode: RetrievalMode | None = None,
     ) -> list[Hit]:
-        """The k best chunks; in hybrid mode each side contributes `candidates` to the fusion."""
+        """The k best chunks, at most one per prose section; each side offers `candidates`."""
         mode = mode or self.options.mode
         use_vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         request = SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
-            k=k,
+            k=max(k, min(k * SECTION_OVERFETCH, self.options.candidates)),
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             rrf_k=self.options.rrf_k,
             ef_search=max(k, self.options.ef_search),
         )
-        return self._store.search(request)
+        return one_per_section(self._store.search(request))[:k]
+
+
+def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
+    """Drop hits whose prose section already has a better hit.
+
+    A long section is split into several chunks that match the same query alike; they
+    would fill the top of the list with one section and push other relevant sections out.
+    The passage built for the best chunk shows its neighbours anyway. Code chunks carry
+    no section anchor and are all kept.
+    """
+    seen: set[tuple[int, str]] = set()
+    kept: list[Hit] = []
+    for hit in hits:
+        anchor = hit.metadata.get("anchor")
+        if isinstance(anchor, str):
+            section = (hit.document_id, anchor)
+            if section in seen:
+                continue
+            seen.add(section)
+        kept.append(hit)
+    return kept
 
 
 def relevant(hits: Sequence[Hit], min_similarity: float) -> list[Hit]:

@@ -101,6 +101,7 @@ def build_service(
         on_new_work,
         archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
         syncer=syncer or build_syncer(settings, store),
+        read_only=settings.read_only,
     )
 
 
@@ -114,12 +115,15 @@ def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
         max_files=settings.github_max_files,
         max_file_bytes=settings.github_max_file_bytes,
         max_archive_bytes=settings.github_max_archive_bytes,
+        allow_private_urls=settings.allow_private_urls,
     )
     web = WebConfig(
         timeout_seconds=settings.http_timeout_seconds,
         max_pages=settings.web_max_pages,
         concurrency=settings.web_concurrency,
         chunk_chars=settings.prose_chunk_size,
+        max_seconds=settings.web_max_seconds,
+        allow_private_urls=settings.allow_private_urls,
     )
     return SourceSyncer(
         store,
@@ -139,6 +143,7 @@ def ingest_options(settings: Settings) -> IngestOptions:
         max_attempts=settings.job_max_attempts,
         retry_base_seconds=settings.job_retry_base_seconds,
         retry_max_seconds=settings.job_retry_max_seconds,
+        max_chunks=settings.max_chunks_per_document,
     )
 
 

@@ -1,12 +1,18 @@
 """The API every front end (web UI, CLI, MCP) calls."""
 
+import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ragspace.answer import AnswerPipeline
 from ragspace.embeddings import Embedder
-from ragspace.errors import ConfigError, EmbeddingModelMismatchError, ValidationError
+from ragspace.errors import (
+    ConfigError,
+    EmbeddingModelMismatchError,
+    ReadOnlyError,
+    ValidationError,
+)
 from ragspace.eval_runner import EvalOptions, EvalReport, Evaluator, Progress
 from ragspace.evaluation import Dataset
 from ragspace.llm import Message
@@ -32,6 +38,37 @@ log = logging.getLogger(__name__)
 MAX_NAME_LENGTH = 100
 MAX_QUESTION_CHARS = 4000
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def changes(
+    action: str,
+) -> Callable[
+    [Callable[Concatenate["RagspaceService", P], R]],
+    Callable[Concatenate["RagspaceService", P], R],
+]:
+    """Mark a method that changes data (or fetches sources): refused when read-only.
+
+    Every front end (UI, HTTP API, MCP, CLI) goes through these methods, so this is the
+    one place where read-only mode is enforced; hidden buttons are only a courtesy.
+    """
+
+    def decorate(
+        method: Callable[Concatenate["RagspaceService", P], R],
+    ) -> Callable[Concatenate["RagspaceService", P], R]:
+        @functools.wraps(method)
+        def guarded(self: "RagspaceService", /, *args: P.args, **kwargs: P.kwargs) -> R:
+            if self.read_only:
+                raise ReadOnlyError(
+                    f"This RAGSpace is read-only: you can search and chat, but not {action}."
+                )
+            return method(self, *args, **kwargs)
+
+        return guarded
+
+    return decorate
+
 
 class RagspaceService:
     """DocSet management, ingestion requests, search and answers."""
@@ -47,7 +84,9 @@ class RagspaceService:
         archive_limits: ArchiveLimits | None = None,
         syncer: SourceSyncer | None = None,
         jobs: JobQueue | None = None,
+        read_only: bool = False,
     ) -> None:
+        self.read_only = read_only
         self._store = store
         self._syncer = syncer
         self._archive_limits = archive_limits or ArchiveLimits()
@@ -73,6 +112,7 @@ class RagspaceService:
         """One DocSet by name."""
         return self._store.get_docset_by_name(name)
 
+    @changes("create a DocSet")
     def create_docset(self, name: str, description: str = "") -> DocSet:
         """A new, empty DocSet embedded with the configured model."""
         return self._store.create_docset(
@@ -82,22 +122,26 @@ class RagspaceService:
             self._embedder.dimensions,
         )
 
+    @changes("rename a DocSet")
     def rename_docset(self, name: str, new_name: str) -> DocSet:
         """Rename a DocSet."""
         docset = self._store.get_docset_by_name(name)
         return self._store.rename_docset(docset.id, _valid_name(new_name))
 
+    @changes("change a DocSet's description")
     def describe_docset(self, name: str, description: str) -> DocSet:
         """Replace a DocSet's description."""
         docset = self._store.get_docset_by_name(name)
         return self._store.describe_docset(docset.id, description.strip())
 
+    @changes("delete a DocSet")
     def delete_docset(self, name: str) -> None:
         """Delete a DocSet and everything in it."""
         self._store.delete_docset(self._store.get_docset_by_name(name).id)
 
     # Ingestion
 
+    @changes("add files")
     def add_files(self, docset_name: str, files: Sequence[UploadedFile]) -> list[Document]:
         """Store uploaded files as documents; readable ones are queued for embedding."""
         if not files:
@@ -115,12 +159,14 @@ class RagspaceService:
         self._on_new_work()
         return [self._store.get_document(document_id) for document_id in ids]
 
+    @changes("add sources")
     def preview_source(
         self, kind: SourceKind, location: str, options: dict[str, Any] | None = None
     ) -> SourcePreview:
         """A dry run of a GitHub or web source: what would be ingested and what is skipped."""
         return self._sources().preview(kind, _valid_location(location), options or {})
 
+    @changes("add sources")
     def add_source(
         self,
         docset_name: str,
@@ -140,6 +186,7 @@ class RagspaceService:
         self._on_new_work()
         return report
 
+    @changes("re-sync sources")
     def resync_source(self, source_id: int) -> SyncReport:
         """Fetch a source again: only what changed is re-embedded, what vanished is removed."""
         report = self._sources().sync(self._store.get_source(source_id))
@@ -186,6 +233,7 @@ class RagspaceService:
             "('Re-embed whole DocSet' on the Embedding status tab) before it can be searched."
         )
 
+    @changes("re-embed documents")
     def reembed_documents(self, document_ids: Sequence[int]) -> int:
         """Re-embed these documents, ignoring the cache; returns how many were queued."""
         if not document_ids:
@@ -196,6 +244,7 @@ class RagspaceService:
         self._on_new_work()
         return queued
 
+    @changes("re-embed documents")
     def reembed_failed(self, docset_name: str | None = None) -> int:
         """Retry every document in `error` (of one DocSet, or all); cached vectors are reused."""
         docset_ids = None
@@ -206,6 +255,7 @@ class RagspaceService:
         self._on_new_work()
         return queued
 
+    @changes("re-embed a DocSet")
     def reembed_docset(self, docset_name: str) -> int:
         """Re-embed a whole DocSet with the configured model, ignoring the cache."""
         docset = self._store.get_docset_by_name(docset_name)
@@ -257,6 +307,7 @@ class RagspaceService:
         assert last.answer is not None
         return last.answer
 
+    @changes("run evaluations")  # thousands of searches and, with a key, paid model calls
     def evaluate(
         self,
         docset_name: str,

@@ -26,6 +26,16 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_DATA_DIR"),
         description="Folder for the embedded Postgres data and other local state.",
     )
+    embedded_shared_buffers: str = Field(
+        default="1GB",
+        pattern=r"^[1-9][0-9]*(kB|MB|GB)$",
+        validation_alias=AliasChoices("RAGSPACE_EMBEDDED_SHARED_BUFFERS"),
+        description=(
+            "Buffer cache of the embedded Postgres (e.g. 512MB, 1GB); taken at its next start. "
+            "Keeps the HNSW and full-text indexes of ~100,000 chunks in memory. "
+            "Ignored with DATABASE_URL."
+        ),
+    )
     migrations_dir: Path = Field(
         default=PROJECT_ROOT / "supabase" / "migrations",
         validation_alias=AliasChoices("RAGSPACE_MIGRATIONS_DIR"),
@@ -167,12 +177,30 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_WEB_MAX_PAGES"),
         description="Upper bound on pages fetched from one documentation site.",
     )
+    web_max_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        validation_alias=AliasChoices("RAGSPACE_WEB_MAX_SECONDS"),
+        description="Time budget of one crawl; pages not fetched by then are skipped.",
+    )
+    allow_private_urls: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("RAGSPACE_ALLOW_PRIVATE_URLS"),
+        description="Let web sources fetch loopback, private and link-local addresses "
+        "(SSRF guard off). Only for a server that may read internal sites.",
+    )
     web_concurrency: int = Field(
         default=4,
         ge=1,
         le=16,
         validation_alias=AliasChoices("RAGSPACE_WEB_CONCURRENCY"),
         description="Parallel requests to one documentation site (be polite).",
+    )
+    max_chunks_per_document: int = Field(
+        default=10_000,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_MAX_CHUNKS_PER_DOCUMENT"),
+        description="A document that splits into more chunks than this ends in error.",
     )
     worker_threads: int = Field(
         default=1,
@@ -280,6 +308,22 @@ class Settings(BaseSettings):
         ge=1000,
         validation_alias=AliasChoices("RAGSPACE_CONTEXT_CHARS"),
         description="Budget (characters) of passages given to the chat model per answer.",
+    )
+
+    auth: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RAGSPACE_AUTH"),
+        description="Login for the web app, its API and MCP: user:password pairs, comma-separated.",
+    )
+    read_only: bool = Field(
+        default=False,
+        validation_alias=AliasChoices("RAGSPACE_READ_ONLY"),
+        description="Refuse every change (DocSets, sources, re-embedding); search and chat stay.",
+    )
+    mcp_server: bool = Field(
+        default=True,
+        validation_alias=AliasChoices("RAGSPACE_MCP_SERVER"),
+        description="Serve the MCP tools (streamable HTTP) at /gradio_api/mcp/.",
     )
 
     host: str = Field(

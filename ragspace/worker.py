@@ -35,6 +35,7 @@ class IngestOptions:
     max_attempts: int = 3
     retry_base_seconds: float = 5.0
     retry_max_seconds: float = 300.0
+    max_chunks: int = 10_000
 
     @property
     def heartbeat_seconds(self) -> float:
@@ -138,6 +139,12 @@ class Ingestor:
         chunks = self._chunker.split(job.content, job.language, job.path)
         if not chunks:
             raise RagspaceError(f"{job.path} has no text to index.")
+        if len(chunks) > self._options.max_chunks:
+            raise RagspaceError(
+                f"{job.path} splits into {len(chunks):,} chunks; the limit is "
+                f"{self._options.max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
+                "Split the file or raise the limit."
+            )
         chunks = [with_document_metadata(chunk, job.metadata) for chunk in chunks]
         chunks, texts = self._embeddable(chunks)
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]

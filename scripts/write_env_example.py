@@ -14,6 +14,7 @@ EXAMPLES = {
     "OPENAI_API_KEY": "sk-...",
     "OPENAI_BASE_URL": "https://api.openai.com/v1",
     "GITHUB_TOKEN": "github_pat_...",
+    "RAGSPACE_AUTH": "alice:change-me,bob:another-secret",
 }
 
 

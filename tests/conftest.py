@@ -3,8 +3,9 @@
 import itertools
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -46,8 +47,17 @@ def database_url(postgres_server: str) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Settings pointing at the per-test database, ignoring any `.env` file."""
-    return Settings(_env_file=None, database_url=database_url, data_dir=tmp_path / "data")
+    """Settings pointing at the per-test database, ignoring any `.env` file.
+
+    The fake GitHub and web servers listen on 127.0.0.1, so the SSRF guard is off here;
+    tests/test_netguard.py and tests/test_bad_inputs.py test it switched on.
+    """
+    return Settings(
+        _env_file=None,
+        database_url=database_url,
+        data_dir=tmp_path / "data",
+        allow_private_urls=True,
+    )
 
 
 @pytest.fixture
@@ -85,12 +95,43 @@ def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ragspa
 @pytest.fixture
 def served(service: RagspaceService) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
-    from ui.app import build_ui
+    from ui.app import CSS, build_ui
 
     demo = build_ui(service)
     demo.queue()
     _, url, _ = demo.launch(
-        server_name="127.0.0.1", server_port=None, prevent_thread_lock=True, quiet=True
+        server_name="127.0.0.1",
+        server_port=None,
+        prevent_thread_lock=True,
+        quiet=True,
+        css=CSS,
     )
     yield url
     demo.close()
+
+
+@pytest.fixture
+def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
+    """Start the app over a service as `ragspace serve` does (login, MCP) on 127.0.0.1."""
+    from ragspace.access import Credentials
+    from ui.app import build_ui
+    from ui.server import launch_options
+
+    apps: list[Any] = []
+
+    def launch(service: RagspaceService, credentials: Credentials | None = None) -> str:
+        demo = build_ui(service, credentials)
+        demo.queue()
+        apps.append(demo)
+        _, url, _ = demo.launch(
+            server_name="127.0.0.1",
+            server_port=None,
+            prevent_thread_lock=True,
+            quiet=True,
+            **launch_options(settings, credentials),
+        )
+        return str(url)
+
+    yield launch
+    for demo in apps:
+        demo.close()

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ragspace.citations import cite
 from ragspace.context import ContextBuilder
 from ragspace.models import ChunkDraft, Hit
 from ragspace.store import NewDocument, Store
@@ -64,3 +65,14 @@ def test_neighbours_that_do_not_fit_are_left_out(store: Store) -> None:
     core = "\n".join(LINES[4:6])
     [passage] = ContextBuilder(store, len(core) + 5).passages([_hit(document_id, chunks[2], 1.0)])
     assert (passage.start_line, passage.end_line, passage.content) == (5, 6, core)
+
+
+def test_a_widened_passage_cites_from_its_best_match(store: Store) -> None:
+    document_id, chunks = _document(store)
+    [wide] = ContextBuilder(store, 10_000).passages([_hit(document_id, chunks[2], 1.0)])
+    assert (wide.start_line, wide.end_line, wide.focus_line) == (3, 8, 5)
+    citation = cite(wide)
+    assert (citation.start_line, citation.end_line) == (3, 8)  # the range is the whole passage
+    assert citation.snippet == "…\n" + "\n".join(LINES[4:8])  # the snippet starts at the match
+    [first] = ContextBuilder(store, 10_000).passages([_hit(document_id, chunks[0], 1.0)])
+    assert cite(first).snippet == "\n".join(LINES[0:4])  # the match is the passage start

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ragspace import cli_eval
 from ragspace.cli import main
 from ragspace.errors import ConflictError, NotFoundError, ValidationError
 from ragspace.eval_datasets import load_dataset, parse_question_set
@@ -161,17 +162,19 @@ def test_cli_eval_failures_exit_1_with_a_message(
 
 
 def test_cli_eval_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Bad usage is argparse's exit status 2, before anything is opened."""
+    """Bad usage exits with status 2, before anything is opened."""
     questions = tmp_path / "q.jsonl"
     questions.write_text(QUESTIONS, encoding="utf-8")
-    for argv in (
-        ["eval", str(questions)],
-        ["eval", str(questions), "--docset", "d", "--modes", "fuzzy"],
-        ["eval", str(questions), "--docset", "d", "-k", "0"],
-        ["eval", str(questions), str(questions), "--docset", "d"],
+    for argv, message in (
+        (["--modes", "fuzzy"], "unknown mode 'fuzzy'"),
+        (["-k", "0"], "k must be a whole number from 1 to 50"),
     ):
         with pytest.raises(SystemExit) as exited:
-            main(argv)
+            main(["eval", str(questions), "--docset", "d", *argv])
         assert exited.value.code == 2
-    assert "--docset" in capsys.readouterr().err
-    assert set(MODES) < set(ALL_MODES)
+        assert message in capsys.readouterr().err
+    assert main(["eval", str(questions)]) == 2
+    assert "needs --docset" in capsys.readouterr().err
+    assert main(["eval", str(questions), str(questions), "--docset", "d"]) == 2
+    assert main(["eval", str(questions), "--docset", "d", "--limit", "0"]) == 2
+    assert cli_eval.ALL_MODES == ALL_MODES and set(MODES) < set(ALL_MODES)

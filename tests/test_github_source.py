@@ -62,7 +62,9 @@ def repo(github: FakeGithub) -> FakeRepo:
 
 def make_service(store: Store, embedder: object, github: FakeGithub) -> RagspaceService:
     """The real service wired to the fake GitHub."""
-    config = GithubConfig(api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000)
+    config = GithubConfig(
+        api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
+    )
     syncer = SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
     return build_service(Settings(_env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
 

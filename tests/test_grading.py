@@ -100,7 +100,9 @@ def test_judge_verdicts_are_parsed_and_aggregated(
     judged = [m[1]["content"] for m in prompts if m[0]["content"] == JUDGE_CORRECTNESS_SYSTEM]
     assert "Reference answer:\nRun the MSI installer." in judged[0]
     checked = [m[1]["content"] for m in prompts if m[0]["content"] == JUDGE_FAITHFULNESS_SYSTEM]
-    assert checked[0].startswith('Claim 1: You run the MSI installer [1].\n<passage number="1">')
+    assert checked[0].startswith(
+        'Claim 1: You run the MSI installer [1].\n<passage number="1" source="install.md (lines'
+    )
     reranks = [m for m in prompts if m[0]["content"] == RERANK_SYSTEM]
     assert len(reranks) >= len(questions.queries)  # each question in the rerank mode
     assert report.modes[-1].mode == RERANK and report.modes[-1].file["hit@5"] == 1.0

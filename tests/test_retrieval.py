@@ -102,3 +102,30 @@ def test_keyword_terms_keep_identifiers_once() -> None:
         "max-retries",
     ]
     assert keyword_terms("   ") == []
+
+
+def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    paragraph = (
+        "Streaming responses arrive as server-sent events; each event carries a delta of the "
+        "streamed message text and the client appends the deltas in order.\n\n"
+    )
+    guide = (
+        "# Streaming guide\n\n## Streaming events\n\n"
+        + paragraph * 12
+        + "## Streaming errors\n\nAn error event in the stream ends the streamed response.\n\n"
+        + "## Streaming with tools\n\nTool use deltas stream as partial JSON events.\n"
+    )
+    service.create_docset("guide")
+    service.add_files("guide", [UploadedFile("streaming.md", guide.encode())])
+    ingestor.process_all()
+    chunks_of_long_section = [
+        hit
+        for hit in service.search("streaming events", ["guide"], k=50, mode=RetrievalMode.KEYWORD)
+        if hit.metadata.get("anchor") == "streaming-events"
+    ]
+    hits = service.search("streamed response events", ["guide"], k=3)
+    anchors = [hit.metadata.get("anchor") for hit in hits]
+    assert len(chunks_of_long_section) == 1, "several chunks of one section: one hit stands for it"
+    assert sorted(anchors) == ["streaming-errors", "streaming-events", "streaming-with-tools"]

@@ -50,3 +50,25 @@ def test_env_example_is_current() -> None:
     assert (PROJECT_ROOT / ".env.example").read_text(encoding="utf-8") == render(), (
         "run `python scripts/write_env_example.py`"
     )
+
+
+def test_gradio_port_variable_and_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "7861")
+    assert Settings(_env_file=None).port == 7861
+    monkeypatch.setenv("PORT", "8081")
+    monkeypatch.setenv("RAGSPACE_PORT", "9000")
+    monkeypatch.setenv("RAGSPACE_HOST", "10.0.0.1")
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    settings = Settings(_env_file=None)
+    assert (settings.host, settings.port) == ("10.0.0.1", 9000)  # our own names win
+
+
+def test_launch_options_follow_access_settings() -> None:
+    from ragspace.access import parse_auth
+    from ui.server import launch_options
+
+    settings = Settings(_env_file=None, auth="alice:s3cret", mcp_server=False)
+    options = launch_options(settings, parse_auth(settings.auth))
+    assert options["auth"] == [("alice", "s3cret")] and options["mcp_server"] is False
+    open_app = launch_options(Settings(_env_file=None), None)
+    assert open_app["auth"] is None and open_app["mcp_server"] is True

@@ -1,14 +1,36 @@
 """The Gradio app builds, serves its page, and shows readable errors."""
 
+import re
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import gradio as gr
 import pytest
 from gradio_client import Client
 
+from ragspace.embeddings import OpenAIEmbedder
 from ragspace.errors import NotFoundError
+from ragspace.models import Answer, Citation, EmbeddingStatus
+from ragspace.runtime import build_service
+from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+from ui.chat_tab import (
+    NO_ANSWER,
+    SEARCHING,
+    answer_markdown,
+    answer_turns,
+    scope_text,
+    sources_markdown,
+)
+from ui.docsets_tab import docset_rows
 from ui.errors import UNEXPECTED, user_errors
+from ui.status_tab import STATUS_COLORS, status_chart
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_service_errors_become_readable_messages() -> None:
@@ -47,3 +69,94 @@ def test_app_serves_three_tabs(served: str) -> None:
     config = Client(served, verbose=False).config
     labels = {c.get("props", {}).get("label") for c in config["components"]}
     assert {"DocSets", "Embedding status", "Chat"} <= labels
+
+
+def _citation(number: int, url: str | None = None) -> Citation:
+    return Citation(
+        number=number,
+        label=f"guide.md (lines {number}-{number + 2})",
+        path="guide.md",
+        start_line=number,
+        end_line=number + 2,
+        url=url,
+        context="Guide > Backups",
+        snippet="Take a nightly backup.",
+    )
+
+
+def test_citations_link_to_their_origin_or_to_the_sources_panel() -> None:
+    github = "https://github.com/acme/ops/blob/abc123/guide.md#L2-L4"
+    text = answer_markdown(
+        "Nightly [1]. Restore monthly [2][3].", [_citation(1), _citation(2, github)]
+    )
+    assert "[\\[1\\]](#ragspace-source-1)" in text  # an upload: the passage in the panel
+    assert f"[\\[2\\]]({github})" in text  # GitHub: the lines at the commit
+    assert text.endswith("[3].")  # not a citation of this answer: left as it was
+
+
+def test_sources_panel_anchors_each_cited_passage_and_states_the_scope() -> None:
+    answer = Answer(text="Nightly [1].", citations=[_citation(1)])
+    panel = sources_markdown(answer, None)
+    assert panel.startswith("Searched **all DocSets**.")
+    assert '<span id="ragspace-source-1"></span>**[1]** guide.md (lines 1-3)' in panel
+    assert "Guide > Backups" in panel and "Take a nightly backup." in panel
+    assert scope_text(["ops", "wiki"]) == "Searched **ops**, **wiki**."
+    assert sources_markdown(Answer(text="nothing"), ["ops"]).endswith("_No sources._")
+
+
+def test_status_chart_counts_documents_per_docset_and_status(service: RagspaceService) -> None:
+    assert status_chart([]).empty
+    for name in ("alpha", "beta"):
+        service.create_docset(name)
+    service.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha"), UploadedFile("b.md", b"")])
+    service.add_files("beta", [UploadedFile("c.md", b"# C\n\ngamma")])
+    chart = status_chart(service.list_documents())
+    rows = {(r.DocSet, r.Status): r.Documents for r in chart.itertuples()}
+    assert rows == {("alpha", "pending"): 1, ("alpha", "error"): 1, ("beta", "pending"): 1}
+    assert list(chart.columns) == ["DocSet", "Status", "Documents"]
+    assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
+
+
+def test_docsets_table_shows_counts_and_last_sync(service: RagspaceService) -> None:
+    service.create_docset("alpha", "first")
+    [row] = docset_rows(service)
+    assert row[:4] == ["alpha", "first", 0, 0] and row[-1] == "never"
+    service.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha")])
+    [row] = docset_rows(service)
+    assert row[2] == 1 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[-1])
+
+
+def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("handbook")
+    guide = DATA / "deployment-guide.md"
+    service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
+    ingestor.process_all()
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    turns = list(answer_turns(service, "pg_dump backups", history, [], "hybrid", True))
+    chat, panel, box = turns[0]
+    assert chat[-2:] == [
+        {"role": "user", "content": "pg_dump backups"},
+        {"role": "assistant", "content": SEARCHING},
+    ]
+    assert chat[:2] == history and panel == SEARCHING and box == ""
+    chat, panel, _ = turns[-1]
+    assert "[\\[1\\]](#ragspace-source-1)" in chat[-1]["content"]
+    assert '<span id="ragspace-source-1"></span>' in panel and "pg_dump" in panel
+
+
+def test_a_failure_while_answering_leaves_no_pending_bubble(
+    settings: Settings, store: Store
+) -> None:
+    unreachable = OpenAIEmbedder(
+        api_key="sk-x", model="m", dimensions=8, base_url="http://127.0.0.1:9/v1", max_retries=0
+    )
+    service = build_service(settings, store, unreachable)
+    service.create_docset("docs")
+    turns = user_errors(answer_turns)(service, "anything", [], ["docs"], "hybrid", True)
+    assert next(turns)[0][-1]["content"] == SEARCHING
+    chat, panel, _ = next(turns)
+    assert chat == [{"role": "user", "content": "anything"}] and panel == NO_ANSWER
+    with pytest.raises(gr.Error, match="could not be reached"):
+        next(turns)

@@ -5,12 +5,14 @@ import threading
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from ragspace.chunking import Chunker
 from ragspace.citations import cite_hit
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import EmbeddingStatus, Hit
 from ragspace.services import RagspaceService
-from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
+from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload, upload_path
 from ragspace.store import JobQueue, Store
 from ragspace.worker import Ingestor
 
@@ -215,3 +217,20 @@ def test_a_document_changed_while_embedding_is_embedded_again(
     assert ingestor.process_all() == 1
     assert store.get_chunks(document.id)[0].content == "new words about otters"
     assert store.get_document(document.id).embedding_status is EmbeddingStatus.DONE
+
+
+@pytest.mark.parametrize(
+    ("name", "stored"),
+    [
+        ("notes.md", "notes.md"),
+        ("docs/api/index.md", "docs/api/index.md"),  # `ragspace add files docs/`
+        ("./docs/a.md", "docs/a.md"),
+        ("/etc/passwd", "passwd"),
+        ("../../secret.md", "secret.md"),
+        ("docs/../../x.md", "x.md"),
+        ("C:\\Users\\me\\notes.md", "notes.md"),
+        ("", "unnamed"),
+    ],
+)
+def test_upload_paths_keep_safe_relative_folders(name: str, stored: str) -> None:
+    assert upload_path(name) == stored

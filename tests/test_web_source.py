@@ -42,7 +42,7 @@ def web_service(store: Store, counting: CountingEmbedder) -> RagspaceService:
     syncer = SourceSyncer(
         store,
         GithubClient(GithubConfig(api_url="http://127.0.0.1:9")),
-        WebCrawler(WebConfig(timeout_seconds=5, concurrency=2)),
+        WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
         10**6,
     )
     service = build_service(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]

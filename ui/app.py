@@ -4,25 +4,43 @@ from typing import Any
 
 import gradio as gr
 
+from ragspace.access import Credentials
 from ragspace.services import RagspaceService
 from ui.chat_tab import build_chat_tab
 from ui.docsets_tab import build_docsets_tab, docset_rows
 from ui.errors import user_errors
 from ui.evaluate_panel import build_evaluate_panel
+from ui.mcp_tools import register_mcp_tools
 from ui.status_tab import ALL, build_status_tab
 
+# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines
+CSS = """
+#chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
+"""
+READ_ONLY_BANNER = (
+    "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "
+    "adding sources are turned off here."
+)
 
-def build_ui(service: RagspaceService) -> gr.Blocks:
-    """Build the Blocks app; launching it is the caller's job."""
+
+def build_ui(service: RagspaceService, credentials: Credentials | None = None) -> gr.Blocks:
+    """Build the Blocks app; launching it is the caller's job.
+
+    `credentials` (RAGSPACE_AUTH) let MCP callers in: Gradio's login page does not guard MCP.
+    """
     demo = gr.Blocks(title="RAGSpace")
     with demo:
+        register_mcp_tools(service, credentials)
+        tools = set(demo.fns)
         gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
+        if service.read_only:
+            gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
         with gr.Tabs():
-            with gr.Tab("DocSets", id="docsets"):
+            with gr.Tab("DocSets", id="docsets") as docsets_page:
                 docsets_tab = build_docsets_tab(service)
             with gr.Tab("Embedding status", id="status"):
                 status_tab = build_status_tab(service)
-            with gr.Tab("Chat", id="chat"):
+            with gr.Tab("Chat", id="chat") as chat_page:
                 chat_tab = build_chat_tab(service)
             with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
                 build_evaluate_panel(service, evaluate_tab)
@@ -48,4 +66,11 @@ def build_ui(service: RagspaceService) -> gr.Blocks:
         for event in docsets_tab.changed:
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
+        # counts change while documents embed: show them fresh whenever a tab is opened
+        for page in (docsets_page, chat_page):
+            page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")
+    # the public API and MCP are the tools only, not the UI's internal event handlers
+    for key, fn in demo.fns.items():
+        if key not in tools:
+            fn.api_visibility = "private"
     return demo

@@ -9,12 +9,17 @@ import gradio as gr
 from ragspace.answer import fenced
 from ragspace.citations import link_citations
 from ragspace.llm import Message
-from ragspace.models import Answer
+from ragspace.models import Answer, Citation
 from ragspace.retrieval import RetrievalMode
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
 
 ChatHistory = list[dict[str, Any]]
+ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
+SEARCHING = "_Searching…_"
+WRITING = "_Writing the answer…_"
+NO_ANSWER = "_No answer: the reason is in the message that appeared._"
+ChatTurn = tuple[ChatHistory, str, str]  # chat, sources panel, question box
 
 
 @dataclass
@@ -24,16 +29,43 @@ class ChatTab:
     docsets: gr.CheckboxGroup
 
 
-def sources_markdown(answer: Answer) -> str:
+def source_anchor(number: int) -> str:
+    """The id of passage `number` in the sources panel."""
+    return f"ragspace-source-{number}"
+
+
+def citation_href(citation: Citation) -> str:
+    """Where `[n]` in an answer leads: the exact lines at their origin, else the sources panel."""
+    return citation.url or f"#{source_anchor(citation.number)}"
+
+
+def answer_markdown(text: str, citations: list[Citation]) -> str:
+    """The answer with every known `[n]` made a link."""
+    linked = [c.model_copy(update={"url": citation_href(c)}) for c in citations]
+    return link_citations(text, linked)
+
+
+def scope_text(selected: list[str] | None) -> str:
+    """Which DocSets a question searches, as the sources panel states it."""
+    if not selected:
+        return "Searched **all DocSets**."
+    return "Searched " + ", ".join(f"**{name}**" for name in selected) + "."
+
+
+def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
     """The sources panel: each passage with its place, context and a snippet."""
+    scope = scope_text(selected)
     if not answer.citations and not answer.passages:
-        return "_No sources._"
+        return f"{scope}\n\n_No sources._"
     cited = {c.number for c in answer.citations}
-    parts = []
+    parts = [scope]
     for citation in answer.citations:
         where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
         context = f" — {citation.context}" if citation.context else ""
-        parts.append(f"**[{citation.number}]** {where}{context}\n\n{fenced(citation.snippet, '')}")
+        anchor = f'<span id="{source_anchor(citation.number)}"></span>'
+        parts.append(
+            f"{anchor}**[{citation.number}]** {where}{context}\n\n{fenced(citation.snippet, '')}"
+        )
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
         parts.append(
@@ -50,14 +82,46 @@ def _history_messages(history: ChatHistory) -> list[Message]:
     ]
 
 
+def answer_turns(
+    service: RagspaceService,
+    text: str,
+    history: ChatHistory,
+    selected: list[str] | None,
+    mode_value: str,
+    use_rerank: bool,
+) -> Iterator[ChatTurn]:
+    """Chat, sources panel and question box after each step of a streamed answer."""
+    past = _history_messages(history)
+    updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
+    shown = [*history, {"role": "user", "content": text}]
+    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, ""
+    try:
+        for update in updates:
+            text_shown = (
+                answer_markdown(update.text, update.answer.citations)
+                if update.answer
+                else update.text
+            )
+            reply = {"role": "assistant", "content": text_shown}
+            panel = sources_markdown(update.answer, selected) if update.answer else WRITING
+            yield [*shown, reply], panel, ""
+    except Exception:
+        # no answer bubble left saying "Searching…"; the error itself is shown as a message
+        yield shown, NO_ANSWER, ""
+        raise
+
+
 def build_chat_tab(service: RagspaceService) -> ChatTab:
     """Lay out the chat tab and wire the streaming question handler."""
     docsets = gr.CheckboxGroup(
-        label="DocSets to search (none selected = all)", choices=[], interactive=True
+        label="DocSets to search (none ticked = all)",
+        info=ALL_DOCSETS_HINT,
+        choices=[],
+        interactive=True,
     )
     with gr.Row():
         with gr.Column(scale=3):
-            chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"])
+            chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"], elem_id="chatbot")
             question = gr.Textbox(
                 label="Question", placeholder="Ask about your documents…", lines=2
             )
@@ -75,24 +139,15 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
                 )
         with gr.Column(scale=2):
             gr.Markdown("### Sources")
-            sources = gr.Markdown("_Ask a question to see the passages it rests on._")
+            sources = gr.Markdown(
+                "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
+            )
 
     @user_errors
     def on_ask(
         text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
-    ) -> Iterator[tuple[ChatHistory, str, str]]:
-        past = _history_messages(history)
-        updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
-        shown = [*history, {"role": "user", "content": text}]
-        for update in updates:
-            text_shown = (
-                link_citations(update.text, update.answer.citations)
-                if update.answer
-                else update.text
-            )
-            reply = {"role": "assistant", "content": text_shown}
-            panel = sources_markdown(update.answer) if update.answer else "_Searching…_"
-            yield [*shown, reply], panel, ""
+    ) -> Iterator[ChatTurn]:
+        yield from answer_turns(service, text, history, selected, mode_value, use_rerank)
 
     inputs = [question, chatbot, docsets, mode, rerank]
     outputs = [chatbot, sources, question]

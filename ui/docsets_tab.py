@@ -12,7 +12,7 @@ from ragspace.sources.files import UploadedFile
 from ui.errors import user_errors
 from ui.sources_panel import build_sources_panel
 
-DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Updated"]
+DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 
 
 @dataclass
@@ -33,7 +33,7 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
             d.document_count,
             d.chunk_count,
             _model_text(service, d),
-            d.updated_at.strftime("%Y-%m-%d %H:%M"),
+            d.last_synced_at.strftime("%Y-%m-%d %H:%M") if d.last_synced_at else "never",
         ]
         for d in service.list_docsets()
     ]
@@ -49,12 +49,21 @@ def _model_text(service: RagspaceService, docset: DocSet) -> str:
 
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
+    editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
         "GitHub and website sources. Embedding runs in the background."
+        if editable
+        else "The DocSets you can search and chat with on the Chat tab."
     )
-    table = gr.Dataframe(headers=DOCSET_HEADERS, label="DocSets", interactive=False, wrap=True)
-    with gr.Row():
+    table = gr.Dataframe(
+        headers=DOCSET_HEADERS,
+        label="DocSets",
+        interactive=False,
+        wrap=True,
+        column_widths=["14%", "34%", "10%", "8%", "20%", "14%"],
+    )
+    with gr.Row(visible=editable):
         with gr.Column():
             gr.Markdown("### New DocSet")
             new_name = gr.Textbox(label="Name", placeholder="e.g. fastapi-docs")
@@ -62,8 +71,15 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             create = gr.Button("Create DocSet", variant="primary")
         with gr.Column():
             gr.Markdown("### Selected DocSet")
-            selected = gr.Dropdown(label="DocSet", choices=[], interactive=True)
-            files = gr.File(label="Files to add", file_count="multiple", type="filepath")
+            selected = gr.Dropdown(
+                label="DocSet", choices=[], interactive=True, elem_id="docset-select"
+            )
+            files = gr.File(
+                label="Files to add",
+                file_count="multiple",
+                type="filepath",
+                elem_id="docset-files",
+            )
             upload = gr.Button("Add files", variant="primary")
             with gr.Accordion("Rename, describe or delete", open=False):
                 rename_to = gr.Textbox(label="New name")
@@ -76,8 +92,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
     status = gr.Markdown()
-    gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-    source_events = build_sources_panel(service, selected)
+    with gr.Column(visible=editable):
+        gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
+        source_events = build_sources_panel(service, selected)
 
     @user_errors
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -89,7 +106,10 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         name = _required(docset)
         uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
         documents = service.add_files(name, uploads)
-        lines = [f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background:"]
+        lines = [
+            f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background "
+            "(follow it in the Embedding status tab):"
+        ]
         lines += [
             f"- `{d.path}`: {d.embedding_status.value}"
             + (f" ({d.error_message})" if d.error_message else "")

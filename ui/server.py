@@ -1,25 +1,47 @@
 """Start the web app: compose the runtime, build the UI, serve until stopped."""
 
 import logging
+from typing import Any
 
+from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
-from ui.app import build_ui
+from ui.app import CSS, build_ui
 
 log = logging.getLogger(__name__)
 
 
+def launch_options(settings: Settings, credentials: Credentials | None) -> dict[str, Any]:
+    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port)."""
+    return {
+        "auth": list(credentials.pairs) if credentials else None,
+        "auth_message": "Sign in with a RAGSpace account." if credentials else None,
+        "mcp_server": settings.mcp_server,
+        "max_file_size": settings.max_upload_bytes,
+        "show_error": False,
+        "css": CSS,
+    }
+
+
 def serve(settings: Settings) -> None:
     """Run the app on the configured host and port; stop everything cleanly on exit."""
+    credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH stops us before start-up
     runtime = open_runtime(settings)
     try:
-        demo = build_ui(runtime.service)
+        demo = build_ui(runtime.service, credentials)
         demo.queue(default_concurrency_limit=8)
+        if settings.read_only:
+            log.info("Read-only mode: every change is refused (RAGSPACE_READ_ONLY)")
+        elif credentials is None and settings.host not in ("127.0.0.1", "localhost"):
+            log.warning(
+                "Listening on %s with neither RAGSPACE_AUTH nor RAGSPACE_READ_ONLY: anyone "
+                "who can reach it may change or delete DocSets.",
+                settings.host,
+            )
         demo.launch(
             server_name=settings.host,
             server_port=settings.port,
-            max_file_size=settings.max_upload_bytes,
-            show_error=False,
+            **launch_options(settings, credentials),
         )
     finally:
         runtime.close()

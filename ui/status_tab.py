@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from ragspace.models import Document, EmbeddingStatus
 from ragspace.services import RagspaceService
@@ -21,6 +22,14 @@ STATUS_HEADERS = [
 ]
 ALL = "All"
 REFRESH_SECONDS = 2.0
+CHART_COLUMNS = ["DocSet", "Status", "Documents"]
+# one fixed colour per status, so a status keeps its colour whichever ones are present
+STATUS_COLORS = {
+    EmbeddingStatus.PENDING.value: "#9ca3af",
+    EmbeddingStatus.PROCESSING.value: "#3b82f6",
+    EmbeddingStatus.DONE.value: "#22c55e",
+    EmbeddingStatus.ERROR.value: "#ef4444",
+}
 
 
 @dataclass
@@ -38,6 +47,7 @@ class StatusView:
     summary: str
     rows: list[list[Any]]
     choices: list[str]
+    chart: pd.DataFrame
 
 
 def progress_text(document: Document) -> str:
@@ -58,6 +68,16 @@ def document_choice(document: Document) -> str:
 def chosen_ids(choices: list[str] | None) -> list[int]:
     """Document ids from selector entries."""
     return [int(choice.split(" ", 1)[0].lstrip("#")) for choice in choices or []]
+
+
+def status_chart(documents: list[Document]) -> pd.DataFrame:
+    """Documents counted per DocSet and status: one bar per DocSet, one colour per status."""
+    counts: dict[tuple[str, str], int] = {}
+    for document in documents:
+        key = (document.docset_name, document.embedding_status.value)
+        counts[key] = counts.get(key, 0) + 1
+    rows = [[docset, status, n] for (docset, status), n in sorted(counts.items())]
+    return pd.DataFrame(rows, columns=CHART_COLUMNS).astype({"Documents": "int64"})
 
 
 def status_view(service: RagspaceService, docset: str | None, status: str | None) -> StatusView:
@@ -88,7 +108,8 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
         ]
         for d in documents
     ]
-    return StatusView(notice, summary, rows, [document_choice(d) for d in documents])
+    choices = [document_choice(d) for d in documents]
+    return StatusView(notice, summary, rows, choices, status_chart(documents))
 
 
 def build_status_tab(service: RagspaceService) -> StatusTab:
@@ -100,9 +121,26 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         )
         refresh = gr.Button("Refresh")
     notice = gr.Markdown()
-    summary = gr.Markdown()
-    table = gr.Dataframe(headers=STATUS_HEADERS, label="Documents", interactive=False, wrap=True)
-    with gr.Accordion("Re-embed", open=True):
+    summary = gr.Markdown(elem_id="status-summary")
+    chart = gr.BarPlot(
+        x="DocSet",
+        y="Documents",
+        color="Status",
+        color_map=STATUS_COLORS,
+        label="Documents by status per DocSet",
+        x_title="DocSet",
+        y_title="Documents",
+        elem_id="status-chart",
+    )
+    table = gr.Dataframe(
+        headers=STATUS_HEADERS,
+        label="Documents",
+        interactive=False,
+        wrap=True,
+        column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
+        elem_id="status-table",
+    )
+    with gr.Accordion("Re-embed", open=True, visible=not service.read_only):
         selection = gr.Dropdown(
             label="Documents to re-embed", choices=[], multiselect=True, interactive=True
         )
@@ -117,7 +155,8 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
         view = status_view(service, docset, status)
         kept = [c for c in chosen or [] if c in view.choices]
-        return view.notice, view.summary, view.rows, gr.update(choices=view.choices, value=kept)
+        picker = gr.update(choices=view.choices, value=kept)
+        return view.notice, view.summary, view.rows, view.chart, picker
 
     @user_errors
     def on_selected(chosen: list[str] | None) -> tuple[str, Any]:
@@ -140,7 +179,8 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
             "progress shows in the table."
         )
 
-    inputs, outputs = [docset_filter, status_filter, selection], [notice, summary, table, selection]
+    inputs = [docset_filter, status_filter, selection]
+    outputs = [notice, summary, table, chart, selection]
     for trigger in (refresh.click, docset_filter.change, status_filter.change, timer.tick):
         trigger(load, inputs, outputs, show_progress="hidden")
     selected_button.click(on_selected, [selection], [action, selection], show_progress="minimal")

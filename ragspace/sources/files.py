@@ -2,7 +2,9 @@
 
 import hashlib
 import io
+import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -33,13 +35,22 @@ def read_upload(
     upload: UploadedFile, max_bytes: int, limits: ArchiveLimits | None = None
 ) -> list[NewDocument]:
     """Documents of an upload: one per file, or one per member of a .zip archive."""
-    path = PurePosixPath(upload.name.replace("\\", "/")).name or "unnamed"
+    path = upload_path(upload.name)
     if PurePosixPath(path).suffix.lower() != ".zip":
         return [document_from_bytes(path, upload.data, max_bytes)]
     if len(upload.data) > max_bytes:
         message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
         return [error_document(path, upload.data, message)]
     return read_zip(path, upload.data, max_bytes, limits or ArchiveLimits())
+
+
+def upload_path(name: str) -> str:
+    """A relative upload path as given (`docs/api/index.md`); else only the file name."""
+    # the CLI sends paths under the directories it adds; browsers send bare file names
+    path = PurePosixPath(name.replace("\\", "/"))
+    if not path.parts or path.is_absolute() or ".." in path.parts or ":" in path.parts[0]:
+        return path.name or "unnamed"
+    return path.as_posix()
 
 
 def document_from_bytes(
@@ -97,6 +108,8 @@ def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> l
             problem = f"{name} contains no files."
         if problem:
             return [error_document(name, data, problem)]
+        # the declared total is a real bound: zipfile never yields more than a member's
+        # declared size (it stops there and checks the CRC), so a lying header only fails
         return [_member(archive, info, name, max_bytes) for info in members]
 
 
@@ -108,10 +121,19 @@ def _member(
     path = f"{name}/{inner.lstrip('/')}"
     if inner.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
         return error_document(path, b"", f"Refused unsafe path {inner!r} inside {name}.")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        return error_document(path, b"", f"{inner} inside {name} is a symbolic link; skipped.")
     if info.flag_bits & 0x1:
         return error_document(path, b"", f"{inner} inside {name} is encrypted.")
     if PurePosixPath(inner).suffix.lower() == ".zip":
         return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
-    with archive.open(info) as handle:
-        data = handle.read(max_bytes + 1)  # the declared size may lie; never read past the cap
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(max_bytes + 1)  # never read past the cap
+    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, zlib.error) as exc:
+        return error_document(path, b"", f"{inner} inside {name} cannot be read ({exc}).")
+    if len(data) > max_bytes:
+        return error_document(
+            path, b"", f"{inner} inside {name} is larger than the limit of {max_bytes:,} bytes."
+        )
     return document_from_bytes(path, data, max_bytes)

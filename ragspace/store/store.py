@@ -27,7 +27,9 @@ _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
     ds.created_at, ds.updated_at, ds.target_embedding_model,
     (select count(*) from documents d where d.docset_id = ds.id) as document_count,
-    (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count
+    (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count,
+    (select max(case when s.kind = 'upload' then s.created_at else s.last_synced_at end)
+       from sources s where s.docset_id = ds.id) as last_synced_at
 """
 
 _SOURCE_COLUMNS = (

@@ -14,11 +14,16 @@ Reply = Callable[[dict[str, Any]], str]
 
 @dataclass
 class FakeChat:
-    """Answers every request with `reply(request)`; `delay` simulates a slow model."""
+    """Answers every request with `reply(request)`; `delay` simulates a slow model.
+
+    `piece_delay` pauses between streamed pieces, so a client can see partial answers.
+    """
 
     reply: Reply = lambda _request: "OK"
     delay: float = 0.0
+    piece_delay: float = 0.0
     status: int = 200
+    error_message: str = "Server error"
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -71,7 +76,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             time.sleep(fake.delay)
             if fake.status != 200:
                 self._json(
-                    fake.status, {"error": {"message": "Server error", "type": "server_error"}}
+                    fake.status, {"error": {"message": fake.error_message, "type": "server_error"}}
                 )
             elif body.get("stream"):
                 self._stream(body["model"], fake.reply(body))
@@ -97,6 +102,7 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             for event in events:
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
+                time.sleep(fake.piece_delay)
             self.wfile.write(b"0\r\n\r\n")
 
         def log_message(self, format: str, *args: Any) -> None:

@@ -2,6 +2,7 @@
 
 import hashlib
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class DocsSite:
     routes: dict[str, tuple[int, dict[str, str], bytes]] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     not_modified: list[str] = field(default_factory=list)
+    delays: dict[str, float] = field(default_factory=dict)  # path -> seconds before answering
 
     def html(self, path: str, body: bytes) -> None:
         """Serve an HTML page with an ETag."""
@@ -152,6 +154,7 @@ def _handler(site: DocsSite) -> type[BaseHTTPRequestHandler]:
             """Serve a route; answer 304 when the client's ETag still matches."""
             path = urlsplit(self.path).path
             site.requests.append(path)
+            time.sleep(site.delays.get(path, 0.0))
             status, headers, body = site.routes.get(
                 path, (404, {"Content-Type": "text/html"}, b"<h1>Not found</h1>")
             )

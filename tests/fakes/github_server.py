@@ -49,6 +49,9 @@ class FakeGithub:
         self.requests: list[str] = []
         self.rate_limited_paths: tuple[str, ...] = ()  # path prefixes answered with 403
         self.secondary_limited_paths: tuple[str, ...] = ()  # answered 429 with Retry-After
+        self.failing_paths: dict[str, int] = {}  # path prefix -> 401/403/404/500 as GitHub says
+        self.delay_seconds = 0.0  # before every answer (timeouts)
+        self.authorizations: list[str] = []  # Authorization headers received
         self.reset_at = int(time.time()) + 1800
         self.base_url = ""
 
@@ -87,6 +90,12 @@ def _handler(state: FakeGithub) -> type[BaseHTTPRequestHandler]:
             """Route a GET like api.github.com (and codeload) would."""
             url = urlsplit(self.path)
             state.requests.append(url.path)
+            state.authorizations.append(self.headers.get("Authorization", ""))
+            time.sleep(state.delay_seconds)
+            failing = [s for p, s in state.failing_paths.items() if url.path.startswith(p)]
+            if failing:
+                self._json(failing[0], {"message": _FAILURES.get(failing[0], "Error")})
+                return
             if any(url.path.startswith(p) for p in state.rate_limited_paths):
                 self._rate_limited()
                 return
@@ -254,6 +263,15 @@ def _handler(state: FakeGithub) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
     return Handler
+
+
+_FAILURES = {
+    401: "Bad credentials",
+    403: "Resource not accessible by personal access token",
+    404: "Not Found",
+    500: "Server Error",
+    502: "Bad Gateway",
+}
 
 
 def _repo_json(state: FakeGithub, repo: FakeRepo) -> dict[str, Any]:

@@ -1,0 +1,126 @@
+"""`ragspace search` and `ragspace ask`: ranked passages and streamed, cited answers."""
+
+import argparse
+import sys
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+from ragspace.citations import cite_hit
+from ragspace.cli_support import Subcommands, note, opened_service, print_json
+from ragspace.models import Answer, Citation, Hit
+
+if TYPE_CHECKING:
+    from ragspace.retrieval import RetrievalMode
+
+MODES = ("hybrid", "vector", "keyword")  # RetrievalMode's values (a test checks)
+
+
+def register(commands: Subcommands) -> None:
+    """Add the `search` and `ask` commands."""
+    search = commands.add_parser("search", help="ranked passages with citations and line ranges")
+    search.add_argument("query")
+    _docsets_and_mode(search)
+    search.add_argument("-k", type=int, default=8, help="how many passages (1-50, default 8)")
+    search.add_argument("--json", action="store_true", help="machine-readable output")
+    search.set_defaults(run=_search)
+
+    ask = commands.add_parser("ask", help="a cited answer, streamed as it is written")
+    ask.add_argument("question")
+    _docsets_and_mode(ask)
+    ask.add_argument("--no-rerank", action="store_true", help="keep the fused search order")
+    ask.add_argument(
+        "--json", action="store_true", help="print the final answer and citations as JSON"
+    )
+    ask.set_defaults(run=_ask)
+
+
+def _docsets_and_mode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--docset",
+        action="append",
+        metavar="NAME",
+        help="search this DocSet (repeat for several; default: all)",
+    )
+    parser.add_argument("--mode", choices=MODES, help="retrieval mode (default: configured)")
+
+
+def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
+    from ragspace.retrieval import RetrievalMode
+
+    return RetrievalMode(args.mode) if args.mode else None
+
+
+def _search(args: argparse.Namespace) -> int:
+    with opened_service() as service:
+        hits = service.search(args.query, args.docset, args.k, _mode(args))
+    if args.json:
+        print_json([_hit_json(hit, rank) for rank, hit in enumerate(hits, 1)])
+        return 0
+    if not hits:
+        note("No matching passages (are the DocSet's documents done embedding?).")
+    for rank, hit in enumerate(hits, 1):
+        citation = cite_hit(hit, rank)
+        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}  ·  score {hit.score:.4f}")
+        for extra in (citation.url, citation.context):
+            if extra:
+                print(f"    {extra}")
+        print(textwrap.indent(citation.snippet, "    | ", lambda _: True))
+        print()
+    return 0
+
+
+def _hit_json(hit: Hit, rank: int) -> dict[str, Any]:
+    citation = cite_hit(hit, rank)
+    return {
+        "rank": rank,
+        "docset": hit.docset_name,
+        "path": hit.path,
+        "title": hit.title,
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
+        "label": citation.label,
+        "url": citation.url,
+        "context": citation.context,
+        "score": hit.score,
+        "content": hit.content,
+    }
+
+
+def _ask(args: argparse.Namespace) -> int:
+    rerank = not args.no_rerank
+    with opened_service() as service:
+        updates = service.ask(args.question, args.docset, mode=_mode(args), rerank=rerank)
+        if args.json:
+            *_, last = updates
+            assert last.answer is not None
+            print_json(last.answer.model_dump(mode="json"))
+            return 0
+        shown = ""
+        answer: Answer | None = None
+        for update in updates:
+            _show(shown, update.text, update.answer)
+            shown, answer = update.text, update.answer
+    print()
+    if answer is not None:
+        _print_sources(answer.citations)
+    return 0
+
+
+def _show(shown: str, text: str, answer: Answer | None) -> None:
+    """Write what the update adds to what is already on the terminal."""
+    if text.startswith(shown):
+        sys.stdout.write(text[len(shown) :])
+    elif answer is not None and answer.notes:  # the model failed midway: note and passages
+        sys.stdout.write("\n\n" + text)
+    else:  # the checked text only drops citations of passages the model was not given
+        note("\n(Citations of passages that were not retrieved were dropped from the sources.)")
+    sys.stdout.flush()
+
+
+def _print_sources(citations: list[Citation]) -> None:
+    if not citations:
+        return
+    print("\nSources:")
+    for citation in citations:
+        where = f"  {citation.url}" if citation.url else ""
+        print(f"[{citation.number}] {citation.label}{where}")

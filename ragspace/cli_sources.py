@@ -1,0 +1,334 @@
+"""`ragspace add github|web|files`, `sync` and `status`: filling DocSets and watching them embed."""
+
+import argparse
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
+
+from ragspace.cli_support import (
+    FINISHED,
+    Subcommands,
+    cell,
+    error,
+    note,
+    opened_service,
+    print_json,
+    report_documents,
+    status_counts,
+    timestamp,
+    wait_for_documents,
+)
+from ragspace.errors import NotFoundError, RagspaceError, ValidationError
+from ragspace.models import (
+    Document,
+    EmbeddingStatus,
+    Source,
+    SourceKind,
+    SourcePreview,
+    SyncReport,
+)
+
+if TYPE_CHECKING:
+    from ragspace.services import RagspaceService
+    from ragspace.sources.files import UploadedFile
+
+LISTED = 20  # paths shown per list before "… and N more"
+WAIT_HELP = "embed in this process and wait until every document is done or in error"
+
+
+def register(commands: Subcommands) -> None:
+    """Add the `add`, `sync` and `status` commands."""
+    add = commands.add_parser("add", help="add a GitHub repository or file, a website or files")
+    kinds = add.add_subparsers(dest="kind", required=True, metavar="KIND")
+
+    github = kinds.add_parser("github", help="a GitHub repository or single file")
+    _docset_and(github, "url", "owner/repo, https://github.com/owner/repo or …/blob/REF/PATH")
+    github.add_argument("--ref", help="branch, tag or commit (default: the default branch)")
+    for flag, what in (("--include", "only paths matching"), ("--exclude", "no paths matching")):
+        github.add_argument(
+            flag, action="append", default=[], metavar="GLOB", help=f"{what} (repeat, or a,b)"
+        )
+    github.add_argument(
+        "--token",
+        help="GitHub token for private repositories (default: GITHUB_TOKEN from the environment)",
+    )
+    _common_add_flags(github)
+    github.set_defaults(run=_add_github)
+
+    web = kinds.add_parser("web", help="a documentation website, crawled")
+    _docset_and(web, "url", "start URL")
+    web.add_argument("--max-pages", type=_positive, default=50, help="default 50")
+    web.add_argument("--max-depth", type=_non_negative, default=2, help="link depth, default 2")
+    web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
+    _common_add_flags(web)
+    web.set_defaults(run=_add_web)
+
+    files = kinds.add_parser("files", help="local files and directories (recursively)")
+    files.add_argument("docset", help="DocSet name")
+    files.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    files.add_argument("--wait", action="store_true", help=WAIT_HELP)
+    files.set_defaults(run=_add_files)
+
+    sync = commands.add_parser("sync", help="re-sync a DocSet's GitHub and web sources")
+    sync.add_argument("docset", help="DocSet name")
+    sync.add_argument("--source", type=int, metavar="ID", help="only this source")
+    sync.add_argument("--wait", action="store_true", help=WAIT_HELP)
+    sync.set_defaults(run=_sync)
+
+    status = commands.add_parser("status", help="embedding status counts and errored documents")
+    status.add_argument("docset", nargs="?", help="one DocSet (default: all)")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.add_argument("--wait", action="store_true", help=WAIT_HELP + ", then report")
+    status.set_defaults(run=_status)
+
+
+def _docset_and(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
+    parser.add_argument("docset", help="DocSet name")
+    parser.add_argument(name, help=help_text)
+
+
+def _common_add_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--wait", action="store_true", help=WAIT_HELP)
+    parser.add_argument("--dry-run", action="store_true", help="only show the preview")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
+def _globs(values: Sequence[str]) -> list[str]:
+    """`--include a --include b,c` gives `[a, b, c]`."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+# add github / web
+
+
+def _add_github(args: argparse.Namespace) -> int:
+    kind = SourceKind.GITHUB_FILE if "/blob/" in args.url else SourceKind.GITHUB_REPO
+    options: dict[str, Any] = {"include": _globs(args.include), "exclude": _globs(args.exclude)}
+    if args.ref:
+        options["ref"] = args.ref
+    token = {"github_token": SecretStr(args.token)} if args.token else {}
+    return _add_source(args, kind, options, token)
+
+
+def _add_web(args: argparse.Namespace) -> int:
+    options: dict[str, Any] = {"depth": args.max_depth, "max_pages": args.max_pages}
+    if args.prefix:
+        options["path_prefix"] = args.prefix
+    return _add_source(args, SourceKind.WEB, options, {})
+
+
+def _add_source(
+    args: argparse.Namespace, kind: SourceKind, options: dict[str, Any], overrides: dict[str, Any]
+) -> int:
+    with opened_service(workers=args.wait, **overrides) as service:
+        service.get_docset(args.docset)  # fail on a wrong name before fetching anything
+        preview = service.preview_source(kind, args.url, options)
+        _print_preview(preview, every_item=args.dry_run)
+        if args.dry_run:
+            return 0
+        report = service.add_source(args.docset, kind, args.url, options)
+        _print_report(report)
+        return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
+
+
+def _print_preview(preview: SourcePreview, every_item: bool) -> None:
+    resolved = f" at {preview.resolved}" if preview.resolved else ""
+    print(
+        f"Preview of {preview.location}{resolved}: {len(preview.items)} item(s), "
+        f"{preview.total_bytes:,} bytes, about {preview.estimated_chunks} chunk(s)."
+    )
+    if every_item:
+        _print_paths([f"  {item}" for item in preview.items])
+    if preview.skipped:
+        reasons = ", ".join(f"{reason}: {n}" for reason, n in preview.skipped_counts.items())
+        print(f"Skipped {len(preview.skipped)} ({reasons}):")
+        skipped = [f"  {s.path}: {s.reason}" for s in preview.skipped]
+        _print_paths(skipped, every_item, hint=" (--dry-run lists them all)")
+
+
+def _print_paths(lines: list[str], every_item: bool = True, hint: str = "") -> None:
+    shown = lines if every_item else lines[:LISTED]
+    for line in shown:
+        print(line)
+    if len(lines) > len(shown):
+        print(f"  … and {len(lines) - len(shown)} more{hint}")
+
+
+def _print_report(report: SyncReport) -> None:
+    resolved = f" at {report.resolved}" if report.resolved else ""
+    print(
+        f"Synced source #{report.source_id}{resolved}: {len(report.changed)} new or changed, "
+        f"{report.unchanged} unchanged, {len(report.removed)} removed, "
+        f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
+    )
+    _print_paths([f"  removed {path}" for path in report.removed], every_item=False)
+    _print_paths([f"  unreadable {e.path}: {e.reason}" for e in report.errors], every_item=False)
+
+
+def _finish(
+    service: "RagspaceService", docset: str, wait: bool, wanted: Callable[[Document], bool]
+) -> int:
+    """Wait for (or just report on) the documents of this operation; 1 when any is in error."""
+    if wait:
+        return report_documents(wait_for_documents(service, docset, wanted))
+    documents = [d for d in service.list_documents(docset) if wanted(d)]
+    queued = sum(d.embedding_status not in FINISHED for d in documents)
+    if queued:
+        note(
+            f"{queued} document(s) queued for embedding by a running `ragspace serve` or "
+            f"`ragspace worker`; `ragspace status {docset} --wait` embeds them here."
+        )
+    failed = [d for d in documents if d.embedding_status is EmbeddingStatus.ERROR]
+    if failed:
+        return report_documents(failed)
+    return 0
+
+
+# add files
+
+
+def _add_files(args: argparse.Namespace) -> int:
+    uploads, hidden = _collect(args.paths)
+    size = sum(len(u.data) for u in uploads)
+    print(f"Preview: {len(uploads)} file(s), {size:,} bytes; skipped {len(hidden)} hidden.")
+    _print_paths([f"  hidden {path}" for path in hidden], every_item=False)
+    with opened_service(workers=args.wait) as service:
+        documents = service.add_files(args.docset, uploads)
+        ids = {d.id for d in documents}
+        print(f"Added {len(documents)} document(s) to {args.docset!r}.")
+        return _finish(service, args.docset, args.wait, lambda d: d.id in ids)
+
+
+def _collect(paths: Sequence[Path]) -> tuple[list["UploadedFile"], list[str]]:
+    """Files named on the command line, and every file under named directories.
+
+    Files inside a directory keep their path from the directory's name down, so
+    `docs/api/index.md` and `docs/guide/index.md` stay apart; hidden entries are skipped.
+    """
+    from ragspace.sources.files import UploadedFile
+
+    uploads: list[UploadedFile] = []
+    hidden: list[str] = []
+    for path in paths:
+        if path.is_file():
+            uploads.append(UploadedFile(path.name, path.read_bytes()))
+        elif path.is_dir():
+            root = path.resolve()
+            for file in sorted(p for p in root.rglob("*") if p.is_file()):
+                relative = file.relative_to(root.parent).as_posix()
+                if any(part.startswith(".") for part in file.relative_to(root).parts):
+                    hidden.append(relative)
+                else:
+                    uploads.append(UploadedFile(relative, file.read_bytes()))
+        else:
+            raise ValidationError(f"No such file or directory: {str(path)!r}.")
+    if not uploads:
+        raise ValidationError("No files to add: the directories given hold only hidden files.")
+    return uploads, hidden
+
+
+# sync
+
+
+def _sync(args: argparse.Namespace) -> int:
+    with opened_service(workers=args.wait) as service:
+        sources = [s for s in service.list_sources(args.docset) if s.kind is not SourceKind.UPLOAD]
+        if args.source is not None:
+            sources = [s for s in sources if s.id == args.source]
+            if not sources:
+                raise NotFoundError(
+                    f"DocSet {args.docset!r} has no GitHub or web source #{args.source}; "
+                    f"`ragspace status {args.docset}` lists its sources."
+                )
+        if not sources:
+            raise NotFoundError(f"DocSet {args.docset!r} has no GitHub or web sources to sync.")
+        failures = 0
+        for source in sources:
+            try:
+                _print_report(service.resync_source(source.id))
+            except RagspaceError as exc:
+                failures += error(f"source #{source.id} ({source.location}): {exc}")
+        synced = {s.id for s in sources}
+        code = _finish(service, args.docset, args.wait, lambda d: d.source_id in synced)
+        return 1 if failures else code
+
+
+# status
+
+
+def _status(args: argparse.Namespace) -> int:
+    with opened_service(workers=args.wait) as service:
+        if args.wait:
+            wait_for_documents(service, args.docset, lambda _: True)
+        documents = service.list_documents(args.docset)
+        docsets = [d for d in service.list_docsets() if args.docset in (None, d.name)]
+        notices = [text for text in map(service.embedding_notice, docsets) if text]
+        sources = [s for d in docsets for s in service.list_sources(d.name)]
+    failed = [d for d in documents if d.embedding_status is EmbeddingStatus.ERROR]
+    if args.json:
+        print_json(
+            {
+                "documents": len(documents),
+                "counts": status_counts(documents),
+                "errors": [_error_json(d) for d in failed],
+                "sources": [_source_json(s) for s in sources],
+                "notices": notices,
+            }
+        )
+    else:
+        _print_status(documents, failed, sources)
+        for text in notices:
+            note(text)
+    return 1 if args.wait and failed else 0
+
+
+def _print_status(
+    documents: Sequence[Document], failed: Sequence[Document], sources: Sequence[Source]
+) -> None:
+    counts = status_counts(documents)
+    print(f"{len(documents)} document(s): " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    if sources:
+        print("Sources:")
+        for s in sources:
+            synced = s.created_at if s.kind is SourceKind.UPLOAD else s.last_synced_at
+            problem = f"  last sync failed: {s.error_message}" if s.error_message else ""
+            location = cell(s.location)
+            print(f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{problem}")
+    if failed:
+        print("Errors:")
+        for d in failed:
+            print(f"  {d.docset_name}  {d.path}: {d.error_message or 'unknown error'}")
+
+
+def _source_json(source: Source) -> dict[str, Any]:
+    return {
+        "id": source.id,
+        "kind": source.kind.value,
+        "location": source.location,
+        "last_synced_at": source.last_synced_at,
+        "error": source.error_message,
+    }
+
+
+def _error_json(document: Document) -> dict[str, Any]:
+    return {
+        "id": document.id,
+        "docset": document.docset_name,
+        "path": document.path,
+        "message": document.error_message,
+    }

@@ -1,0 +1,150 @@
+"""Plumbing shared by the `ragspace` subcommands: the service, output, confirmation, waiting."""
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from ragspace.models import Document, EmbeddingStatus
+from ragspace.settings import load_settings
+
+if TYPE_CHECKING:  # the service pulls in every model and parser; `--help` should be instant
+    from ragspace.services import RagspaceService
+
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+FINISHED = (EmbeddingStatus.DONE, EmbeddingStatus.ERROR)
+POLL_SECONDS = 0.25
+CELL_CHARS = 48
+
+
+class UsageError(Exception):
+    """The command line asks for something that needs another flag or value (exit code 2)."""
+
+
+@contextmanager
+def opened_service(workers: bool = False, **overrides: Any) -> Iterator["RagspaceService"]:
+    """The service over the configured database; `workers` also runs ingestion in-process."""
+    from ragspace.runtime import open_runtime
+
+    settings = load_settings(**overrides)
+    threads = max(1, settings.worker_threads) if workers else 0
+    runtime = open_runtime(settings, worker_threads=threads)
+    try:
+        yield runtime.service
+    finally:
+        runtime.close()
+
+
+def error(message: str) -> int:
+    """Print `ragspace: error: message` on stderr; the exit code of a failed operation."""
+    print(f"ragspace: error: {message}", file=sys.stderr)
+    return 1
+
+
+def note(message: str) -> None:
+    """A remark for the person at the terminal, kept out of the data on stdout."""
+    print(message, file=sys.stderr)
+
+
+def print_json(data: Any) -> None:
+    """Machine-readable output on stdout."""
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Left-aligned columns separated by two spaces, long cells shortened."""
+    cells = [[cell(value) for value in row] for row in [headers, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for row in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def cell(value: Any) -> str:
+    """A value on one line, shortened to fit a column."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
+
+
+def timestamp(value: datetime | None) -> str:
+    """A time as a table shows it, or `never`."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M") if value else "never"
+
+
+def confirm(question: str, assume_yes: bool) -> bool:
+    """Ask on the terminal; without one, only `--yes` may go ahead."""
+    if assume_yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError(f"{question} Standard input is not a terminal; pass --yes to confirm.")
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    try:
+        return input().strip().lower() in ("y", "yes")
+    except EOFError:  # Ctrl+D
+        return False
+
+
+def status_counts(documents: Sequence[Document]) -> dict[str, int]:
+    """How many documents are in each embedding status (every status listed)."""
+    counts = {status.value: 0 for status in EmbeddingStatus}
+    for document in documents:
+        counts[document.embedding_status.value] += 1
+    return counts
+
+
+def wait_for_documents(
+    service: "RagspaceService", docset: str | None, wanted: Callable[[Document], bool]
+) -> list[Document]:
+    """Poll until every wanted document (of one DocSet or all) is done or in error.
+
+    A progress bar is drawn on stderr when it is a terminal.
+    """
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = (
+        TextColumn("Embedding"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("documents"),
+        TimeElapsedColumn(),
+    )
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task("embedding", total=None)
+        while True:
+            documents = [d for d in service.list_documents(docset) if wanted(d)]
+            finished = sum(d.embedding_status in FINISHED for d in documents)
+            progress.update(task, total=len(documents), completed=finished)
+            if finished == len(documents):
+                return documents
+            time.sleep(POLL_SECONDS)
+
+
+def report_documents(documents: Sequence[Document]) -> int:
+    """Summarise how documents ended; exit code 1 when any is in error."""
+    counts = status_counts(documents)
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
+    print(f"{len(documents)} document(s): {summary or 'none'}.")
+    failed = [d for d in documents if d.embedding_status is EmbeddingStatus.ERROR]
+    if not failed:
+        return 0
+    lines = [f"{len(failed)} document(s) ended in error:"]
+    lines += [f"  {d.path}: {d.error_message or 'unknown error'}" for d in failed]
+    return error("\n".join(lines))

@@ -1,0 +1,92 @@
+"""Screenshots of every tab for the README, taken in headless Chromium on a populated app.
+
+Run from the repository root: `python -m scripts.screenshots [output folder]`
+(default `docs/screenshots`). It starts its own embedded Postgres in a temporary folder, the
+local embedder, a background ingestion worker and a local fake chat model (no API key
+needed), then walks the journey of the end-to-end tests and photographs each tab at
+1280x900.
+"""
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.llm import OpenAIChatModel
+from ragspace.runtime import build_chunker, build_service
+from ragspace.settings import Settings
+from ragspace.store import Database, Store
+from ragspace.worker import Ingestor, WorkerPool
+from tests import journey
+from tests.fakes.chat_server import running_fake_chat
+from ui.app import CSS, build_ui
+
+OUTPUT = Path("docs/screenshots")
+SECOND_DOCSET = "samples"
+SECOND_DESCRIPTION = "File-type samples: HTML, notebook, PDF and reStructuredText."
+SECOND_FILES = [journey.DATA / n for n in ("sample.html", "sample.ipynb", "sample.pdf")]
+
+
+def take(output: Path) -> list[Path]:
+    """Populate a fresh app, walk the journey and save one PNG per tab; returns the files."""
+    folder = Path(tempfile.mkdtemp(prefix="ragspace-screenshots-"))
+    settings = Settings(_env_file=None, data_dir=folder / "data", rerank_timeout_seconds=10)
+    database = Database.open(settings)
+    try:
+        with running_fake_chat() as fake:
+            fake.reply = journey.chat_reply
+            fake.piece_delay = 0.01
+            store = Store(database.pool)
+            embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
+            chat = OpenAIChatModel(
+                api_key="sk-local-fake", model="gpt-4o-mini", base_url=fake.base_url, timeout=30
+            )
+            workers = WorkerPool(Ingestor(store, build_chunker(settings), embedder), 1, 0.5)
+            service = build_service(settings, store, embedder, chat, on_new_work=workers.wake)
+            workers.start()
+            demo = build_ui(service)
+            demo.queue()
+            _, url, _ = demo.launch(
+                server_name="127.0.0.1",
+                server_port=None,
+                prevent_thread_lock=True,
+                quiet=True,
+                css=CSS,
+            )
+            try:
+                return _walk(url, output)
+            finally:
+                demo.close()
+                workers.stop()
+    finally:
+        database.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _walk(url: str, output: Path) -> list[Path]:
+    shots = [output / n for n in ("docsets.png", "status.png", "chat.png")]
+    with journey.browser_page() as page:
+        page.goto(url)
+        journey.create_docset(page, SECOND_DOCSET, SECOND_DESCRIPTION)
+        journey.upload_files(page, SECOND_FILES)
+        journey.create_docset(page, journey.DOCSET, journey.DESCRIPTION)
+        journey.upload_files(page, journey.FILES)
+        journey.wait_until_done(page, len(SECOND_FILES) + len(journey.FILES))
+        journey.screenshot(page, "DocSets", shots[0])
+        journey.screenshot(page, "Embedding status", shots[1])
+        journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
+        page.get_by_text("Advanced").click()  # show the retrieval mode and rerank toggle
+        journey.screenshot(page, "Chat", shots[2])
+    return shots
+
+
+def main() -> None:
+    """Save the screenshots to the folder given, or docs/screenshots."""
+    output = Path(sys.argv[1]) if len(sys.argv) > 1 else OUTPUT
+    for path in take(output):
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

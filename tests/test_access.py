@@ -1,0 +1,282 @@
+"""Access control: RAGSPACE_AUTH logins and RAGSPACE_READ_ONLY, in the UI, the HTTP API and MCP."""
+
+import json
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import httpx
+import pytest
+from gradio_client import Client
+from pydantic import SecretStr
+
+from ragspace.access import AUTH_HEADER, Credentials, parse_auth
+from ragspace.embeddings import LocalEmbedder
+from ragspace.errors import ConfigError, ReadOnlyError
+from ragspace.models import SourceKind
+from ragspace.runtime import build_service
+from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+from tests.test_mcp import call, error_text, result_json, with_mcp
+from ui.app import READ_ONLY_BANNER, build_ui
+from ui.mcp_tools import READ_TOOLS
+
+GUIDE = b"# Guide\n\n## Polishing\n\nPolish widgets with a soft cloth.\n"
+
+
+# RAGSPACE_AUTH parsing
+
+
+def test_auth_pairs_are_parsed() -> None:
+    credentials = parse_auth(SecretStr(" alice:s3cret , bob:pa:ss:word "))
+    assert credentials is not None
+    assert credentials.pairs == (("alice", "s3cret"), ("bob", "pa:ss:word"))
+    assert credentials.verify("alice", "s3cret") and credentials.verify("bob", "pa:ss:word")
+    assert not credentials.verify("alice", "pa:ss:word") and not credentials.verify("eve", "")
+    assert credentials.verify_header("alice:s3cret")
+    assert not credentials.verify_header("alice:wrong") and not credentials.verify_header(None)
+    assert "s3cret" not in repr(credentials) and "alice" in repr(credentials)
+    assert parse_auth(None) is None and parse_auth(SecretStr("  ")) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "entry"),
+    [("hunter2", 1), ("alice:hunter2,bob", 2), ("alice:hunter2,:pw", 2), ("alice:", 1)],
+)
+def test_malformed_auth_names_the_entry_not_the_secret(value: str, entry: int) -> None:
+    with pytest.raises(ConfigError, match=f"entry {entry} ") as caught:
+        parse_auth(SecretStr(value))
+    assert "hunter2" not in str(caught.value) and "user:password" in str(caught.value)
+
+
+def test_duplicate_user_is_refused() -> None:
+    with pytest.raises(ConfigError, match="'alice' twice"):
+        parse_auth(SecretStr("alice:a,alice:b"))
+
+
+def test_settings_read_access_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGSPACE_AUTH", "alice:s3cret")
+    monkeypatch.setenv("RAGSPACE_READ_ONLY", "true")
+    settings = Settings(_env_file=None)
+    assert settings.read_only and settings.mcp_server
+    assert "s3cret" not in repr(settings)
+    assert parse_auth(settings.auth) == Credentials((("alice", "s3cret"),))
+
+
+# Read-only mode
+
+
+@pytest.fixture
+def read_only(
+    service: RagspaceService,
+    ingestor: Ingestor,
+    settings: Settings,
+    store: Store,
+    embedder: LocalEmbedder,
+) -> RagspaceService:
+    """A read-only service over a database that already holds DocSet `docs` with one file."""
+    service.create_docset("docs", "The guide")
+    service.add_files("docs", [UploadedFile("guide.md", GUIDE)])
+    ingestor.process_all()
+    return build_service(settings.model_copy(update={"read_only": True}), store, embedder)
+
+
+def snapshot(service: RagspaceService) -> Any:
+    """Everything a change could touch."""
+    return (
+        [(d.name, d.description, d.document_count, d.chunk_count) for d in service.list_docsets()],
+        [(d.path, d.embedding_status, d.updated_at) for d in service.list_documents()],
+        service.list_sources("docs"),
+    )
+
+
+def test_read_only_service_refuses_every_change_and_still_answers(
+    read_only: RagspaceService,
+) -> None:
+    before = snapshot(read_only)
+    [document] = read_only.list_documents("docs")
+    attempts: list[Callable[[], object]] = [
+        lambda: read_only.create_docset("new"),
+        lambda: read_only.rename_docset("docs", "renamed"),
+        lambda: read_only.describe_docset("docs", "changed"),
+        lambda: read_only.delete_docset("docs"),
+        lambda: read_only.add_files("docs", [UploadedFile("b.md", b"# B\n")]),
+        lambda: read_only.preview_source(SourceKind.WEB, "https://example.com/"),
+        lambda: read_only.add_source("docs", SourceKind.GITHUB_REPO, "acme/widgets"),
+        lambda: read_only.resync_source(1),
+        lambda: read_only.reembed_documents([document.id]),
+        lambda: read_only.reembed_failed("docs"),
+        lambda: read_only.reembed_docset("docs"),
+    ]
+    for attempt in attempts:
+        with pytest.raises(ReadOnlyError, match="read-only: you can search and chat"):
+            attempt()
+    assert snapshot(read_only) == before
+    assert read_only.search("soft cloth", ["docs"])[0].path == "guide.md"
+    assert read_only.answer("How do I polish?").citations[0].path == "guide.md"
+
+
+def _handler(demo: gr.Blocks, name: str) -> Callable[..., Any]:
+    [fn] = [f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == name]
+    assert fn is not None
+    return fn
+
+
+def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
+    read_only: RagspaceService, tmp_path: Path
+) -> None:
+    upload = tmp_path / "b.md"
+    upload.write_text("# B\n")
+    demo = build_ui(read_only)
+    [document] = read_only.list_documents("docs")
+    before = snapshot(read_only)
+    calls: dict[str, tuple[Any, ...]] = {
+        "on_create": ("new", ""),
+        "on_upload": ("docs", [str(upload)]),
+        "on_rename": ("docs", "renamed"),
+        "on_describe": ("docs", "changed"),
+        "on_delete": ("docs",),
+        "on_gh_preview": ("acme/widgets", "", "", ""),
+        "on_web_preview": ("https://example.com/", 1, 5, ""),
+        "on_confirm": ("docs", (SourceKind.GITHUB_REPO, "acme/widgets", {})),
+        "on_resync": ("docs", 1),
+        "on_selected": ([f"#{document.id} guide.md (docs)"],),
+        "on_failed": ("docs",),
+        "on_docset": ("docs",),
+    }
+    for name, args in calls.items():
+        with pytest.raises(gr.Error, match="read-only") as caught:
+            _handler(demo, name)(*args)
+        assert "Traceback" not in caught.value.message, name
+    assert snapshot(read_only) == before
+
+    config = demo.get_config_file()
+    props = {c["id"]: c.get("props", {}) for c in config["components"]}
+    assert any(p.get("value") == READ_ONLY_BANNER for p in props.values())
+    hidden = [p for p in props.values() if p.get("visible") is False]
+    assert any(p.get("label") == "Re-embed" for p in hidden)
+    assert len(hidden) >= 3  # create/upload/rename row, sources column, re-embed accordion
+
+
+class BrowserSession:
+    """Calls events the way the browser does (queue join + SSE), even those of hidden buttons."""
+
+    def __init__(self, url: str) -> None:
+        self._client = httpx.Client(base_url=url, timeout=30)
+        self._session = uuid.uuid4().hex
+        config = self._client.get("/config").json()
+        self._index = {d.get("api_name"): d["id"] for d in config["dependencies"]}
+
+    def close(self) -> None:
+        """Close the HTTP connection."""
+        self._client.close()
+
+    def call(self, name: str, data: list[Any]) -> dict[str, Any]:
+        """Run the event handled by the function `name`; returns the completion message."""
+        joined = self._client.post(
+            "/gradio_api/queue/join",
+            json={
+                "data": data,
+                "fn_index": self._index[name],
+                "session_hash": self._session,
+                "trigger_id": None,
+            },
+        )
+        assert joined.status_code == 200, joined.text
+        params = {"session_hash": self._session}
+        with self._client.stream("GET", "/gradio_api/queue/data", params=params) as sse:
+            for line in sse.iter_lines():
+                if line.startswith("data:"):
+                    message = json.loads(line[5:])
+                    if message.get("msg") == "process_completed":
+                        return dict(message)
+        raise AssertionError(f"{name} never completed")
+
+
+def test_read_only_http_api_and_mcp_refuse_changes(
+    read_only: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    url = launch_app(read_only)
+    before = snapshot(read_only)
+    [document] = read_only.list_documents("docs")
+    browser = BrowserSession(url)
+    # what a page load does: fill the DocSet and document pickers of this session
+    assert browser.call("refresh_docset_lists", [None, []])["success"]
+    assert browser.call("load", ["All", "All", []])["success"]
+    # a client can post to the events behind hidden buttons; the service still refuses
+    for name, data in [
+        ("on_create", ["new", ""]),
+        ("on_delete", ["docs"]),
+        ("on_docset", ["docs"]),
+        ("on_selected", [[f"#{document.id} guide.md (docs)"]]),
+        ("on_upload", ["docs", None]),
+        ("on_web_preview", ["https://example.com/", 1, 5, ""]),
+    ]:
+        result = browser.call(name, data)
+        assert result["success"] is False, name
+        assert "read-only" in result["output"]["error"], (name, result)
+    browser.close()
+    assert snapshot(read_only) == before
+
+    # the public API and MCP offer only the reading tools
+    endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
+    assert set(endpoints["named_endpoints"]) == {f"/{name}" for name in READ_TOOLS}
+
+    async def list_tools(session: Any) -> set[str]:
+        return {tool.name for tool in (await session.list_tools()).tools}
+
+    assert with_mcp(url, list_tools) == set(READ_TOOLS)
+    for tool, arguments in [
+        ("create_docset", {"name": "new"}),
+        ("add_github_source", {"docset": "docs", "location": "acme/widgets"}),
+        ("resync_source", {"source_id": 1}),
+    ]:
+        assert "Unknown tool" in error_text(call(url, tool, arguments))
+    assert snapshot(read_only) == before
+    hits = result_json(call(url, "search", {"query": "soft cloth"}))
+    assert hits[0]["path"] == "guide.md"
+
+
+# RAGSPACE_AUTH on the running app
+
+
+def test_login_is_required_for_the_app_its_api_and_mcp(
+    service: RagspaceService, ingestor: Ingestor, launch_app: Callable[..., str]
+) -> None:
+    service.create_docset("docs")
+    service.add_files("docs", [UploadedFile("guide.md", GUIDE)])
+    ingestor.process_all()
+    url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
+
+    with httpx.Client(base_url=url, timeout=10) as anonymous:
+        wrong = anonymous.post("/login", data={"username": "alice", "password": "nope"})
+        assert wrong.status_code == 400 and not wrong.cookies
+        assert anonymous.get("/config").status_code == 401
+        refused = anonymous.post("/gradio_api/call/search", json={"data": ["soft cloth"]})
+        assert refused.status_code == 401
+    with httpx.Client(base_url=url, timeout=10) as user:
+        right = user.post("/login", data={"username": "bob", "password": "pw"})
+        assert right.status_code == 200 and right.json() == {"success": True}
+        assert any(name.startswith("access-token") for name in right.cookies)
+        assert user.get("/config").status_code == 200
+
+    # a logged-in API client (cookie) may use the tools
+    client = Client(url, auth=("alice", "s3cret"), verbose=False)
+    hits = json.loads(client.predict("soft cloth", None, 3, api_name="/search"))
+    assert hits[0]["path"] == "guide.md"
+
+    # Gradio's login does not guard MCP; the tools ask for the header themselves
+    for headers in [None, {AUTH_HEADER: "alice:wrong"}, {AUTH_HEADER: "mallory:s3cret"}]:
+        message = error_text(call(url, "search", {"query": "soft cloth"}, headers))
+        assert "requires a login" in message and AUTH_HEADER in message
+        assert "Unknown tool" in error_text(call(url, "nonexistent", {}, headers))
+    assert "requires a login" in error_text(call(url, "create_docset", {"name": "x"}))
+    assert [d.name for d in service.list_docsets()] == ["docs"]
+    good = {AUTH_HEADER: "alice:s3cret"}
+    assert result_json(call(url, "search", {"query": "soft cloth"}, good))[0]["path"] == "guide.md"
+    assert result_json(call(url, "create_docset", {"name": "x"}, good))["name"] == "x"
