@@ -7,7 +7,8 @@ import pytest
 
 from ragspace import cli_eval
 from ragspace.cli import main
-from ragspace.errors import ConflictError, NotFoundError, ValidationError
+from ragspace.embeddings import LocalEmbedder
+from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
 from ragspace.eval_datasets import load_dataset, parse_question_set
 from ragspace.eval_runner import (
     ALL_MODES,
@@ -18,6 +19,7 @@ from ragspace.eval_runner import (
     metric_rows,
     question_rows,
 )
+from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
@@ -178,3 +180,17 @@ def test_cli_eval_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["eval", str(questions), str(questions), "--docset", "d"]) == 2
     assert main(["eval", str(questions), "--docset", "d", "--limit", "0"]) == 2
     assert cli_eval.ALL_MODES == ALL_MODES and set(MODES) < set(ALL_MODES)
+
+
+def test_a_read_only_app_refuses_evaluations(
+    service: RagspaceService,
+    ingestor: Ingestor,
+    store: Store,
+    embedder: LocalEmbedder,
+    settings: Settings,
+) -> None:
+    """An evaluation costs thousands of searches (and model calls): not for anonymous users."""
+    _handbook(service, ingestor)
+    public = build_service(settings.model_copy(update={"read_only": True}), store, embedder)
+    with pytest.raises(ReadOnlyError, match="not run evaluations"):
+        public.evaluate("handbook", parse_question_set(QUESTIONS, "q"))
