@@ -1,6 +1,7 @@
 """RAGSpace versus langchain-postgres' PGVector: same corpus, embedder, process and database.
 
-Run (needs the bench extra: pip install -e '.[bench]'):
+Run (needs the bench extra and langchain-postgres without its pgvector<0.4 pin:
+pip install -e '.[bench]' && pip install --no-deps 'langchain-postgres==0.0.19'):
     python bench/baseline_langchain.py --set codebase --repeats 3
 
 One throwaway embedded Postgres. Each repeat ingests the corpus both ways, in alternating
