@@ -8,7 +8,7 @@ from ragspace.citations import cite, passage_label, verify_citations
 from ragspace.context import ContextBuilder
 from ragspace.errors import LLMError
 from ragspace.llm import ChatModel, Message
-from ragspace.models import Answer, AnswerUpdate, Passage
+from ragspace.models import Answer, AnswerUpdate, Hit, Passage
 from ragspace.prompts import (
     ANSWER_SYSTEM,
     ANSWER_USER,
@@ -83,6 +83,24 @@ class AnswerPipeline:
         self._options = options
         self._chat = chat
         self._reranker = reranker
+
+    @property
+    def chat(self) -> ChatModel | None:
+        """The chat model answers are written with, if any."""
+        return self._chat
+
+    @property
+    def can_rerank(self) -> bool:
+        """True when a reranker is configured."""
+        return self._reranker is not None
+
+    def reranked_search(self, query: str, docset_ids: Sequence[int], k: int) -> list[Hit]:
+        """The k best hybrid hits after the reranker orders `rerank_candidates` of them."""
+        depth = max(k, self._options.rerank_candidates)
+        hits = self._retriever.search(query, docset_ids, depth, RetrievalMode.HYBRID)
+        if self._reranker is not None:
+            hits = self._reranker.rerank(query, hits)
+        return hits[:k]
 
     def stream(
         self,

@@ -11,6 +11,7 @@ import threading
 import pydantic
 
 from ragspace import __version__, cli_docsets, cli_query, cli_sources
+from ragspace.cli_eval import add_eval_parser
 from ragspace.cli_support import UsageError, error, opened_service
 from ragspace.errors import RagspaceError
 from ragspace.logging_setup import configure_logging
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_docsets.register(commands)
     cli_sources.register(commands)
     cli_query.register(commands)
+    add_eval_parser(commands)
     return parser
 
 

@@ -6,15 +6,31 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ragspace.hashing import content_hash
 from ragspace.languages import detect_language
 from ragspace.models import Hit, SourceKind
 from ragspace.retrieval import RetrievalMode
-from ragspace.services import RagspaceService
 from ragspace.store import NewDocument, Store
 from ragspace.worker import Ingestor
+
+if TYPE_CHECKING:  # the service layer runs evaluations, so it imports this module
+    from ragspace.services import RagspaceService
+
+WHOLE_FILE_END = 2**31 - 1
+
+
+class Gold(Protocol):
+    """Something a question's answer lives in: a line range, or a web page (section)."""
+
+    def matches(self, hit: Hit) -> bool:
+        """True when the retrieved chunk lies (partly) inside this item."""
+        ...
+
+    def whole(self) -> "Gold":
+        """The same item widened to its whole file or page (file-level scoring)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -29,6 +45,41 @@ class Span:
         """True when the given range lies in the same document and shares a line."""
         return path == self.path and start_line <= self.end_line and end_line >= self.start_line
 
+    def matches(self, hit: Hit) -> bool:
+        """True when the hit is in this file (exact path, or a path ending in `/path`)."""
+        same_file = hit.path == self.path or hit.path.endswith(f"/{self.path}")
+        return same_file and hit.start_line <= self.end_line and hit.end_line >= self.start_line
+
+    def whole(self) -> "Span":
+        """Every line of the file."""
+        return Span(self.path, 1, WHOLE_FILE_END)
+
+
+def normalize_url(url: str) -> str:
+    """A URL compared without scheme, `www.`, trailing slash or case of the host."""
+    rest = url.split("://", 1)[-1].split("#", 1)[0].rstrip("/")
+    host, slash, path = rest.partition("/")
+    return host.lower().removeprefix("www.") + slash + path
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A web page, or one section of it when `anchor` is set."""
+
+    url: str
+    anchor: str = ""
+
+    def matches(self, hit: Hit) -> bool:
+        """True when the hit comes from this page (and section, if an anchor is given)."""
+        page = str(hit.metadata.get("url") or hit.path)
+        if normalize_url(page) != normalize_url(self.url):
+            return False
+        return not self.anchor or hit.metadata.get("anchor") == self.anchor
+
+    def whole(self) -> "PageRef":
+        """The whole page."""
+        return PageRef(self.url)
+
 
 @dataclass(frozen=True)
 class EvalDocument:
@@ -41,10 +92,11 @@ class EvalDocument:
 
 @dataclass(frozen=True)
 class EvalQuery:
-    """A question and the spans that answer it."""
+    """A question, the items that answer it, and optionally a reference answer."""
 
     text: str
-    gold: tuple[Span, ...]
+    gold: tuple[Gold, ...]
+    answer: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,7 +140,11 @@ def load_claude_docs(folder: Path) -> Dataset:
     )
     raw_queries = json.loads((folder / "queries.json").read_text(encoding="utf-8"))
     queries = tuple(
-        EvalQuery(q["question"], tuple(spans[link] for link in q["correct_chunks"]))
+        EvalQuery(
+            q["question"],
+            tuple(spans[link] for link in q["correct_chunks"]),
+            str(q.get("correct_answer") or ""),
+        )
         for q in raw_queries
     )
     return Dataset("claude-docs", documents, queries)
@@ -131,7 +187,7 @@ def load_codebase(folder: Path) -> Dataset:
             else:
                 gold.append(span)
         if gold:
-            queries.append(EvalQuery(item["query"], tuple(gold)))
+            queries.append(EvalQuery(item["query"], tuple(gold), str(item.get("answer") or "")))
     documents = tuple(
         EvalDocument(path, detect_language(path) or "text", contents[uuid])
         for uuid, path in sorted(paths.items(), key=lambda pair: pair[1])
@@ -158,11 +214,13 @@ def _locate_span(path: str, content: str, chunk: dict[str, Any]) -> Span | None:
 
 def file_level(dataset: Dataset) -> Dataset:
     """The same questions scored per file: any chunk of a gold file is relevant."""
-    queries = tuple(
-        EvalQuery(q.text, tuple({Span(s.path, 1, 2**31): None for s in q.gold}))
-        for q in dataset.queries
-    )
+    queries = tuple(whole_files(q) for q in dataset.queries)
     return Dataset(f"{dataset.name} (file-level)", dataset.documents, queries)
+
+
+def whole_files(query: EvalQuery) -> EvalQuery:
+    """The question with each gold item widened to its file or page (duplicates merged)."""
+    return EvalQuery(query.text, tuple(dict.fromkeys(g.whole() for g in query.gold)), query.answer)
 
 
 # Metrics over one ranked list. `matches[i]` = indices of gold items result i hits.
@@ -200,12 +258,14 @@ def ndcg_at_k(matches: Sequence[set[int]], gold_count: int, k: int = 10) -> floa
     return dcg / ideal if ideal else 0.0
 
 
-def match_hits(hits: Sequence[Hit], gold: Sequence[Span]) -> list[set[int]]:
-    """For each hit, the gold spans its line range overlaps."""
-    return [
-        {i for i, span in enumerate(gold) if span.overlaps(h.path, h.start_line, h.end_line)}
-        for h in hits
-    ]
+def first_relevant_rank(matches: Sequence[set[int]]) -> int | None:
+    """1-based rank of the first relevant result, None when none is relevant."""
+    return next((rank for rank, hit in enumerate(matches, start=1) if hit), None)
+
+
+def match_hits(hits: Sequence[Hit], gold: Sequence[Gold]) -> list[set[int]]:
+    """For each hit, the gold items it lies in."""
+    return [{i for i, item in enumerate(gold) if item.matches(h)} for h in hits]
 
 
 def score_query(matches: Sequence[set[int]], gold_count: int) -> dict[str, float]:
@@ -256,7 +316,7 @@ def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) ->
 
 
 def service_search(
-    service: RagspaceService,
+    service: "RagspaceService",
     docset_name: str,
     k: int = 10,
     mode: RetrievalMode | None = None,

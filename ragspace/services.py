@@ -13,6 +13,8 @@ from ragspace.errors import (
     ReadOnlyError,
     ValidationError,
 )
+from ragspace.eval_runner import EvalOptions, EvalReport, Evaluator, Progress
+from ragspace.evaluation import Dataset
 from ragspace.llm import Message
 from ragspace.models import (
     Answer,
@@ -304,6 +306,21 @@ class RagspaceService:
         *_, last = self.ask(question, docset_names, history, mode, rerank)
         assert last.answer is not None
         return last.answer
+
+    @changes("run evaluations")  # thousands of searches and, with a key, paid model calls
+    def evaluate(
+        self,
+        docset_name: str,
+        dataset: Dataset,
+        options: EvalOptions | None = None,
+        progress: Progress | None = None,
+    ) -> EvalReport:
+        """Score a question set against one DocSet in every retrieval mode; grade answers."""
+        docset = self._searchable_docsets([docset_name])[0]
+        if docset.chunk_count == 0:
+            raise ValidationError(f"DocSet {docset.name!r} has no embedded chunks to evaluate yet.")
+        evaluator = Evaluator(self._retriever, self._answers)
+        return evaluator.run([docset.id], docset.name, dataset, options or EvalOptions(), progress)
 
     def _searchable_docsets(self, names: Sequence[str] | None) -> list[DocSet]:
         """Named DocSets must match the configured model; "all" skips those that do not."""

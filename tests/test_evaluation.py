@@ -7,19 +7,27 @@ from pathlib import Path
 import pytest
 
 from ragspace.chunking import Chunker
+from ragspace.eval_runner import mean_scores, percentiles_ms
 from ragspace.evaluation import (
+    EvalQuery,
+    PageRef,
     Span,
     evaluate,
     file_level,
+    first_relevant_rank,
     hit_at_k,
     ingest,
     load_claude_docs,
     load_codebase,
+    match_hits,
     mrr_at_k,
     ndcg_at_k,
     recall_at_k,
+    score_query,
     service_search,
+    whole_files,
 )
+from ragspace.models import Hit
 from ragspace.services import RagspaceService
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -52,6 +60,97 @@ def test_ndcg_credits_each_gold_item_once() -> None:
     assert ndcg_at_k(RANKED, 3, 10) == pytest.approx(dcg / ideal)
     assert ndcg_at_k(RANKED, 3, 10) == pytest.approx(0.49819, abs=1e-5)
     assert ndcg_at_k([{0}, {1}], 2, 10) == pytest.approx(1.0)
+
+
+def test_ndcg_at_10_ignores_results_past_10_and_caps_the_ideal_at_10() -> None:
+    """Gold at ranks 3 and 11 of 12 results, 2 gold items: only rank 3 counts.
+
+    DCG@10 = 1/log2(4) = 0.5; ideal = 1 + 1/log2(3) = 1.63093; nDCG = 0.30657.
+    """
+    ranked = [set(), set(), {0}, *[set()] * 7, {1}, set()]
+    assert ndcg_at_k(ranked, 2, 10) == pytest.approx(0.5 / (1 + 1 / math.log2(3)))
+    assert ndcg_at_k(ranked, 2, 10) == pytest.approx(0.30657, abs=1e-5)
+    # 12 gold items but only 10 slots: the ideal is 10 hits, so 10 distinct hits score 1
+    assert ndcg_at_k([{i} for i in range(10)], 12, 10) == pytest.approx(1.0)
+    assert ndcg_at_k([], 2, 10) == 0.0
+    assert ndcg_at_k([{0}], 0, 10) == 0.0
+
+
+def test_hit_at_k_and_first_relevant_rank() -> None:
+    """Hit@5 of a list whose first relevant result is 6th is 0; Hit@10 is 1."""
+    ranked = [set(), set(), set(), set(), set(), {0}, {1}]
+    assert (hit_at_k(ranked, 5), hit_at_k(ranked, 10)) == (0.0, 1.0)
+    assert first_relevant_rank(ranked) == 6
+    assert first_relevant_rank([set(), set()]) is None
+    scores = score_query(ranked, 2)
+    assert scores["recall@5"] == 0.0 and scores["recall@10"] == 1.0
+    assert scores["mrr@10"] == pytest.approx(1 / 6)
+
+
+def _hit(path: str, start: int, end: int, **metadata: str) -> Hit:
+    return Hit(
+        chunk_id=start,
+        document_id=1,
+        docset_name="d",
+        path=path,
+        title=path,
+        ordinal=0,
+        content="",
+        start_line=start,
+        end_line=end,
+        metadata=metadata,
+        score=1.0,
+    )
+
+
+def test_file_level_metrics_credit_any_chunk_of_a_gold_file() -> None:
+    """Gold: a.py lines 10-20 and b.py lines 1-5; results: a.py 30-40, b.py 50-60, c.py.
+
+    Chunk level nothing overlaps (recall 0); file level both files are found at
+    ranks 1 and 2: Recall@5 1, MRR 1, nDCG 1; a duplicate gold file counts once.
+    """
+    query = EvalQuery("q", (Span("a.py", 10, 20), Span("b.py", 1, 5), Span("a.py", 50, 60)))
+    hits = [_hit("a.py", 30, 40), _hit("b.py", 50, 60), _hit("c.py", 1, 9)]
+    chunk = score_query(match_hits(hits, query.gold), len(query.gold))
+    assert chunk["recall@10"] == 0.0 and chunk["hit@10"] == 0.0
+    files = whole_files(query)
+    assert len(files.gold) == 2
+    whole = score_query(match_hits(hits, files.gold), len(files.gold))
+    assert whole == {
+        "recall@5": 1.0,
+        "recall@10": 1.0,
+        "mrr@10": 1.0,
+        "ndcg@10": pytest.approx(1.0),
+        "hit@5": 1.0,
+        "hit@10": 1.0,
+    }
+
+
+def test_mean_scores_average_each_metric_over_questions() -> None:
+    """Two questions, one perfect, one empty: every mean is 0.5."""
+    perfect = score_query([{0}], 1)
+    empty = score_query([set()], 1)
+    assert mean_scores([perfect, empty]) == dict.fromkeys(perfect, 0.5)
+
+
+def test_latency_percentiles_interpolate_between_samples() -> None:
+    """1..100 ms: p50 50.5, p95 95.05, p99 99.01 (linear interpolation), rounded to 0.1 ms."""
+    samples = [n / 1000 for n in range(1, 101)]
+    assert percentiles_ms(samples) == (50.5, 95.0, 99.0)
+    assert percentiles_ms([0.004]) == (4.0, 4.0, 4.0)
+    assert percentiles_ms([]) == (0.0, 0.0, 0.0)
+
+
+def test_page_refs_match_their_page_and_section() -> None:
+    """URLs compare without scheme, www, trailing slash; an anchor narrows to a section."""
+    section = PageRef("https://www.docs.example.com/guide/", "retries")
+    page_hit = _hit("https://docs.example.com/guide", 1, 9, anchor="retries")
+    assert section.matches(page_hit)
+    assert not section.matches(_hit("https://docs.example.com/guide", 1, 9, anchor="setup"))
+    assert section.whole().matches(_hit("http://docs.example.com/guide#x", 1, 9))
+    assert not section.whole().matches(_hit("https://docs.example.com/other", 1, 9))
+    assert Span("src/x.py", 1, 5).matches(_hit("repo/src/x.py", 3, 4))
+    assert not Span("x.py", 1, 5).matches(_hit("repo/src/xx.py", 3, 4))
 
 
 def test_spans_overlap_on_shared_lines_of_the_same_file() -> None:

@@ -1,4 +1,4 @@
-"""The Gradio app: three tabs over one `RagspaceService`."""
+"""The Gradio app: tabs over one `RagspaceService`."""
 
 from typing import Any
 
@@ -9,6 +9,7 @@ from ragspace.services import RagspaceService
 from ui.chat_tab import build_chat_tab
 from ui.docsets_tab import build_docsets_tab, docset_rows
 from ui.errors import user_errors
+from ui.evaluate_panel import build_evaluate_panel
 from ui.mcp_tools import register_mcp_tools
 from ui.status_tab import ALL, build_status_tab
 
@@ -41,6 +42,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
                 status_tab = build_status_tab(service)
             with gr.Tab("Chat", id="chat") as chat_page:
                 chat_tab = build_chat_tab(service)
+            with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
+                build_evaluate_panel(service, evaluate_tab)
 
         @user_errors
         def refresh_docset_lists(selected: str | None, checked: list[str]) -> tuple[Any, ...]:

@@ -1,0 +1,34 @@
+"""The Evaluate tab in a real browser: choose a DocSet, upload questions, read the results."""
+
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+from ragspace.services import RagspaceService
+from ragspace.worker import Ingestor
+from tests.test_eval_runner import _handbook
+from tests.test_evaluate_panel import QUESTIONS
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def test_evaluate_tab_runs_an_uploaded_question_set(
+    served: str, service: RagspaceService, ingestor: Ingestor, tmp_path: Path
+) -> None:
+    _handbook(service, ingestor)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(QUESTIONS, encoding="utf-8")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(served)
+        page.get_by_role("tab", name="Evaluate").click()
+        page.get_by_label("DocSet to evaluate").click()
+        page.get_by_role("option", name="handbook").click()
+        page.locator("input[type=file][accept='.jsonl']").set_input_files(str(questions))
+        expect(page.get_by_text("questions.jsonl").first).to_be_visible(timeout=15_000)
+        page.get_by_role("button", name="Run evaluation").click()
+        expect(page.get_by_text("3 questions").first).to_be_visible(timeout=60_000)
+        expect(page.get_by_text("Which colour is the logo?").first).to_be_visible()
+        expect(page.get_by_text("Answer grading skipped").first).to_be_visible()
+        browser.close()
