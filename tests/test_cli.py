@@ -495,6 +495,12 @@ def test_ask_streams_the_answer_then_sources(
     assert chat.requests[-1]["stream"] is True
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child: SIGINT handled by default, even when the tests run where it is ignored
+    (a shell's background job), so Python turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_exits_130(chat: FakeChat) -> None:
     chat.delay = 5.0
     asked = len(chat.requests)
@@ -503,6 +509,7 @@ def test_ctrl_c_exits_130(chat: FakeChat) -> None:
     script = str(Path(sys.executable).parent / "ragspace")
     process = subprocess.Popen(
         [script, "ask", "How do I roll back?", "--no-rerank"],
+        preexec_fn=_ctrl_c_as_in_a_terminal,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -571,6 +578,7 @@ def test_serve_runs_until_ctrl_c(cli: Run, monkeypatch: pytest.MonkeyPatch) -> N
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "ragspace"), "serve"],
         env=env,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
