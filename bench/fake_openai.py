@@ -14,6 +14,7 @@ vectors), so vector search sees structured data rather than uniform noise. Chat 
 """
 
 import argparse
+import base64
 import json
 import re
 import sys
@@ -23,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 ANSWER = (
     "According to the documentation, the behaviour you ask about is configured in the "
@@ -32,7 +34,7 @@ RANKING = json.dumps({"ranking": list(range(1, 51))})
 _WORD = re.compile(r"\w+")
 
 
-def hashed_vector(text: str, dimensions: int) -> list[float]:
+def hashed_vector(text: str, dimensions: int) -> npt.NDArray[np.float32]:
     """A unit vector of signed word counts hashed into `dimensions` buckets."""
     vector = np.zeros(dimensions, dtype=np.float32)
     for word in _WORD.findall(text.lower()):
@@ -41,7 +43,14 @@ def hashed_vector(text: str, dimensions: int) -> list[float]:
     norm = float(np.linalg.norm(vector))
     if norm == 0.0:
         vector[0], norm = 1.0, 1.0
-    return [round(float(x), 5) for x in vector / norm]
+    return vector / np.float32(norm)
+
+
+def _encoded(vector: npt.NDArray[np.float32], encoding: str) -> str | list[float]:
+    """As the API sends it: base64 of little-endian float32 (the SDK's default) or floats."""
+    if encoding == "base64":
+        return base64.b64encode(vector.astype("<f4").tobytes()).decode()
+    return [round(float(x), 6) for x in vector]
 
 
 def _chunk_event(model: str, delta: dict[str, Any], finish: str | None) -> bytes:
@@ -76,8 +85,13 @@ def _completion(model: str, text: str) -> dict[str, Any]:
 def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
     inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
     dimensions = int(body.get("dimensions") or 1536)
+    encoding = str(body.get("encoding_format") or "float")
     data = [
-        {"object": "embedding", "index": i, "embedding": hashed_vector(str(text), dimensions)}
+        {
+            "object": "embedding",
+            "index": i,
+            "embedding": _encoded(hashed_vector(str(text), dimensions), encoding),
+        }
         for i, text in enumerate(inputs)
     ]
     tokens = sum(len(str(text).split()) for text in inputs)
@@ -138,13 +152,22 @@ def handler(first_token: float, piece_interval: float) -> type[BaseHTTPRequestHa
     return Handler
 
 
+class Server(ThreadingHTTPServer):
+    """Quiet about clients that hang up (the app stopping mid-request at the end of a run)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--first-token", type=float, default=0.3, help="seconds before a reply")
     parser.add_argument("--piece-interval", type=float, default=0.01, help="seconds per piece")
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(args.first_token, args.piece_interval))
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), handler(args.first_token, args.piece_interval))
     print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
     try:
         server.serve_forever()
