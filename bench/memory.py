@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     _, code = eval_datasets(args.eval_dir)
     questions = [q.text for q in code.queries]
     phases: dict[str, dict[str, dict[str, float]]] = {}
-    with running_app(cast(Backend, args.backend)) as app:
+    extra_env = dict(item.split("=", 1) for item in args.env)
+    with running_app(cast(Backend, args.backend), extra_env) as app:
         sampler = Sampler(app, args.interval)
         time.sleep(args.settle)
         phases["idle after start"] = steady(sampler, args.steady)
@@ -199,12 +200,15 @@ def print_report(result: dict[str, Any]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backend", choices=BACKENDS, default="local")
-    parser.add_argument("--users", type=int, default=8, help="concurrent query users")
+    parser.add_argument("--users", type=int, default=4, help="concurrent query users")
     parser.add_argument("--ask-share", type=float, default=0.2)
-    parser.add_argument("--query-seconds", type=float, default=30.0)
+    parser.add_argument("--query-seconds", type=float, default=20.0)
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds before idle readings")
     parser.add_argument("--steady", type=float, default=3.0, help="seconds of idle samples")
+    parser.add_argument(
+        "--env", action="append", default=[], help="extra app environment, e.g. RAGSPACE_X=1"
+    )
     parser.add_argument("--eval-dir", type=Path, default=default_eval_dir())
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
