@@ -1,6 +1,7 @@
 """Retrieval latency (query embedding + search, no LLM) at 10,000 and 100,000 chunks.
 
 Run: python bench/query_latency.py [--sizes 10000 100000] [--queries 200]
+         [--shared-buffers 1GB 128MB]
 
 Chunk texts are real: passages of the two evaluation corpora (../shared/eval),
 repeated with a varying prefix. Vectors are realistic, not uniform noise: each chunk's
@@ -8,6 +9,8 @@ vector is the real MiniLM embedding of one of ~1,500 seed passages plus a small
 Gaussian perturbation, renormalised, so the index sees clustered data like a real
 DocSet. Queries are the real evaluation questions, embedded by the local model on each
 call (that cost is part of the measured latency). Prints medians and percentiles.
+With several --shared-buffers values, the embedded server is restarted with each on the
+same data after loading, so the rows compare the buffer cache sizes side by side.
 """
 
 import argparse
@@ -97,6 +100,12 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--eval-dir", type=Path, default=EVAL)
+    parser.add_argument(
+        "--shared-buffers",
+        nargs="+",
+        default=[Settings.model_fields["embedded_shared_buffers"].default],
+        help="embedded Postgres buffer cache sizes to measure in turn (e.g. 1GB 128MB)",
+    )
     args = parser.parse_args()
     embedder = LocalEmbedder()
     seeds = seed_passages(args.eval_dir)
@@ -104,28 +113,34 @@ def main() -> None:
     rng = np.random.default_rng(7)
     all_questions = questions(args.eval_dir)
     sample = [all_questions[i] for i in rng.choice(len(all_questions), args.queries, replace=False)]
-    print("| chunks | mode | p50 ms | p95 ms | p99 ms | embed-only p50 ms |")
-    print("|---|---|---|---|---|---|")
+    print("| shared_buffers | chunks | mode | p50 ms | p95 ms | p99 ms | embed-only p50 ms |")
+    print("|---|---|---|---|---|---|---|")
+    embed_ms = statistics.median([_embed_ms(embedder, q) for q in sample])
+    docsets: dict[int, int] = {}
     with tempfile.TemporaryDirectory() as folder:
-        database = Database.open(Settings(_env_file=None, data_dir=Path(folder)))
-        try:
-            store = Store(database.pool)
-            retriever = Retriever(store, embedder, RetrievalOptions())
-            embed_ms = [_embed_ms(embedder, q) for q in sample]
-            for size in args.sizes:
-                started = time.perf_counter()
-                docset_id = load(store, size, seeds, seed_vectors)
-                print(f"<!-- loaded {size} chunks in {time.perf_counter() - started:.0f} s -->")
-                for mode in RetrievalMode:
-                    measure(retriever, docset_id, sample[:20], mode)  # warm caches
-                    t = measure(retriever, docset_id, sample, mode)
-                    print(
-                        f"| {size:,} | {mode.value} | {statistics.median(t):.1f} | "
-                        f"{percentile(t, 95):.1f} | {percentile(t, 99):.1f} | "
-                        f"{statistics.median(embed_ms):.1f} |"
-                    )
-        finally:
-            database.close()
+        for buffers in args.shared_buffers:
+            settings = Settings(
+                _env_file=None, data_dir=Path(folder), embedded_shared_buffers=buffers
+            )
+            database = Database.open(settings)  # the server restarts with this cache size
+            try:
+                store = Store(database.pool)
+                retriever = Retriever(store, embedder, RetrievalOptions())
+                for size in args.sizes:
+                    if size not in docsets:
+                        started = time.perf_counter()
+                        docsets[size] = load(store, size, seeds, seed_vectors)
+                        seconds = time.perf_counter() - started
+                        print(f"<!-- loaded {size} chunks in {seconds:.0f} s -->")
+                    for mode in RetrievalMode:
+                        measure(retriever, docsets[size], sample[:20], mode)  # warm caches
+                        t = measure(retriever, docsets[size], sample, mode)
+                        print(
+                            f"| {buffers} | {size:,} | {mode.value} | {statistics.median(t):.1f} | "
+                            f"{percentile(t, 95):.1f} | {percentile(t, 99):.1f} | {embed_ms:.1f} |"
+                        )
+            finally:
+                database.close()
 
 
 def _embed_ms(embedder: LocalEmbedder, query: str) -> float:

@@ -80,6 +80,9 @@ class LocalEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.inter_op_num_threads = 1
+        # Idle threads sleep instead of spinning: on a small machine spinning threads take
+        # the cores that concurrent searches and the web server need (docs/benchmarks.md, Load).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
             options,

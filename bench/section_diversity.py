@@ -1,0 +1,88 @@
+"""Before/after of one hit per prose section, side by side on the same DocSets and hits.
+
+Run: ragspace eval --data-dir DIR ../shared/eval/claude-docs ../shared/eval/codebase
+     python bench/section_diversity.py --data-dir DIR
+"Before" takes the k best fused chunks as the store returns them; "after" is what
+`Retriever.search` returns (3k fetched, then at most one chunk per prose section).
+"""
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
+from ragspace.models import Hit
+from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever, keyword_terms
+from ragspace.settings import Settings
+from ragspace.store import Database, SearchRequest, Store
+
+EVAL_DIR = next(
+    (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+    Path("../shared/eval"),
+)
+K = 10
+
+
+def fused_top_k(
+    store: Store, embedder: LocalEmbedder, docset_id: int, mode: RetrievalMode
+) -> Callable[[str], list[Hit]]:
+    """Search without the per-section collapse: the store's k best fused chunks."""
+    options = RetrievalOptions()
+
+    def search(query: str) -> list[Hit]:
+        vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
+        keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
+        return store.search(
+            SearchRequest(
+                docset_ids=[docset_id],
+                dimensions=embedder.dimensions,
+                k=K,
+                query_vector=embedder.embed([query])[0] if vector else None,
+                keyword_terms=keyword_terms(query) if keywords else (),
+                candidates=options.candidates,
+                rrf_k=options.rrf_k,
+                ef_search=options.ef_search,
+            )
+        )
+
+    return search
+
+
+def collapsed(
+    retriever: Retriever, docset_id: int, mode: RetrievalMode
+) -> Callable[[str], list[Hit]]:
+    """Search as the app does: at most one chunk per prose section."""
+    return lambda query: retriever.search(query, [docset_id], K, mode)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--eval-dir", type=Path, default=EVAL_DIR)
+    args = parser.parse_args()
+    sets: list[tuple[str, Dataset]] = [
+        ("eval-claude-docs", load_claude_docs(args.eval_dir / "claude-docs")),
+        ("eval-codebase", load_codebase(args.eval_dir / "codebase")),
+    ]
+    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    try:
+        store = Store(database.pool)
+        embedder = LocalEmbedder()
+        retriever = Retriever(store, embedder, RetrievalOptions())
+        print("| set | mode | Recall@5 before -> after | Recall@10 | MRR@10 |")
+        print("|---|---|---|---|---|")
+        for name, dataset in sets:
+            docset_id = store.get_docset_by_name(name).id
+            for mode in RetrievalMode:
+                before = evaluate(fused_top_k(store, embedder, docset_id, mode), [dataset])
+                after = evaluate(collapsed(retriever, docset_id, mode), [dataset])
+                b, a = before[dataset.name].values, after[dataset.name].values
+                cells = [f"{b[m]:.3f} -> {a[m]:.3f}" for m in ("recall@5", "recall@10", "mrr@10")]
+                print(f"| {dataset.name} | {mode.value} | " + " | ".join(cells) + " |")
+    finally:
+        database.close()
+
+
+if __name__ == "__main__":
+    main()
