@@ -413,7 +413,7 @@ def test_malformed_and_unsupported_urls_are_source_errors(
 ) -> None:
     guarded = _crawler(allow_private_urls=False)
     service, docset = _web_service(corpus_store, embedder, corpus_settings, guarded)
-    with pytest.raises(SourceError, match="") as caught:
+    with pytest.raises(SourceError) as caught:
         service.add_source(docset, SourceKind.WEB, location, {"depth": 1})
     assert message in str(caught.value)
     (source,) = [s for s in service.list_sources(docset) if s.kind is SourceKind.WEB]
@@ -606,7 +606,7 @@ def test_github_failures_are_source_errors(
     try:
         service, docset = _github_service(corpus_store, embedder, corpus_settings, github)
         kind = SourceKind.GITHUB_FILE if "/blob/" in location else SourceKind.GITHUB_REPO
-        with pytest.raises(SourceError, match="") as caught:
+        with pytest.raises(SourceError) as caught:
             service.add_source(docset, kind, location)
         assert message in str(caught.value)
     finally:
@@ -688,7 +688,7 @@ def test_github_repository_limits_are_source_errors(
     corpus_ingestor: Ingestor,
 ) -> None:
     service, docset = _github_service(corpus_store, embedder, corpus_settings, github, **config)
-    with pytest.raises(SourceError, match="") as caught:
+    with pytest.raises(SourceError) as caught:
         service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     assert message in str(caught.value)
     finish(service, docset, corpus_ingestor)

@@ -126,7 +126,7 @@ def test_public_addresses_pass(address: str) -> None:
 )
 def test_system_resolver_sees_through_address_forms(url: str, message: str) -> None:
     """Real getaddrinfo (numeric forms need no network): every form is refused."""
-    with pytest.raises(RefusedURLError, match="") as caught:
+    with pytest.raises(RefusedURLError) as caught:
         NetGuard().check(url)
     assert message in str(caught.value)
     assert "secret" not in str(caught.value)
