@@ -569,7 +569,10 @@ def test_worker_embeds_queued_documents_until_sigterm(cli: Run, service: Ragspac
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is restored
 
 
-def test_serve_runs_until_ctrl_c(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_serve_runs_until_ctrl_c_or_sigterm(
+    stop: signal.Signals, cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -592,7 +595,7 @@ def test_serve_runs_until_ctrl_c(cli: Run, monkeypatch: pytest.MonkeyPatch) -> N
             except httpx.HTTPError:
                 time.sleep(0.3)
         assert status == 200, "the app never answered"
-        server.send_signal(signal.SIGINT)
+        server.send_signal(stop)
         _, err = server.communicate(timeout=60)
     finally:
         if server.poll() is None:

@@ -1,6 +1,8 @@
 """Start the web app: compose the runtime, build the UI, serve until stopped."""
 
 import logging
+import signal
+from types import FrameType
 from typing import Any
 
 from ragspace.access import Credentials, parse_auth
@@ -23,9 +25,18 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
     }
 
 
+def _interrupt(signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def serve(settings: Settings) -> None:
-    """Run the app on the configured host and port; stop everything cleanly on exit."""
+    """Run the app on the configured host and port; stop everything cleanly on exit.
+
+    SIGTERM (`kill`, container stops) ends it like Ctrl+C, so the embedded Postgres and
+    the workers are stopped instead of left behind.
+    """
     credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH stops us before start-up
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     runtime = open_runtime(settings)
     try:
         demo = build_ui(runtime.service, credentials)
@@ -45,3 +56,4 @@ def serve(settings: Settings) -> None:
         )
     finally:
         runtime.close()
+        signal.signal(signal.SIGTERM, previous)
