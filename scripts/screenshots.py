@@ -21,6 +21,7 @@ from ragspace.worker import Ingestor, WorkerPool
 from tests import journey
 from tests.fakes.chat_server import running_fake_chat
 from ui.app import CSS, build_ui
+from ui.server import launch_on_localhost
 
 OUTPUT = Path("docs/screenshots")
 SECOND_DOCSET = "samples"
@@ -46,14 +47,7 @@ def take(output: Path) -> list[Path]:
             service = build_service(settings, store, embedder, chat, on_new_work=workers.wake)
             workers.start()
             demo = build_ui(service)
-            demo.queue()
-            _, url, _ = demo.launch(
-                server_name="127.0.0.1",
-                server_port=None,
-                prevent_thread_lock=True,
-                quiet=True,
-                css=CSS,
-            )
+            url = launch_on_localhost(demo, css=CSS)
             try:
                 return _walk(url, output)
             finally:

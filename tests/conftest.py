@@ -96,16 +96,10 @@ def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ragspa
 def served(service: RagspaceService) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
     from ui.app import CSS, build_ui
+    from ui.server import launch_on_localhost
 
     demo = build_ui(service)
-    demo.queue()
-    _, url, _ = demo.launch(
-        server_name="127.0.0.1",
-        server_port=None,
-        prevent_thread_lock=True,
-        quiet=True,
-        css=CSS,
-    )
+    url = launch_on_localhost(demo, css=CSS)
     yield url
     demo.close()
 
@@ -115,22 +109,14 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     """Start the app over a service as `ragspace serve` does (login, MCP) on 127.0.0.1."""
     from ragspace.access import Credentials
     from ui.app import build_ui
-    from ui.server import launch_options
+    from ui.server import launch_on_localhost, launch_options
 
     apps: list[Any] = []
 
     def launch(service: RagspaceService, credentials: Credentials | None = None) -> str:
         demo = build_ui(service, credentials)
-        demo.queue()
         apps.append(demo)
-        _, url, _ = demo.launch(
-            server_name="127.0.0.1",
-            server_port=None,
-            prevent_thread_lock=True,
-            quiet=True,
-            **launch_options(settings, credentials),
-        )
-        return str(url)
+        return launch_on_localhost(demo, **launch_options(settings, credentials))
 
     yield launch
     for demo in apps:

@@ -25,6 +25,7 @@ from tests import journey
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 from ui.app import CSS, build_ui
+from ui.server import launch_on_localhost
 
 
 @dataclass
@@ -77,14 +78,7 @@ def app(
     service = build_service(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
     workers.start()
     demo = build_ui(service)
-    demo.queue()
-    _, url, _ = demo.launch(
-        server_name="127.0.0.1",
-        server_port=None,
-        prevent_thread_lock=True,
-        quiet=True,
-        css=CSS,
-    )
+    url = launch_on_localhost(demo, css=CSS)
     try:
         yield App(url=url, service=service, chat=fake_chat)
     finally:

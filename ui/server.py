@@ -5,6 +5,8 @@ import signal
 from types import FrameType
 from typing import Any
 
+import gradio as gr
+
 from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
@@ -23,6 +25,19 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "show_error": False,
         "css": CSS,
     }
+
+
+def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
+    """Start `demo` on 127.0.0.1 on a free port without blocking; its URL (tests, screenshots)."""
+    demo.queue()
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=None,
+        prevent_thread_lock=True,
+        quiet=True,
+        **options,
+    )
+    return str(url)
 
 
 def _interrupt(signum: int, _frame: FrameType | None) -> None:
