@@ -2,7 +2,7 @@
 
 Run: ragspace eval --data-dir DIR ../shared/eval/claude-docs ../shared/eval/codebase
      python bench/section_diversity.py --data-dir DIR
-"Before" takes the k best fused chunks as the store returns them; "after" is what
+"Before" takes the k best fused chunks (`Retriever.fused`); "after" is what
 `Retriever.search` returns (3k fetched, then at most one chunk per prose section).
 """
 
@@ -13,9 +13,9 @@ from pathlib import Path
 from ragspace.embeddings import LocalEmbedder
 from ragspace.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
 from ragspace.models import Hit
-from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever, keyword_terms
+from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
 from ragspace.settings import Settings
-from ragspace.store import Database, SearchRequest, Store
+from ragspace.store import Database, Store
 
 EVAL_DIR = next(
     (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
@@ -24,36 +24,12 @@ EVAL_DIR = next(
 K = 10
 
 
-def fused_top_k(
-    store: Store, embedder: LocalEmbedder, docset_id: int, mode: RetrievalMode
+def ranked(
+    retriever: Retriever, docset_id: int, mode: RetrievalMode, collapse: bool
 ) -> Callable[[str], list[Hit]]:
-    """Search without the per-section collapse: the store's k best fused chunks."""
-    options = RetrievalOptions()
-
-    def search(query: str) -> list[Hit]:
-        vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
-        keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
-        return store.search(
-            SearchRequest(
-                docset_ids=[docset_id],
-                dimensions=embedder.dimensions,
-                k=K,
-                query_vector=embedder.embed([query])[0] if vector else None,
-                keyword_terms=keyword_terms(query) if keywords else (),
-                candidates=options.candidates,
-                rrf_k=options.rrf_k,
-                ef_search=options.ef_search,
-            )
-        )
-
-    return search
-
-
-def collapsed(
-    retriever: Retriever, docset_id: int, mode: RetrievalMode
-) -> Callable[[str], list[Hit]]:
-    """Search as the app does: at most one chunk per prose section."""
-    return lambda query: retriever.search(query, [docset_id], K, mode)
+    """Search one DocSet as the app does (collapse) or as fusion ranks it (no collapse)."""
+    search = retriever.search if collapse else retriever.fused
+    return lambda query: search(query, [docset_id], K, mode)
 
 
 def main() -> None:
@@ -75,8 +51,8 @@ def main() -> None:
         for name, dataset in sets:
             docset_id = store.get_docset_by_name(name).id
             for mode in RetrievalMode:
-                before = evaluate(fused_top_k(store, embedder, docset_id, mode), [dataset])
-                after = evaluate(collapsed(retriever, docset_id, mode), [dataset])
+                before = evaluate(ranked(retriever, docset_id, mode, False), [dataset])
+                after = evaluate(ranked(retriever, docset_id, mode, True), [dataset])
                 b, a = before[dataset.name].values, after[dataset.name].values
                 cells = [f"{b[m]:.3f} -> {a[m]:.3f}" for m in ("recall@5", "recall@10", "mrr@10")]
                 print(f"| {dataset.name} | {mode.value} | " + " | ".join(cells) + " |")

@@ -60,20 +60,42 @@ class Retriever:
         mode: RetrievalMode | None = None,
     ) -> list[Hit]:
         """The k best chunks, at most one per prose section; each side offers `candidates`."""
+        fetch = max(k, min(k * SECTION_OVERFETCH, self.options.candidates))
+        return one_per_section(
+            self._store.search(self._request(query, docset_ids, k, fetch, mode))
+        )[:k]
+
+    def fused(
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        k: int,
+        mode: RetrievalMode | None = None,
+    ) -> list[Hit]:
+        """The k best chunks as fusion ranks them, several per section allowed (for comparison)."""
+        return self._store.search(self._request(query, docset_ids, k, k, mode))
+
+    def _request(
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        k: int,
+        fetch: int,
+        mode: RetrievalMode | None,
+    ) -> SearchRequest:
         mode = mode or self.options.mode
         use_vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
-        request = SearchRequest(
+        return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
-            k=max(k, min(k * SECTION_OVERFETCH, self.options.candidates)),
+            k=fetch,
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             rrf_k=self.options.rrf_k,
             ef_search=max(k, self.options.ef_search),
         )
-        return one_per_section(self._store.search(request))[:k]
 
 
 def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
