@@ -1,4 +1,8 @@
-"""Shared fixtures: one real embedded Postgres per test session, a fresh database per test."""
+"""Shared fixtures: one real embedded Postgres per test session, a fresh database per test.
+
+Migrations run once per session into a template database; each test gets a clone of it
+(`create database ... template`), which is faster than migrating every test's database.
+"""
 
 import itertools
 import shutil
@@ -36,13 +40,35 @@ def postgres_server() -> Iterator[str]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture
-def database_url(postgres_server: str) -> str:
-    """A new, empty database on the embedded server."""
+def _create_database(server_uri: str, template: str | None = None) -> str:
+    """A new database on the embedded server (a clone of `template` if given); its URI."""
     name = f"test_{next(_database_numbers)}"
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        conn.execute(f"create database {name}".encode())
-    return postgres_server.replace("/postgres?", f"/{name}?")
+    clause = f" template {template}" if template else ""
+    with psycopg.connect(server_uri, autocommit=True) as conn:
+        conn.execute(f"create database {name}{clause}".encode())
+    return server_uri.replace("/postgres?", f"/{name}?")
+
+
+@pytest.fixture(scope="session")
+def migrated_template(postgres_server: str) -> str:
+    """Name of a database holding every migration, cloned for each test that needs one."""
+    uri = _create_database(postgres_server)
+    data_dir = Path(tempfile.mkdtemp(prefix="ragspace-test-template-"))
+    Database.open(Settings(_env_file=None, database_url=uri, data_dir=data_dir)).close()
+    shutil.rmtree(data_dir, ignore_errors=True)
+    return uri.split("?")[0].rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def empty_database_url(postgres_server: str) -> str:
+    """A new database with no tables (for the migration tests)."""
+    return _create_database(postgres_server)
+
+
+@pytest.fixture
+def database_url(postgres_server: str, migrated_template: str) -> str:
+    """A new database on the embedded server, already migrated (opening it migrates nothing)."""
+    return _create_database(postgres_server, template=migrated_template)
 
 
 @pytest.fixture

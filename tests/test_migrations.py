@@ -12,8 +12,8 @@ from ragspace.store.migrations import apply_migrations, discover
 MIGRATIONS = PROJECT_ROOT / "supabase" / "migrations"
 
 
-def test_fresh_database_gets_every_migration_once(database_url: str) -> None:
-    with psycopg.connect(database_url, autocommit=True) as conn:
+def test_fresh_database_gets_every_migration_once(empty_database_url: str) -> None:
+    with psycopg.connect(empty_database_url, autocommit=True) as conn:
         first = apply_migrations(conn, MIGRATIONS)
         second = apply_migrations(conn, MIGRATIONS)
         recorded = [row[0] for row in conn.execute("select version from ragspace_migrations")]
@@ -38,10 +38,12 @@ def test_fresh_database_gets_every_migration_once(database_url: str) -> None:
     assert vector is not None
 
 
-def test_new_migration_is_applied_after_existing_ones(database_url: str, tmp_path: Path) -> None:
+def test_new_migration_is_applied_after_existing_ones(
+    empty_database_url: str, tmp_path: Path
+) -> None:
     for migration in discover(MIGRATIONS):
         (tmp_path / migration.path.name).write_text(migration.path.read_text())
-    with psycopg.connect(database_url, autocommit=True) as conn:
+    with psycopg.connect(empty_database_url, autocommit=True) as conn:
         apply_migrations(conn, tmp_path)
         (tmp_path / "29990101000000_add_note.sql").write_text(
             "alter table docsets add column if not exists note text;"
@@ -50,9 +52,9 @@ def test_new_migration_is_applied_after_existing_ones(database_url: str, tmp_pat
         conn.execute("select note from docsets")
 
 
-def test_failed_migration_is_not_recorded(database_url: str, tmp_path: Path) -> None:
+def test_failed_migration_is_not_recorded(empty_database_url: str, tmp_path: Path) -> None:
     (tmp_path / "20000101000000_broken.sql").write_text("create table ok (id int); select nope;")
-    with psycopg.connect(database_url, autocommit=True) as conn:
+    with psycopg.connect(empty_database_url, autocommit=True) as conn:
         with pytest.raises(DatabaseError, match=r"20000101000000_broken\.sql"):
             apply_migrations(conn, tmp_path)
         recorded = conn.execute("select count(*) from ragspace_migrations").fetchone()
