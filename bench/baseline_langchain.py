@@ -33,8 +33,7 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.eval_datasets import load_dataset
 from ragspace.eval_runner import percentiles_ms
 from ragspace.evaluation import Dataset, ingest, match_hits, recall_at_k
-from ragspace.models import Hit
-from ragspace.retrieval import RetrievalMode
+from ragspace.models import Hit, RetrievalMode
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

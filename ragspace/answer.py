@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ragspace.citations import cite, passage_label, verify_citations
 from ragspace.context import ContextBuilder
 from ragspace.errors import LLMError
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Answer, AnswerUpdate, Hit, Passage
+from ragspace.llm import ChatModel
+from ragspace.models import Answer, AnswerUpdate, Hit, Message, Passage, RetrievalMode
 from ragspace.prompts import (
     ANSWER_SYSTEM,
     ANSWER_USER,
@@ -17,7 +17,7 @@ from ragspace.prompts import (
     passage_block,
 )
 from ragspace.rerank import Reranker
-from ragspace.retrieval import RetrievalMode, Retriever, relevant
+from ragspace.retrieval import Retriever, relevant
 
 log = logging.getLogger(__name__)
 

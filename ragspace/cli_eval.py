@@ -12,7 +12,11 @@ from ragspace.settings import load_settings
 if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` should be instant
     from ragspace.eval_runner import EvalReport
     from ragspace.evaluation import Dataset
+    from ragspace.models import DocSet
     from ragspace.runtime import Runtime
+    from ragspace.services import RagspaceService
+    from ragspace.store import Store
+    from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
 
@@ -98,7 +102,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
-    from ragspace.eval_runner import EvalOptions, corpus_docset
+    from ragspace.eval_runner import EvalOptions
 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
@@ -111,6 +115,38 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
     return runtime.service.evaluate(
         name, dataset, options, lambda _fraction, text: note(f"{dataset.name}: {text}")
     )
+
+
+def corpus_docset(
+    service: "RagspaceService",
+    store: "Store",
+    ingestor: "Ingestor",
+    name: str,
+    dataset: "Dataset",
+    rebuild: bool = False,
+) -> tuple["DocSet", bool]:
+    """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
+    from ragspace.errors import ConflictError
+    from ragspace.evaluation import ingest
+    from ragspace.models import EmbeddingStatus
+
+    paths = {d.path for d in dataset.documents}
+    existing = {d.name for d in service.list_docsets()}
+    if name in existing and not rebuild:
+        documents = service.list_documents(name)
+        done = {d.path for d in documents if d.embedding_status is EmbeddingStatus.DONE}
+        if done == paths and len(documents) == len(paths):
+            return service.get_docset(name), False
+        raise ConflictError(
+            f"DocSet {name!r} exists but does not hold the {len(paths)} embedded documents of "
+            f"{dataset.name!r} ({len(done)} done); pass --rebuild to replace it, or choose "
+            "another name with --docset."
+        )
+    if name in existing:
+        service.delete_docset(name)
+    service.create_docset(name, f"Evaluation corpus {dataset.name}")
+    ingest(store, ingestor, name, dataset)
+    return service.get_docset(name), True
 
 
 def format_report(report: "EvalReport") -> str:

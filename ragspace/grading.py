@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from ragspace.citations import passage_label
 from ragspace.errors import LLMError
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Answer, Passage
+from ragspace.llm import ChatModel
+from ragspace.models import Answer, Message, Passage
 from ragspace.prompts import (
     JUDGE_CORRECTNESS_SYSTEM,
     JUDGE_CORRECTNESS_USER,

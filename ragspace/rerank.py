@@ -5,8 +5,8 @@ import logging
 import re
 from collections.abc import Sequence
 
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Hit
+from ragspace.llm import ChatModel
+from ragspace.models import Hit, Message
 from ragspace.prompts import RERANK_SYSTEM, RERANK_USER, passage_block
 
 log = logging.getLogger(__name__)

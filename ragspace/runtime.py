@@ -9,8 +9,9 @@ from ragspace.chunking import Chunker
 from ragspace.context import ContextBuilder
 from ragspace.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
 from ragspace.llm import ChatModel, OpenAIChatModel
+from ragspace.models import RetrievalMode
 from ragspace.rerank import Reranker
-from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
+from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits

@@ -15,7 +15,6 @@ from ragspace.errors import (
 )
 from ragspace.eval_runner import EvalOptions, EvalReport, Evaluator, Progress
 from ragspace.evaluation import Dataset
-from ragspace.llm import Message
 from ragspace.models import (
     Answer,
     AnswerUpdate,
@@ -23,12 +22,14 @@ from ragspace.models import (
     Document,
     EmbeddingStatus,
     Hit,
+    Message,
+    RetrievalMode,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
 )
-from ragspace.retrieval import RetrievalMode, Retriever
+from ragspace.retrieval import Retriever
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import JobQueue, Store

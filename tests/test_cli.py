@@ -20,8 +20,7 @@ import pytest
 
 from ragspace.cli import main
 from ragspace.cli_query import MODES
-from ragspace.models import EmbeddingStatus
-from ragspace.retrieval import RetrievalMode
+from ragspace.models import EmbeddingStatus, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor

@@ -7,6 +7,7 @@ import pytest
 
 from ragspace import cli_eval
 from ragspace.cli import main
+from ragspace.cli_eval import corpus_docset
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
 from ragspace.eval_datasets import load_dataset, parse_question_set
@@ -15,7 +16,6 @@ from ragspace.eval_runner import (
     MODES,
     RERANK,
     EvalOptions,
-    corpus_docset,
     metric_rows,
     question_rows,
 )

@@ -8,9 +8,7 @@ import gradio as gr
 
 from ragspace.answer import fenced
 from ragspace.citations import link_citations
-from ragspace.llm import Message
-from ragspace.models import Answer, Citation
-from ragspace.retrieval import RetrievalMode
+from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
 

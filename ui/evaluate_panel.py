@@ -18,7 +18,7 @@ from ragspace.eval_runner import (
     metric_rows,
     question_rows,
 )
-from ragspace.retrieval import RetrievalMode
+from ragspace.models import RetrievalMode
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
 
