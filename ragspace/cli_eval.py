@@ -15,10 +15,13 @@ if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` sh
     from ragspace.models import DocSet
     from ragspace.runtime import Runtime
     from ragspace.services import RagspaceService
+    from ragspace.settings import Settings
     from ragspace.store import Store
     from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
+EVAL_DATA_FOLDER = "eval"
+PROGRESS_EVERY = 25  # documents embedded between two progress lines
 
 DESCRIPTION = """\
 Score retrieval on an evaluation set: Recall@5/10, MRR@10, nDCG@10 and Hit@5/10 at chunk
@@ -67,7 +70,10 @@ def add_eval_parser(commands: Subcommands) -> None:
         "--json", nargs="?", const="-", metavar="PATH", help="also write JSON (to stdout: --json)"
     )
     parser.add_argument(
-        "--data-dir", type=Path, help="embedded database folder (default: the app's)"
+        "--data-dir",
+        type=Path,
+        help=f"embedded database folder (default: {EVAL_DATA_FOLDER}/ in the app's data folder; "
+        "for a JSONL question set, the app's database)",
     )
     parser.set_defaults(run=run_eval)
 
@@ -82,14 +88,25 @@ def run_eval(args: argparse.Namespace) -> int:
 
     _check_usage(args)
     datasets = [load_dataset(path) for path in args.datasets]
-    overrides = {"data_dir": args.data_dir} if args.data_dir else {}
-    runtime = open_runtime(load_settings(**overrides), worker_threads=0)
+    runtime = open_runtime(eval_settings(args), worker_threads=0)
     try:
         reports = [_evaluate(runtime, dataset, args) for dataset in datasets]
     finally:
         runtime.close()
     _write(reports, args.json)
     return 0
+
+
+def eval_settings(args: argparse.Namespace) -> "Settings":
+    """Corpora are ingested into their own embedded database (`--data-dir`, by default the
+    `eval` folder inside the app's data folder), never the app's; a JSONL question set is
+    asked of an existing DocSet, in the app's database unless `--data-dir` is given."""
+    settings = load_settings()
+    asks_app_docset = any(p.is_file() for p in args.datasets)
+    if args.data_dir is None and asks_app_docset:
+        return settings
+    data_dir = args.data_dir or settings.data_dir / EVAL_DATA_FOLDER
+    return load_settings(data_dir=data_dir, database_url=None)
 
 
 def _check_usage(args: argparse.Namespace) -> None:
@@ -127,7 +144,7 @@ def corpus_docset(
 ) -> tuple["DocSet", bool]:
     """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
     from ragspace.errors import ConflictError
-    from ragspace.evaluation import ingest
+    from ragspace.evaluation import store_corpus
     from ragspace.models import EmbeddingStatus
 
     paths = {d.path for d in dataset.documents}
@@ -145,8 +162,20 @@ def corpus_docset(
     if name in existing:
         service.delete_docset(name)
     service.create_docset(name, f"Evaluation corpus {dataset.name}")
-    ingest(store, ingestor, name, dataset)
+    store_corpus(store, name, dataset)
+    embed_with_progress(ingestor, name, len(dataset.documents))
     return service.get_docset(name), True
+
+
+def embed_with_progress(ingestor: "Ingestor", name: str, total: int) -> int:
+    """Embed the pending documents, a progress line on stderr every PROGRESS_EVERY of them
+    (plain lines, so a log file or CI shows them too)."""
+    done = 0
+    while ingestor.process_next():
+        done += 1
+        if done % PROGRESS_EVERY == 0:
+            note(f"DocSet {name!r}: {done} of {total} documents embedded...")
+    return done
 
 
 def format_report(report: "EvalReport") -> str:

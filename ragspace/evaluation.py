@@ -281,6 +281,12 @@ def score_query(matches: Sequence[set[int]], gold_count: int) -> dict[str, float
 
 def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset) -> int:
     """Create a DocSet holding the data set's documents (full paths) and embed them."""
+    store_corpus(store, docset_name, dataset)
+    return ingestor.process_all()
+
+
+def store_corpus(store: Store, docset_name: str, dataset: Dataset) -> None:
+    """Add the data set's documents (full paths) to a DocSet, pending embedding."""
     service_docset = store.get_docset_by_name(docset_name)
     source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name, {})
     store.upsert_documents(
@@ -291,7 +297,6 @@ def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset)
             for d in dataset.documents
         ],
     )
-    return ingestor.process_all()
 
 
 def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) -> dict[str, Scores]:
