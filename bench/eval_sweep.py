@@ -10,9 +10,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
-from ragspace.evaluation import (
+from ragspace.eval.evaluation import (
     Dataset,
     evaluate,
     file_level,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
+from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
 from ragspace.models import Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings

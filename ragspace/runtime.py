@@ -4,9 +4,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragspace.answer import AnswerOptions, AnswerPipeline
-from ragspace.chunking import Chunker
-from ragspace.context import ContextBuilder
+from ragspace.answering.answer import AnswerOptions, AnswerPipeline
+from ragspace.answering.context import ContextBuilder
+from ragspace.answering.llm import ChatModel, OpenAIChatModel
+from ragspace.answering.rerank import Reranker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import (
     LOCAL_DIMENSIONS,
     LOCAL_MODEL_ID,
@@ -16,9 +18,7 @@ from ragspace.embeddings import (
     OpenAIEmbedder,
     openai_model_id,
 )
-from ragspace.llm import ChatModel, OpenAIChatModel
 from ragspace.models import RetrievalMode
-from ragspace.rerank import Reranker
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

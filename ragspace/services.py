@@ -5,7 +5,7 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ragspace.answer import AnswerPipeline
+from ragspace.answering.answer import AnswerPipeline
 from ragspace.embeddings import Embedder
 from ragspace.errors import (
     ConfigError,
@@ -13,8 +13,8 @@ from ragspace.errors import (
     ReadOnlyError,
     ValidationError,
 )
-from ragspace.eval_runner import EvalOptions, EvalReport, Evaluator, Progress
-from ragspace.evaluation import Dataset
+from ragspace.eval.evaluation import Dataset
+from ragspace.eval.runner import EvalOptions, EvalReport, Evaluator, Progress
 from ragspace.models import (
     Answer,
     AnswerUpdate,

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ragspace.cli import main
-from ragspace.cli_query import MODES
+from ragspace.cli.main import main
+from ragspace.cli.query import MODES
 from ragspace.models import EmbeddingStatus, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from ragspace import cli_eval
-from ragspace.cli import main
-from ragspace.cli_eval import corpus_docset
+from ragspace.cli import evaluate as cli_eval
+from ragspace.cli.evaluate import corpus_docset
+from ragspace.cli.main import main
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
-from ragspace.eval_datasets import load_dataset, parse_question_set
-from ragspace.eval_runner import (
+from ragspace.eval.datasets import load_dataset, parse_question_set
+from ragspace.eval.runner import (
     ALL_MODES,
     MODES,
     RERANK,

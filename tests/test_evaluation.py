@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.chunking import Chunker
-from ragspace.eval_runner import mean_scores, percentiles_ms
-from ragspace.evaluation import (
+from ragspace.chunking.chunker import Chunker
+from ragspace.eval.evaluation import (
     EvalQuery,
     PageRef,
     Span,
@@ -26,6 +25,7 @@ from ragspace.evaluation import (
     score_query,
     whole_files,
 )
+from ragspace.eval.runner import mean_scores, percentiles_ms
 from ragspace.models import Hit
 from ragspace.services import RagspaceService
 from ragspace.store import Store

@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragspace.cli_support import Subcommands, UsageError, note
+from ragspace.cli.support import Subcommands, UsageError, note
 from ragspace.settings import load_settings
 
 if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` should be instant
-    from ragspace.eval_runner import EvalReport
-    from ragspace.evaluation import Dataset
+    from ragspace.eval.evaluation import Dataset
+    from ragspace.eval.runner import EvalReport
     from ragspace.models import DocSet
     from ragspace.runtime import Runtime
     from ragspace.services import RagspaceService
@@ -83,7 +83,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
     Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
     """
-    from ragspace.eval_datasets import load_dataset
+    from ragspace.eval.datasets import load_dataset
     from ragspace.runtime import open_runtime
 
     _check_usage(args)
@@ -119,7 +119,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
-    from ragspace.eval_runner import EvalOptions
+    from ragspace.eval.runner import EvalOptions
 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
@@ -144,7 +144,7 @@ def corpus_docset(
 ) -> tuple["DocSet", bool]:
     """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
     from ragspace.errors import ConflictError
-    from ragspace.evaluation import store_corpus
+    from ragspace.eval.evaluation import store_corpus
     from ragspace.models import EmbeddingStatus
 
     paths = {d.path for d in dataset.documents}
@@ -180,7 +180,7 @@ def embed_with_progress(ingestor: "Ingestor", name: str, total: int) -> int:
 
 def format_report(report: "EvalReport") -> str:
     """The report as markdown: a heading line, the metrics table, grading and notes."""
-    from ragspace.eval_runner import METRIC_HEADERS, grading_text, metric_rows
+    from ragspace.eval.runner import METRIC_HEADERS, grading_text, metric_rows
 
     lines = [
         f"## {report.dataset} · DocSet {report.docset} · {report.questions} questions · "

@@ -5,8 +5,8 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from ragspace.citations import cite_hit
-from ragspace.cli_support import Subcommands, note, opened_service, print_json
+from ragspace.answering.citations import cite_hit
+from ragspace.cli.support import Subcommands, note, opened_service, print_json
 from ragspace.models import Answer, Citation, Hit
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel
 
-from ragspace.answer import AnswerPipeline
-from ragspace.evaluation import (
+from ragspace.answering.answer import AnswerPipeline
+from ragspace.eval.evaluation import (
     Dataset,
     EvalQuery,
     first_relevant_rank,
@@ -16,7 +16,7 @@ from ragspace.evaluation import (
     score_query,
     whole_files,
 )
-from ragspace.grading import AnswerGrader, GradedAnswer
+from ragspace.eval.grading import AnswerGrader, GradedAnswer
 from ragspace.models import Hit, RetrievalMode
 from ragspace.retrieval import Retriever
 

@@ -1,0 +1,1 @@
+"""Split documents into chunks with exact 1-based line ranges (`chunker.Chunker`)."""
