@@ -5,7 +5,7 @@ import sys
 from ragspace.errors import ConfigError
 from ragspace.logging_setup import configure_logging
 from ragspace.settings import load_settings
-from ui.server import serve
+from ragspace_ui.server import serve
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import httpx
 import psutil
 
 from ragspace.embeddings import Embedder
-from ragspace.evaluation import Dataset, load_claude_docs, load_codebase
+from ragspace.eval.evaluation import Dataset, load_claude_docs, load_codebase
 from ragspace.runtime import build_embedder, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

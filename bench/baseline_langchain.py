@@ -28,13 +28,12 @@ from langchain_core.documents import Document as LCDocument
 from langchain_core.embeddings import Embeddings
 from langchain_postgres import PGVector
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
-from ragspace.eval_datasets import load_dataset
-from ragspace.eval_runner import percentiles_ms
-from ragspace.evaluation import Dataset, ingest, match_hits, recall_at_k
-from ragspace.models import Hit
-from ragspace.retrieval import RetrievalMode
+from ragspace.eval.datasets import load_dataset
+from ragspace.eval.evaluation import Dataset, ingest, match_hits, recall_at_k
+from ragspace.eval.runner import percentiles_ms
+from ragspace.models import Hit, RetrievalMode
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

@@ -9,8 +9,8 @@ import statistics
 import time
 from pathlib import Path
 
-from ragspace.chunking import Chunker
-from ragspace.evaluation import EvalDocument, load_claude_docs, load_codebase
+from ragspace.chunking.chunker import Chunker
+from ragspace.eval.evaluation import EvalDocument, load_claude_docs, load_codebase
 from ragspace.settings import Settings
 
 EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"

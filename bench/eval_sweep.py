@@ -10,16 +10,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
-from ragspace.evaluation import (
+from ragspace.eval.evaluation import (
     Dataset,
     evaluate,
     file_level,
     ingest,
     load_claude_docs,
     load_codebase,
-    service_search,
 )
 from ragspace.runtime import build_service
 from ragspace.settings import Settings
@@ -39,7 +38,7 @@ def run(
     ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])
     seconds = time.perf_counter() - started
     chunks = service.get_docset(name).chunk_count
-    scores = evaluate(service_search(service, name, 10), datasets)
+    scores = evaluate(lambda query: service.search(query, [name], 10), datasets)
     result = {"run": name, "chunks": chunks, "ingest_seconds": round(seconds, 1)}
     result |= {ds: {k: round(v, 4) for k, v in s.values.items()} for ds, s in scores.items()}
     print(json.dumps(result), flush=True)

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import ChunkDraft
-from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
+from ragspace.models import ChunkDraft, RetrievalMode
+from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, NewDocument, Store
 

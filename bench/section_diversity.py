@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
-from ragspace.models import Hit
-from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
+from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
+from ragspace.models import Hit, RetrievalMode
+from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 

@@ -1,6 +1,6 @@
 """Experiment: definitions from tree-sitter syntax trees instead of line patterns.
 
-Not used by the app. It swaps `ragspace.chunking.outline` for a tree-sitter version so the
+Not used by the app. It swaps `ragspace.chunking.chunker.outline` for a tree-sitter version so the
 same packer can be scored on the code evaluation set (Python, Rust, C, C++, Java only).
 Needs: pip install tree-sitter tree-sitter-python tree-sitter-rust tree-sitter-c
 tree-sitter-cpp tree-sitter-java
@@ -15,7 +15,7 @@ from typing import Any
 
 import tree_sitter
 
-import ragspace.chunking
+import ragspace.chunking.chunker
 from ragspace.chunking.code import DEFINITION_LEVELS, Definition, Outline
 from ragspace.chunking.code import outline as pattern_outline
 from ragspace.chunking.lines import LINE, PARAGRAPH, LineTable
@@ -130,7 +130,7 @@ def _attached_start(node: Any) -> int:
 
 
 if __name__ == "__main__":
-    ragspace.chunking.outline = ts_outline  # type: ignore[attr-defined]
+    ragspace.chunking.chunker.outline = ts_outline  # type: ignore[attr-defined]
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import eval_sweep
 

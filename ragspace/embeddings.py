@@ -3,7 +3,8 @@
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -122,6 +123,11 @@ class LocalEmbedder:
         return _l2_normalise(pooled.astype(np.float32))
 
 
+def openai_model_id(model: str, dimensions: int) -> str:
+    """The `Embedder.model_id` of an OpenAI embedding model at a vector size."""
+    return f"openai/{model}@{dimensions}"
+
+
 class OpenAIEmbedder:
     """OpenAI (or compatible) embeddings API, batched, with retries on 429/5xx."""
 
@@ -154,7 +160,7 @@ class OpenAIEmbedder:
     @property
     def model_id(self) -> str:
         """See `Embedder.model_id`."""
-        return f"openai/{self._model}@{self._dimensions}"
+        return openai_model_id(self._model, self._dimensions)
 
     @property
     def dimensions(self) -> int:
@@ -235,3 +241,39 @@ def _api_error_message(exc: Any) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return str(error["message"])
     return "no details"
+
+
+class LazyEmbedder:
+    """An embedder built on its first `embed`: commands that never embed never load a model.
+
+    `model_id` and `dimensions` are known without building it (DocSets record them).
+    """
+
+    def __init__(self, build: Callable[[], Embedder], model_id: str, dimensions: int) -> None:
+        self._build = build
+        self._model_id = model_id
+        self._dimensions = dimensions
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        """See `Embedder.model_id`."""
+        return self._model_id
+
+    @property
+    def dimensions(self) -> int:
+        """See `Embedder.dimensions`."""
+        return self._dimensions
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model has been built."""
+        return self._embedder is not None
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """See `Embedder.embed`; builds the model first if needed."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = self._build()
+        return self._embedder.embed(texts)

@@ -2,7 +2,7 @@
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -221,3 +221,18 @@ class SyncReport(BaseModel):
     removed: list[str] = Field(default_factory=list)
     errors: list[SkippedItem] = Field(default_factory=list)
     skipped: list[SkippedItem] = Field(default_factory=list)
+
+
+class RetrievalMode(StrEnum):
+    """Which search runs."""
+
+    HYBRID = "hybrid"
+    VECTOR = "vector"
+    KEYWORD = "keyword"
+
+
+class Message(TypedDict):
+    """One chat message."""
+
+    role: str
+    content: str

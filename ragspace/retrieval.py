@@ -3,10 +3,9 @@
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 from ragspace.embeddings import Embedder
-from ragspace.models import Hit
+from ragspace.models import Hit, RetrievalMode
 from ragspace.store import SearchRequest, Store
 
 MAX_KEYWORD_TERMS = 32
@@ -14,14 +13,6 @@ MAX_KEYWORD_TERMS = 32
 SECTION_OVERFETCH = 3
 # identifiers (snake_case, dotted.names, kebab-case flags) or plain words
 _TERM = re.compile(r"\w[\w.\-]*\w|\w", re.UNICODE)
-
-
-class RetrievalMode(StrEnum):
-    """Which search runs."""
-
-    HYBRID = "hybrid"
-    VECTOR = "vector"
-    KEYWORD = "keyword"
 
 
 @dataclass(frozen=True)

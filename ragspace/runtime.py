@@ -4,13 +4,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragspace.answer import AnswerOptions, AnswerPipeline
-from ragspace.chunking import Chunker
-from ragspace.context import ContextBuilder
-from ragspace.embeddings import Embedder, LocalEmbedder, OpenAIEmbedder
-from ragspace.llm import ChatModel, OpenAIChatModel
-from ragspace.rerank import Reranker
-from ragspace.retrieval import RetrievalMode, RetrievalOptions, Retriever
+from ragspace.answering.answer import AnswerOptions, AnswerPipeline
+from ragspace.answering.context import ContextBuilder
+from ragspace.answering.llm import ChatModel, OpenAIChatModel
+from ragspace.answering.rerank import Reranker
+from ragspace.chunking.chunker import Chunker
+from ragspace.embeddings import (
+    LOCAL_DIMENSIONS,
+    LOCAL_MODEL_ID,
+    Embedder,
+    LazyEmbedder,
+    LocalEmbedder,
+    OpenAIEmbedder,
+    openai_model_id,
+)
+from ragspace.models import RetrievalMode
+from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
@@ -38,6 +47,18 @@ def build_embedder(settings: Settings) -> Embedder:
     return LocalEmbedder(
         batch_size=settings.embedding_batch_size, threads=settings.local_embedding_threads
     )
+
+
+def lazy_embedder(settings: Settings) -> LazyEmbedder:
+    """The configured embedder, built (model loaded) only when something is embedded."""
+    if settings.openai_api_key is not None and settings.uses_openai:
+        model_id = openai_model_id(
+            settings.openai_embedding_model, settings.openai_embedding_dimensions
+        )
+        return LazyEmbedder(
+            lambda: build_embedder(settings), model_id, settings.openai_embedding_dimensions
+        )
+    return LazyEmbedder(lambda: build_embedder(settings), LOCAL_MODEL_ID, LOCAL_DIMENSIONS)
 
 
 def build_chunker(settings: Settings) -> Chunker:
@@ -165,12 +186,18 @@ class Runtime:
         self.database.close()
 
 
-def open_runtime(settings: Settings, worker_threads: int | None = None) -> Runtime:
-    """Open the database, load the models and start the in-process ingestion workers."""
+def open_runtime(
+    settings: Settings, worker_threads: int | None = None, load_models: bool = True
+) -> Runtime:
+    """Open the database, load the models and start the in-process ingestion workers.
+
+    Without `load_models` the embedder is built on its first use: a command that never
+    embeds (list, rename, status...) never imports onnxruntime. Use it without workers.
+    """
     database = Database.open(settings)
     try:
         store = Store(database.pool)
-        embedder = build_embedder(settings)
+        embedder = build_embedder(settings) if load_models else lazy_embedder(settings)
         ingestor = Ingestor(store, build_chunker(settings), embedder, ingest_options(settings))
         threads = settings.worker_threads if worker_threads is None else worker_threads
         # jobs of a stopped process are taken over when their lease expires, never at

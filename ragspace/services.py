@@ -5,7 +5,7 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ragspace.answer import AnswerPipeline
+from ragspace.answering.answer import AnswerPipeline
 from ragspace.embeddings import Embedder
 from ragspace.errors import (
     ConfigError,
@@ -13,9 +13,8 @@ from ragspace.errors import (
     ReadOnlyError,
     ValidationError,
 )
-from ragspace.eval_runner import EvalOptions, EvalReport, Evaluator, Progress
-from ragspace.evaluation import Dataset
-from ragspace.llm import Message
+from ragspace.eval.evaluation import Dataset
+from ragspace.eval.runner import EvalOptions, EvalReport, Evaluator, Progress
 from ragspace.models import (
     Answer,
     AnswerUpdate,
@@ -23,12 +22,14 @@ from ragspace.models import (
     Document,
     EmbeddingStatus,
     Hit,
+    Message,
+    RetrievalMode,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
 )
-from ragspace.retrieval import RetrievalMode, Retriever
+from ragspace.retrieval import Retriever
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import JobQueue, Store

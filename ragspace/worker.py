@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder, Vectors
 from ragspace.errors import RagspaceError, TransientError
 from ragspace.hashing import content_hash

@@ -12,16 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
-from ragspace.llm import OpenAIChatModel
 from ragspace.runtime import build_chunker, build_service
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
+from ragspace_ui.app import CSS, build_ui
+from ragspace_ui.server import launch_on_localhost
 from tests import journey
 from tests.fakes.chat_server import running_fake_chat
-from ui.app import CSS, build_ui
-from ui.server import launch_on_localhost
 
 OUTPUT = Path("docs/screenshots")
 SECOND_DOCSET = "samples"

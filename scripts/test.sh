@@ -11,5 +11,7 @@ if ! command -v chromium >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 python3 -m venv .venv
-.venv/bin/pip install -q -e ".[test]"
+# requirements.txt (what a Space installs) is installed as is: the tests run with exactly
+# those pins, and tests/test_spaces.py fails when the two drift apart
+.venv/bin/pip install -q -r requirements.txt -e ".[test]"
 exec .venv/bin/python -m pytest "$@"

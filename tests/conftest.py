@@ -121,8 +121,8 @@ def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ragspa
 @pytest.fixture
 def served(service: RagspaceService) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
-    from ui.app import CSS, build_ui
-    from ui.server import launch_on_localhost
+    from ragspace_ui.app import CSS, build_ui
+    from ragspace_ui.server import launch_on_localhost
 
     demo = build_ui(service)
     url = launch_on_localhost(demo, css=CSS)
@@ -134,8 +134,8 @@ def served(service: RagspaceService) -> Iterator[str]:
 def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     """Start the app over a service as `ragspace serve` does (login, MCP) on 127.0.0.1."""
     from ragspace.access import Credentials
-    from ui.app import build_ui
-    from ui.server import launch_on_localhost, launch_options
+    from ragspace_ui.app import build_ui
+    from ragspace_ui.server import launch_on_localhost, launch_options
 
     apps: list[Any] = []
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
-from ragspace.prompts import RERANK_SYSTEM, REWRITE_SYSTEM
+from ragspace.answering.prompts import RERANK_SYSTEM, REWRITE_SYSTEM
 
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1280, "height": 900}

@@ -22,9 +22,9 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from ragspace_ui.app import READ_ONLY_BANNER, build_ui
+from ragspace_ui.mcp_tools import READ_TOOLS
 from tests.test_mcp import call, error_text, result_json, with_mcp
-from ui.app import READ_ONLY_BANNER, build_ui
-from ui.mcp_tools import READ_TOOLS
 
 GUIDE = b"# Guide\n\n## Polishing\n\nPolish widgets with a soft cloth.\n"
 

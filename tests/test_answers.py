@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from ragspace.answer import NOTHING_FOUND
+from ragspace.answering.answer import NOTHING_FOUND
+from ragspace.answering.llm import OpenAIChatModel
+from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
+from ragspace.answering.rerank import Reranker, parse_ranking
 from ragspace.embeddings import LocalEmbedder
-from ragspace.llm import OpenAIChatModel
-from ragspace.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
-from ragspace.rerank import Reranker, parse_ranking
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

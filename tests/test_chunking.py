@@ -2,7 +2,7 @@
 
 import itertools
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.runtime import build_chunker
 from ragspace.settings import Settings
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.languages import detect_language
 
 DATA = Path(__file__).parent / "data" / "code"

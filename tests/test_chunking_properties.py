@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 
 _ALPHABET = [*list("abcxyz XYZ019_\t\r#{}()[]:;=-*`'\"<>/\\.,é漢字😀"), "\xa0", "\u2028"]
 _SNIPPETS = [

@@ -18,10 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from ragspace.cli import main
-from ragspace.cli_query import MODES
-from ragspace.models import EmbeddingStatus
-from ragspace.retrieval import RetrievalMode
+from ragspace.cli.main import main
+from ragspace.cli.query import MODES
+from ragspace.models import EmbeddingStatus, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
@@ -606,3 +605,42 @@ def test_serve_runs_until_ctrl_c_or_sigterm(
     failed = cli("serve")
     assert failed.code == 1
     assert "ragspace: error: Could not connect to the database" in failed.err
+
+
+# commands that do not embed never load the model
+
+
+def test_light_commands_never_build_the_embedder(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ragspace.runtime
+
+    built: list[str] = []
+
+    def build_embedder(*_: object) -> None:
+        built.append("embedder")
+        raise AssertionError("a light command built the embedder")
+
+    monkeypatch.setattr(ragspace.runtime, "build_embedder", build_embedder)
+    assert cli("docset", "create", "notes", "--description", "Notes").code == 0
+    listed = cli("docset", "list", "--json")
+    assert listed.code == 0 and json.loads(listed.out)[0]["name"] == "notes"
+    assert json.loads(listed.out)[0]["embedding_model"] == "local/all-MiniLM-L6-v2-int8"
+    assert cli("docset", "rename", "notes", "memos").code == 0
+    assert cli("status", "memos").code == 0
+    assert cli("docset", "delete", "memos", "--yes").code == 0
+    assert built == []
+    assert not any(t.name.startswith("ingest-") for t in threading.enumerate())
+
+
+def test_docset_list_does_not_import_onnxruntime(cli: Run) -> None:
+    cli("docset", "create", "notes")  # the database exists and is migrated
+    probe = (
+        "import sys\n"
+        "from ragspace.cli.main import main\n"
+        "code = main(['docset', 'list'])\n"
+        "print('onnxruntime' in sys.modules, code)\n"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=os.environ
+    )
+    assert shown.stdout.splitlines()[-1:] == ["False 0"], shown.stderr
+    assert "notes" in shown.stdout

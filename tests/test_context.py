@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ragspace.citations import cite
-from ragspace.context import ContextBuilder
+from ragspace.answering.citations import cite
+from ragspace.answering.context import ContextBuilder
 from ragspace.models import ChunkDraft, Hit
 from ragspace.store import NewDocument, Store
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
-from ragspace.llm import OpenAIChatModel
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -21,11 +21,11 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor, WorkerPool
+from ragspace_ui.app import CSS, build_ui
+from ragspace_ui.server import launch_on_localhost
 from tests import journey
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
-from ui.app import CSS, build_ui
-from ui.server import launch_on_localhost
 
 
 @dataclass

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from ragspace.errors import ValidationError
-from ragspace.eval_datasets import load_dataset, parse_question_set
-from ragspace.evaluation import WHOLE_FILE_END, PageRef, Span
+from ragspace.eval.datasets import load_dataset, parse_question_set
+from ragspace.eval.evaluation import WHOLE_FILE_END, PageRef, Span
 from tests.test_evaluation import _write_docs
 
 

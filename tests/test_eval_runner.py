@@ -5,17 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from ragspace import cli_eval
-from ragspace.cli import main
+from ragspace.cli import evaluate as cli_eval
+from ragspace.cli.evaluate import corpus_docset
+from ragspace.cli.main import main
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
-from ragspace.eval_datasets import load_dataset, parse_question_set
-from ragspace.eval_runner import (
+from ragspace.eval.datasets import load_dataset, parse_question_set
+from ragspace.eval.runner import (
     ALL_MODES,
     MODES,
     RERANK,
     EvalOptions,
-    corpus_docset,
     metric_rows,
     question_rows,
 )
@@ -127,13 +127,24 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, settings: Settings, tmp_path: Path)
 
 @pytest.mark.usefixtures("cli_env")
 def test_cli_eval_prints_a_table_and_writes_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    store: Store,
 ) -> None:
-    """Exit 0; a markdown table per mode and level; JSON with the same figures."""
+    """Exit 0; a markdown table per mode and level; JSON with the same figures.
+
+    The corpus goes into the eval data folder, not the app's database (DATABASE_URL).
+    """
     _write_docs(tmp_path / "docs")
     out = tmp_path / "report.json"
+    monkeypatch.setattr(cli_eval, "PROGRESS_EVERY", 1)
     assert main(["eval", str(tmp_path / "docs"), "--json", str(out)]) == 0
     printed = capsys.readouterr()
+    assert store.list_docsets() == []  # the app's database is untouched
+    assert (tmp_path / ".ragspace" / "eval" / "pgdata").is_dir()
+    assert "DocSet 'eval-claude-docs': 1 of 2 documents embedded..." in printed.err
+    assert "DocSet 'eval-claude-docs': 2 of 2 documents embedded..." in printed.err
     assert "## claude-docs · DocSet eval-claude-docs · 2 questions · k = 10" in printed.out
     assert "| chunk | hybrid | 1.000 |" in printed.out
     assert "Answer grading skipped" in printed.out

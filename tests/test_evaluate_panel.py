@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from ragspace.errors import NotFoundError, ValidationError
-from ragspace.eval_runner import MODES
+from ragspace.eval.runner import MODES
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
+from ragspace_ui.evaluate_panel import docset_names, evaluation_view, run_evaluation
 from tests.test_eval_runner import _handbook
-from ui.evaluate_panel import docset_names, evaluation_view, run_evaluation
 
 QUESTIONS = (
     '{"question": "How do I install the tool on Windows?", "relevant": ["install.md#L7-L10"]}\n'
@@ -70,7 +70,7 @@ def test_run_refuses_missing_input(
 
 
 def test_the_app_has_an_evaluate_tab(service: RagspaceService) -> None:
-    from ui.app import build_ui
+    from ragspace_ui.app import build_ui
 
     demo = build_ui(service)
     assert "Evaluate" in {getattr(block, "label", None) for block in demo.blocks.values()}

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.chunking import Chunker
-from ragspace.eval_runner import mean_scores, percentiles_ms
-from ragspace.evaluation import (
+from ragspace.chunking.chunker import Chunker
+from ragspace.eval.evaluation import (
     EvalQuery,
     PageRef,
     Span,
@@ -24,9 +23,9 @@ from ragspace.evaluation import (
     ndcg_at_k,
     recall_at_k,
     score_query,
-    service_search,
     whole_files,
 )
+from ragspace.eval.runner import mean_scores, percentiles_ms
 from ragspace.models import Hit
 from ragspace.services import RagspaceService
 from ragspace.store import Store
@@ -243,7 +242,9 @@ def test_evaluation_runs_end_to_end_on_the_real_store(
     dataset = load_claude_docs(tmp_path)
     service.create_docset("eval-docs")
     assert ingest(store, ingestor, "eval-docs", dataset) == 2
-    scores = evaluate(service_search(service, "eval-docs", 10), [dataset])["claude-docs"]
+    scores = evaluate(lambda query: service.search(query, ["eval-docs"], 10), [dataset])[
+        "claude-docs"
+    ]
     assert scores.queries == 2
     assert scores.values["recall@10"] == 1.0
     assert scores.values["mrr@10"] > 0.0

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.citations import cite_hit
+from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service

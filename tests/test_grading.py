@@ -5,17 +5,17 @@ from typing import Any
 
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
-from ragspace.eval_datasets import parse_question_set
-from ragspace.eval_runner import ALL_MODES, RERANK, EvalOptions
-from ragspace.grading import cited_sentences, parse_claim_verdicts, parse_verdict
-from ragspace.llm import OpenAIChatModel
-from ragspace.prompts import (
+from ragspace.answering.llm import OpenAIChatModel
+from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
     JUDGE_CORRECTNESS_SYSTEM,
     JUDGE_FAITHFULNESS_SYSTEM,
     RERANK_SYSTEM,
 )
+from ragspace.embeddings import LocalEmbedder
+from ragspace.eval.datasets import parse_question_set
+from ragspace.eval.grading import cited_sentences, parse_claim_verdicts, parse_verdict
+from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

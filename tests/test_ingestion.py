@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder, Vectors
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
@@ -18,6 +18,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import JobQueue, JobResult, Store
 from ragspace.worker import IngestOptions, Ingestor
+from ragspace_ui.status_tab import chosen_ids, status_view
 from tests.fakes.openai_server import (
     FakeOpenAI,
     ScriptedResponse,
@@ -25,7 +26,6 @@ from tests.fakes.openai_server import (
     running_fake_openai,
     server_error,
 )
-from ui.status_tab import chosen_ids, status_view
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]

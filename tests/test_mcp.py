@@ -15,9 +15,9 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.services import RagspaceService
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
 from tests.fakes.github_server import FakeGithub, FakeRepo, running_github
 from tests.test_github_source import FILES, make_service
-from ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
 
 T = TypeVar("T")
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, passage_block
 from ragspace.embeddings import LocalEmbedder
-from ragspace.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, passage_block
 from ragspace.runtime import build_chat_model, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings

@@ -4,7 +4,7 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service

@@ -2,7 +2,8 @@
 
 import pytest
 
-from ragspace.retrieval import RetrievalMode, keyword_terms
+from ragspace.models import RetrievalMode
+from ragspace.retrieval import keyword_terms
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor

@@ -50,7 +50,7 @@ def assert_no_secret(*texts: str) -> None:
 
 def ui_message(exc: Exception) -> str:
     """What the web UI would show for this error."""
-    from ui.errors import _translate
+    from ragspace_ui.errors import _translate
 
     return str(_translate(exc).message)
 

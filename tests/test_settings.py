@@ -65,7 +65,7 @@ def test_gradio_port_variable_and_precedence(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_launch_options_follow_access_settings() -> None:
     from ragspace.access import parse_auth
-    from ui.server import launch_options
+    from ragspace_ui.server import launch_options
 
     settings = Settings(_env_file=None, auth="alice:s3cret", mcp_server=False)
     options = launch_options(settings, parse_auth(settings.auth))

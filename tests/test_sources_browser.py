@@ -9,9 +9,9 @@ from playwright.sync_api import expect, sync_playwright
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.store import Store
+from ragspace_ui.app import build_ui
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.test_github_source import FILES, make_service
-from ui.app import build_ui
 
 CHROMIUM = "/usr/bin/chromium"
 

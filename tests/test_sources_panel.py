@@ -10,16 +10,16 @@ from ragspace.models import SourceKind
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings
 from ragspace.store import Store
-from tests.fakes.github_server import FakeGithub, running_github
-from tests.test_github_source import APP_PY, FILES, make_service
-from ui.app import build_ui
-from ui.sources_panel import (
+from ragspace_ui.app import build_ui
+from ragspace_ui.sources_panel import (
     github_request,
     preview_markdown,
     report_markdown,
     source_rows,
     web_request,
 )
+from tests.fakes.github_server import FakeGithub, running_github
+from tests.test_github_source import APP_PY, FILES, make_service
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """What a Hugging Face Space needs: README front matter and a requirements.txt in step."""
 
 import tomllib
+from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any
 
@@ -19,10 +20,47 @@ def front_matter() -> dict[str, Any]:
     return data
 
 
-def pinned_requirements() -> dict[str, Requirement]:
-    lines = (PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    requirements = [Requirement(line) for line in lines if line.strip() and line[0] != "#"]
+def parse_requirements(text: str) -> dict[str, Requirement]:
+    requirements = [
+        Requirement(line) for line in text.splitlines() if line.strip() and line[0] != "#"
+    ]
     return {r.name.lower(): r for r in requirements}
+
+
+def pinned_requirements() -> dict[str, Requirement]:
+    return parse_requirements((PROJECT_ROOT / "requirements.txt").read_text(encoding="utf-8"))
+
+
+def declared_dependencies(pyproject_text: str) -> list[Requirement]:
+    return [Requirement(d) for d in tomllib.loads(pyproject_text)["project"]["dependencies"]]
+
+
+def requirement_drift(
+    declared: list[Requirement],
+    pinned: dict[str, Requirement],
+    installed: Callable[[str], str],
+) -> list[str]:
+    """How requirements.txt disagrees with pyproject.toml or the environment of the tests."""
+    problems = []
+    names = {d.name.lower() for d in declared}
+    problems += [f"{name} is pinned but not declared" for name in sorted(set(pinned) - names)]
+    problems += [f"{name} is declared but not pinned" for name in sorted(names - set(pinned))]
+    for requirement in declared:
+        pin = pinned.get(requirement.name.lower())
+        if pin is None:
+            continue
+        specs = list(pin.specifier)
+        if len(specs) != 1 or specs[0].operator != "==":
+            problems.append(f"{pin} is not pinned")
+            continue
+        pinned_version = specs[0].version
+        if not requirement.specifier.contains(pinned_version):
+            problems.append(f"{pin} outside {requirement}")
+        if pin.extras != requirement.extras:
+            problems.append(f"{pin} has other extras than {requirement}")
+        if installed(requirement.name) != pinned_version:
+            problems.append(f"{pin} but the tests run with {installed(requirement.name)}")
+    return problems
 
 
 def test_front_matter_describes_a_gradio_space() -> None:
@@ -35,14 +73,21 @@ def test_front_matter_describes_a_gradio_space() -> None:
 
 
 def test_requirements_pin_every_dependency_within_pyproject_ranges() -> None:
-    pyproject = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    declared = [Requirement(d) for d in pyproject["project"]["dependencies"]]
+    pyproject = (PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8")
     pinned = pinned_requirements()
-    assert set(pinned) == {d.name.lower() for d in declared}
-    for requirement in declared:
-        pin = pinned[requirement.name.lower()]
-        [spec] = list(pin.specifier)
-        assert spec.operator == "==", f"{pin} is not pinned"
-        assert requirement.specifier.contains(spec.version), f"{pin} outside {requirement}"
-        assert pin.extras == requirement.extras
+    assert requirement_drift(declared_dependencies(pyproject), pinned, version) == []
     assert str(pinned["gradio"].specifier) == f"=={front_matter()['sdk_version']}"
+
+
+def test_drift_between_pyproject_requirements_and_environment_is_reported() -> None:
+    declared = declared_dependencies(
+        '[project]\ndependencies = ["numpy>=1.26", "httpx>=0.27,<1", "rich>=13"]\n'
+    )
+    pinned = parse_requirements("numpy==2.0.0\nhttpx==1.2.0\nextra-thing==1.0\n")
+    installed = {"numpy": "2.1.0", "httpx": "1.2.0", "rich": "13.0"}
+    assert requirement_drift(declared, pinned, installed.__getitem__) == [
+        "extra-thing is pinned but not declared",
+        "rich is declared but not pinned",
+        "numpy==2.0.0 but the tests run with 2.1.0",
+        "httpx==1.2.0 outside httpx<1,>=0.27",
+    ]

@@ -18,7 +18,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from ui.chat_tab import (
+from ragspace_ui.chat_tab import (
     NO_ANSWER,
     SEARCHING,
     answer_markdown,
@@ -26,9 +26,9 @@ from ui.chat_tab import (
     scope_text,
     sources_markdown,
 )
-from ui.docsets_tab import docset_rows
-from ui.errors import UNEXPECTED, user_errors
-from ui.status_tab import STATUS_COLORS, status_chart
+from ragspace_ui.docsets_tab import docset_rows
+from ragspace_ui.errors import UNEXPECTED, user_errors
+from ragspace_ui.status_tab import STATUS_COLORS, status_chart
 
 DATA = Path(__file__).parent / "data"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.chunking import Chunker
-from ragspace.citations import cite_hit
+from ragspace.answering.citations import cite_hit
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import EmbeddingStatus, Hit
 from ragspace.services import RagspaceService

@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragspace.chunking import Chunker
-from ragspace.citations import cite_hit
+from ragspace.answering.citations import cite_hit
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import SourceError
 from ragspace.models import SourceKind

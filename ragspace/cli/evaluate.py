@@ -6,15 +6,22 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragspace.cli_support import Subcommands, UsageError, note
+from ragspace.cli.support import Subcommands, UsageError, note
 from ragspace.settings import load_settings
 
 if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` should be instant
-    from ragspace.eval_runner import EvalReport
-    from ragspace.evaluation import Dataset
+    from ragspace.eval.evaluation import Dataset
+    from ragspace.eval.runner import EvalReport
+    from ragspace.models import DocSet
     from ragspace.runtime import Runtime
+    from ragspace.services import RagspaceService
+    from ragspace.settings import Settings
+    from ragspace.store import Store
+    from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
+EVAL_DATA_FOLDER = "eval"
+PROGRESS_EVERY = 25  # documents embedded between two progress lines
 
 DESCRIPTION = """\
 Score retrieval on an evaluation set: Recall@5/10, MRR@10, nDCG@10 and Hit@5/10 at chunk
@@ -63,7 +70,10 @@ def add_eval_parser(commands: Subcommands) -> None:
         "--json", nargs="?", const="-", metavar="PATH", help="also write JSON (to stdout: --json)"
     )
     parser.add_argument(
-        "--data-dir", type=Path, help="embedded database folder (default: the app's)"
+        "--data-dir",
+        type=Path,
+        help=f"embedded database folder (default: {EVAL_DATA_FOLDER}/ in the app's data folder; "
+        "for a JSONL question set, the app's database)",
     )
     parser.set_defaults(run=run_eval)
 
@@ -73,19 +83,30 @@ def run_eval(args: argparse.Namespace) -> int:
 
     Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
     """
-    from ragspace.eval_datasets import load_dataset
+    from ragspace.eval.datasets import load_dataset
     from ragspace.runtime import open_runtime
 
     _check_usage(args)
     datasets = [load_dataset(path) for path in args.datasets]
-    overrides = {"data_dir": args.data_dir} if args.data_dir else {}
-    runtime = open_runtime(load_settings(**overrides), worker_threads=0)
+    runtime = open_runtime(eval_settings(args), worker_threads=0)
     try:
         reports = [_evaluate(runtime, dataset, args) for dataset in datasets]
     finally:
         runtime.close()
     _write(reports, args.json)
     return 0
+
+
+def eval_settings(args: argparse.Namespace) -> "Settings":
+    """Corpora are ingested into their own embedded database (`--data-dir`, by default the
+    `eval` folder inside the app's data folder), never the app's; a JSONL question set is
+    asked of an existing DocSet, in the app's database unless `--data-dir` is given."""
+    settings = load_settings()
+    asks_app_docset = any(p.is_file() for p in args.datasets)
+    if args.data_dir is None and asks_app_docset:
+        return settings
+    data_dir = args.data_dir or settings.data_dir / EVAL_DATA_FOLDER
+    return load_settings(data_dir=data_dir, database_url=None)
 
 
 def _check_usage(args: argparse.Namespace) -> None:
@@ -98,7 +119,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 
 def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
-    from ragspace.eval_runner import EvalOptions, corpus_docset
+    from ragspace.eval.runner import EvalOptions
 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
@@ -113,9 +134,53 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
     )
 
 
+def corpus_docset(
+    service: "RagspaceService",
+    store: "Store",
+    ingestor: "Ingestor",
+    name: str,
+    dataset: "Dataset",
+    rebuild: bool = False,
+) -> tuple["DocSet", bool]:
+    """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
+    from ragspace.errors import ConflictError
+    from ragspace.eval.evaluation import store_corpus
+    from ragspace.models import EmbeddingStatus
+
+    paths = {d.path for d in dataset.documents}
+    existing = {d.name for d in service.list_docsets()}
+    if name in existing and not rebuild:
+        documents = service.list_documents(name)
+        done = {d.path for d in documents if d.embedding_status is EmbeddingStatus.DONE}
+        if done == paths and len(documents) == len(paths):
+            return service.get_docset(name), False
+        raise ConflictError(
+            f"DocSet {name!r} exists but does not hold the {len(paths)} embedded documents of "
+            f"{dataset.name!r} ({len(done)} done); pass --rebuild to replace it, or choose "
+            "another name with --docset."
+        )
+    if name in existing:
+        service.delete_docset(name)
+    service.create_docset(name, f"Evaluation corpus {dataset.name}")
+    store_corpus(store, name, dataset)
+    embed_with_progress(ingestor, name, len(dataset.documents))
+    return service.get_docset(name), True
+
+
+def embed_with_progress(ingestor: "Ingestor", name: str, total: int) -> int:
+    """Embed the pending documents, a progress line on stderr every PROGRESS_EVERY of them
+    (plain lines, so a log file or CI shows them too)."""
+    done = 0
+    while ingestor.process_next():
+        done += 1
+        if done % PROGRESS_EVERY == 0:
+            note(f"DocSet {name!r}: {done} of {total} documents embedded...")
+    return done
+
+
 def format_report(report: "EvalReport") -> str:
     """The report as markdown: a heading line, the metrics table, grading and notes."""
-    from ragspace.eval_runner import METRIC_HEADERS, grading_text, metric_rows
+    from ragspace.eval.runner import METRIC_HEADERS, grading_text, metric_rows
 
     lines = [
         f"## {report.dataset} · DocSet {report.docset} · {report.questions} questions · "

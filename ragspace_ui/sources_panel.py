@@ -7,7 +7,7 @@ import gradio as gr
 
 from ragspace.models import Source, SourceKind, SourcePreview, SyncReport
 from ragspace.services import RagspaceService
-from ui.errors import user_errors
+from ragspace_ui.errors import user_errors
 
 PREVIEW_ITEMS_SHOWN = 50
 SOURCE_HEADERS = ["#", "Kind", "Location", "Resolved", "Last synced", "Last error"]

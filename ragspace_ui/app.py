@@ -6,12 +6,12 @@ import gradio as gr
 
 from ragspace.access import Credentials
 from ragspace.services import RagspaceService
-from ui.chat_tab import build_chat_tab
-from ui.docsets_tab import build_docsets_tab, docset_rows
-from ui.errors import user_errors
-from ui.evaluate_panel import build_evaluate_panel
-from ui.mcp_tools import register_mcp_tools
-from ui.status_tab import ALL, build_status_tab
+from ragspace_ui.chat_tab import build_chat_tab
+from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
+from ragspace_ui.errors import user_errors
+from ragspace_ui.evaluate_panel import build_evaluate_panel
+from ragspace_ui.mcp_tools import register_mcp_tools
+from ragspace_ui.status_tab import ALL, build_status_tab
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines
 CSS = """

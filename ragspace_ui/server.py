@@ -10,7 +10,7 @@ import gradio as gr
 from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
-from ui.app import CSS, build_ui
+from ragspace_ui.app import CSS, build_ui
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import gradio as gr
 from ragspace.models import DocSet
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ui.errors import user_errors
-from ui.sources_panel import build_sources_panel
+from ragspace_ui.errors import user_errors
+from ragspace_ui.sources_panel import build_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 

@@ -5,12 +5,12 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from ragspace.citations import cite_hit
-from ragspace.cli_support import Subcommands, note, opened_service, print_json
+from ragspace.answering.citations import cite_hit
+from ragspace.cli.support import Subcommands, note, opened_service, print_json
 from ragspace.models import Answer, Citation, Hit
 
 if TYPE_CHECKING:
-    from ragspace.retrieval import RetrievalMode
+    from ragspace.models import RetrievalMode
 
 MODES = ("hybrid", "vector", "keyword")  # RetrievalMode's values (a test checks)
 
@@ -45,7 +45,7 @@ def _docsets_and_mode(parser: argparse.ArgumentParser) -> None:
 
 
 def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
-    from ragspace.retrieval import RetrievalMode
+    from ragspace.models import RetrievalMode
 
     return RetrievalMode(args.mode) if args.mode else None
 

@@ -5,9 +5,9 @@ import logging
 import re
 from collections.abc import Sequence
 
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Hit
-from ragspace.prompts import RERANK_SYSTEM, RERANK_USER, passage_block
+from ragspace.answering.llm import ChatModel
+from ragspace.answering.prompts import RERANK_SYSTEM, RERANK_USER, passage_block
+from ragspace.models import Hit, Message
 
 log = logging.getLogger(__name__)
 

@@ -8,17 +8,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragspace.citations import passage_label
-from ragspace.errors import LLMError
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Answer, Passage
-from ragspace.prompts import (
+from ragspace.answering.citations import passage_label
+from ragspace.answering.llm import ChatModel
+from ragspace.answering.prompts import (
     JUDGE_CORRECTNESS_SYSTEM,
     JUDGE_CORRECTNESS_USER,
     JUDGE_FAITHFULNESS_SYSTEM,
     JUDGE_FAITHFULNESS_USER,
     passage_block,
 )
+from ragspace.errors import LLMError
+from ragspace.models import Answer, Message, Passage
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspace.errors import ValidationError
-from ragspace.evaluation import (
+from ragspace.eval.evaluation import (
     WHOLE_FILE_END,
     Dataset,
     EvalQuery,

@@ -6,17 +6,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ragspace.hashing import content_hash
 from ragspace.languages import detect_language
 from ragspace.models import Hit, SourceKind
-from ragspace.retrieval import RetrievalMode
 from ragspace.store import NewDocument, Store
 from ragspace.worker import Ingestor
-
-if TYPE_CHECKING:  # the service layer runs evaluations, so it imports this module
-    from ragspace.services import RagspaceService
 
 WHOLE_FILE_END = 2**31 - 1
 
@@ -285,6 +281,12 @@ def score_query(matches: Sequence[set[int]], gold_count: int) -> dict[str, float
 
 def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset) -> int:
     """Create a DocSet holding the data set's documents (full paths) and embed them."""
+    store_corpus(store, docset_name, dataset)
+    return ingestor.process_all()
+
+
+def store_corpus(store: Store, docset_name: str, dataset: Dataset) -> None:
+    """Add the data set's documents (full paths) to a DocSet, pending embedding."""
     service_docset = store.get_docset_by_name(docset_name)
     source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name, {})
     store.upsert_documents(
@@ -295,7 +297,6 @@ def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset)
             for d in dataset.documents
         ],
     )
-    return ingestor.process_all()
 
 
 def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) -> dict[str, Scores]:
@@ -313,13 +314,3 @@ def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) ->
         count = len(dataset.queries)
         results[dataset.name] = Scores({n: v / count for n, v in totals.items()}, count)
     return results
-
-
-def service_search(
-    service: "RagspaceService",
-    docset_name: str,
-    k: int = 10,
-    mode: RetrievalMode | None = None,
-) -> Callable[[str], list[Hit]]:
-    """A search function over one DocSet through the service layer."""
-    return lambda query: service.search(query, [docset_name], k, mode)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ragspace.models import Document, EmbeddingStatus
 from ragspace.services import RagspaceService
-from ui.errors import user_errors
+from ragspace_ui.errors import user_errors
 
 STATUS_HEADERS = [
     "ID",

@@ -28,12 +28,15 @@ class UsageError(Exception):
 
 @contextmanager
 def opened_service(workers: bool = False, **overrides: Any) -> Iterator["RagspaceService"]:
-    """The service over the configured database; `workers` also runs ingestion in-process."""
+    """The service over the configured database; `workers` also runs ingestion in-process.
+
+    Without workers the embedding model is loaded only if the command embeds something.
+    """
     from ragspace.runtime import open_runtime
 
     settings = load_settings(**overrides)
     threads = max(1, settings.worker_threads) if workers else 0
-    runtime = open_runtime(settings, worker_threads=threads)
+    runtime = open_runtime(settings, worker_threads=threads, load_models=workers)
     try:
         yield runtime.service
     finally:

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragspace.citations import hit_passage
+from ragspace.answering.citations import hit_passage
 from ragspace.models import ChunkDraft, Hit, Passage
 from ragspace.store import Store
 

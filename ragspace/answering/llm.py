@@ -1,16 +1,10 @@
 """Chat models: the protocol the answer, rerank and rewrite steps use, and OpenAI's."""
 
 from collections.abc import Iterator, Sequence
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol
 
 from ragspace.errors import LLMError
-
-
-class Message(TypedDict):
-    """One chat message."""
-
-    role: str
-    content: str
+from ragspace.models import Message
 
 
 class ChatModel(Protocol):

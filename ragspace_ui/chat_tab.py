@@ -6,13 +6,11 @@ from typing import Any
 
 import gradio as gr
 
-from ragspace.answer import fenced
-from ragspace.citations import link_citations
-from ragspace.llm import Message
-from ragspace.models import Answer, Citation
-from ragspace.retrieval import RetrievalMode
+from ragspace.answering.answer import fenced
+from ragspace.answering.citations import link_citations
+from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
-from ui.errors import user_errors
+from ragspace_ui.errors import user_errors
 
 ChatHistory = list[dict[str, Any]]
 ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."

@@ -3,30 +3,22 @@
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel
 
-from ragspace.answer import AnswerPipeline
-from ragspace.errors import ConflictError
-from ragspace.evaluation import (
+from ragspace.answering.answer import AnswerPipeline
+from ragspace.eval.evaluation import (
     Dataset,
     EvalQuery,
     first_relevant_rank,
-    ingest,
     match_hits,
     score_query,
     whole_files,
 )
-from ragspace.grading import AnswerGrader, GradedAnswer
-from ragspace.models import DocSet, EmbeddingStatus, Hit
-from ragspace.retrieval import RetrievalMode, Retriever
-from ragspace.store import Store
-from ragspace.worker import Ingestor
-
-if TYPE_CHECKING:  # the service layer runs evaluations, so it imports this module
-    from ragspace.services import RagspaceService
+from ragspace.eval.grading import AnswerGrader, GradedAnswer
+from ragspace.models import Hit, RetrievalMode
+from ragspace.retrieval import Retriever
 
 RERANK = "hybrid+rerank"
 MODES = (RetrievalMode.VECTOR.value, RetrievalMode.KEYWORD.value, RetrievalMode.HYBRID.value)
@@ -234,34 +226,6 @@ class Evaluator:
             assert last.answer is not None
             graded.append(grader.grade(query.text, query.answer, last.answer))
         return graded
-
-
-def corpus_docset(
-    service: "RagspaceService",
-    store: Store,
-    ingestor: Ingestor,
-    name: str,
-    dataset: Dataset,
-    rebuild: bool = False,
-) -> tuple[DocSet, bool]:
-    """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
-    paths = {d.path for d in dataset.documents}
-    existing = {d.name for d in service.list_docsets()}
-    if name in existing and not rebuild:
-        documents = service.list_documents(name)
-        done = {d.path for d in documents if d.embedding_status is EmbeddingStatus.DONE}
-        if done == paths and len(documents) == len(paths):
-            return service.get_docset(name), False
-        raise ConflictError(
-            f"DocSet {name!r} exists but does not hold the {len(paths)} embedded documents of "
-            f"{dataset.name!r} ({len(done)} done); pass --rebuild to replace it, or choose "
-            "another name with --docset."
-        )
-    if name in existing:
-        service.delete_docset(name)
-    service.create_docset(name, f"Evaluation corpus {dataset.name}")
-    ingest(store, ingestor, name, dataset)
-    return service.get_docset(name), True
 
 
 METRIC_HEADERS = [

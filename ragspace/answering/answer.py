@@ -4,20 +4,20 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from ragspace.citations import cite, passage_label, verify_citations
-from ragspace.context import ContextBuilder
-from ragspace.errors import LLMError
-from ragspace.llm import ChatModel, Message
-from ragspace.models import Answer, AnswerUpdate, Hit, Passage
-from ragspace.prompts import (
+from ragspace.answering.citations import cite, passage_label, verify_citations
+from ragspace.answering.context import ContextBuilder
+from ragspace.answering.llm import ChatModel
+from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
     ANSWER_USER,
     REWRITE_SYSTEM,
     REWRITE_USER,
     passage_block,
 )
-from ragspace.rerank import Reranker
-from ragspace.retrieval import RetrievalMode, Retriever, relevant
+from ragspace.answering.rerank import Reranker
+from ragspace.errors import LLMError
+from ragspace.models import Answer, AnswerUpdate, Hit, Message, Passage, RetrievalMode
+from ragspace.retrieval import Retriever, relevant
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from typing import Any
 import gradio as gr
 
 from ragspace.errors import ValidationError
-from ragspace.eval_datasets import read_question_set
-from ragspace.eval_runner import (
+from ragspace.eval.datasets import read_question_set
+from ragspace.eval.runner import (
     METRIC_HEADERS,
     QUESTION_HEADERS,
     EvalOptions,
@@ -18,9 +18,9 @@ from ragspace.eval_runner import (
     metric_rows,
     question_rows,
 )
-from ragspace.retrieval import RetrievalMode
+from ragspace.models import RetrievalMode
 from ragspace.services import RagspaceService
-from ui.errors import user_errors
+from ragspace_ui.errors import user_errors
 
 FORMAT_HELP = """\
 Upload a question set: a `.jsonl` file, one JSON object per line, e.g.

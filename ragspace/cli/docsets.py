@@ -4,7 +4,7 @@ import argparse
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ragspace.cli_support import (
+from ragspace.cli.support import (
     Subcommands,
     confirm,
     note,

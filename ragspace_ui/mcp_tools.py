@@ -13,12 +13,12 @@ import gradio as gr
 from gradio.events import api as gradio_api
 
 from ragspace.access import AUTH_HEADER, Credentials
-from ragspace.citations import cite_hit
+from ragspace.answering.citations import cite_hit
 from ragspace.errors import AuthenticationError
 from ragspace.models import Answer, Citation, DocSet, Hit, Passage, SyncReport
 from ragspace.services import RagspaceService
-from ui.errors import user_errors
-from ui.sources_panel import github_request, web_request
+from ragspace_ui.errors import user_errors
+from ragspace_ui.sources_panel import github_request, web_request
 
 READ_TOOLS = ("list_docsets", "search", "ask")
 CHANGE_TOOLS = ("create_docset", "add_github_source", "add_website_source", "resync_source")

@@ -10,9 +10,12 @@ import threading
 
 import pydantic
 
-from ragspace import __version__, cli_docsets, cli_query, cli_sources
-from ragspace.cli_eval import add_eval_parser
-from ragspace.cli_support import UsageError, error, opened_service
+from ragspace import __version__
+from ragspace.cli import docsets as cli_docsets
+from ragspace.cli import query as cli_query
+from ragspace.cli import sources as cli_sources
+from ragspace.cli.evaluate import add_eval_parser
+from ragspace.cli.support import UsageError, error, opened_service
 from ragspace.errors import RagspaceError
 from ragspace.logging_setup import configure_logging
 from ragspace.settings import Settings, load_settings
@@ -24,7 +27,9 @@ INTERRUPTED = 130
 
 
 def _serve(_: argparse.Namespace) -> int:
-    from ui.server import serve  # the CLI is a front end, like ui/; only `serve` needs Gradio
+    from ragspace_ui.server import (
+        serve,  # the CLI is a front end, like ragspace_ui/; only `serve` needs Gradio
+    )
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how the app is meant to stop
         serve(load_settings())

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from ragspace.cli_support import (
+from ragspace.cli.support import (
     FINISHED,
     Subcommands,
     cell,

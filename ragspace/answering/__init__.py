@@ -1,0 +1,1 @@
+"""The answer pipeline: retrieval to context, the chat model, reranking, citations, prompts."""

@@ -1,0 +1,1 @@
+"""The `ragspace` command line (entry point `ragspace.cli.main:main`)."""

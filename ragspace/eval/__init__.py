@@ -1,0 +1,1 @@
+"""Evaluation: data sets, retrieval metrics, the runner and answer grading (knows no service)."""

@@ -1,0 +1,159 @@
+"""Check the import graph of `ragspace` and `ragspace_ui`: no cycles, no upward imports.
+
+Every import counts, also those inside functions and under `if TYPE_CHECKING:`.
+Usage: python scripts/import_graph.py   (exit status 1 and one line per problem)
+"""
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("ragspace", "ragspace_ui")
+# A module of the left-hand package may not import a module of any package on the right.
+FORBIDDEN = {
+    "ragspace": ("ragspace_ui",),
+    "ragspace.answering": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.eval": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.chunking": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.sources": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.store": (
+        "ragspace.services",
+        "ragspace.runtime",
+        "ragspace.cli",
+        "ragspace.answering",
+        "ragspace.eval",
+        "ragspace.sources",
+    ),
+}
+
+# Front ends sit beside ragspace_ui: the CLI's `serve` command starts the web app.
+EXEMPT = {"ragspace": ("ragspace.cli",)}
+
+Graph = dict[str, set[str]]
+
+
+def module_name(path: Path, root: Path) -> str:
+    """`ragspace/cli/main.py` -> `ragspace.cli.main`; a package's `__init__` is the package."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Every module of the checked packages under root."""
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            found[module_name(path, root)] = path
+    return found
+
+
+def imported_names(tree: ast.AST, module: str, is_package: bool) -> Iterator[str]:
+    """Dotted names an module imports; `from a import b` yields `a.b` (a module or not)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
+                base = ".".join([*anchor, base] if base else anchor)
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def import_graph(root: Path = ROOT) -> Graph:
+    """Module -> the modules of the checked packages it imports."""
+    found = modules(root)
+    graph: Graph = {}
+    for name, path in found.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        targets = {
+            target
+            for target in imported_names(tree, name, path.name == "__init__.py")
+            if target in found and target != name
+        }
+        # `from pkg import sub` also names pkg; only the submodule counts then
+        graph[name] = {t for t in targets if not any(o.startswith(t + ".") for o in targets)}
+    return graph
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def within(module: str, package: str) -> bool:
+    """Whether a module is the package or inside it."""
+    return module == package or module.startswith(package + ".")
+
+
+def upward_imports(graph: Graph) -> list[str]:
+    """Imports a lower layer may not make, as `importer -> imported` lines."""
+    problems = []
+    for importer, targets in sorted(graph.items()):
+        for layer, forbidden in FORBIDDEN.items():
+            exempt = any(within(importer, e) for e in EXEMPT.get(layer, ()))
+            if not within(importer, layer) or exempt:
+                continue
+            problems += [
+                f"{importer} -> {target} (upward import)"
+                for target in sorted(targets)
+                if any(within(target, f) for f in forbidden)
+            ]
+    return problems
+
+
+def problems(root: Path = ROOT) -> list[str]:
+    """Every cycle and upward import, one line each; empty when the graph is clean."""
+    graph = import_graph(root)
+    found = [f"cycle: {' <-> '.join(component)}" for component in sorted(cycles(graph))]
+    return found + upward_imports(graph)
+
+
+def main() -> int:
+    """Print the problems; exit status 1 when there are any."""
+    found = problems()
+    for line in found:
+        print(line)
+    if not found:
+        print(f"{len(import_graph())} modules: no import cycles, no upward imports")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The package layout holds: no import cycles, no upward imports (scripts/import_graph.py)."""
+
+from pathlib import Path
+
+from scripts.import_graph import import_graph, problems
+
+
+def test_ragspace_has_no_import_cycles_or_upward_imports() -> None:
+    graph = import_graph()
+    assert "ragspace.services" in graph and "ragspace_ui.app" in graph
+    assert problems() == []
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_cycles_and_upward_imports_are_reported(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "ragspace/__init__.py": "",
+            "ragspace/services.py": "from ragspace.eval import runner\n",
+            "ragspace/eval/__init__.py": "",
+            "ragspace/eval/runner.py": (
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from ragspace.services import Service\n"
+            ),
+            "ragspace/models.py": "def f() -> None:\n    import ragspace_ui.app\n",
+            "ragspace/cli/__init__.py": "",
+            "ragspace/cli/main.py": "from ragspace_ui.app import serve\n",  # a front end
+            "ragspace_ui/__init__.py": "",
+            "ragspace_ui/app.py": "from ragspace import models\n",
+        },
+    )
+    assert problems(tmp_path) == [
+        "cycle: ragspace.eval.runner <-> ragspace.services",
+        "cycle: ragspace.models <-> ragspace_ui.app",
+        "ragspace.eval.runner -> ragspace.services (upward import)",
+        "ragspace.models -> ragspace_ui.app (upward import)",
+    ]
