@@ -1,5 +1,6 @@
 """Domain nouns shared by the service layer and every front end."""
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -221,3 +222,28 @@ class SyncReport(BaseModel):
     removed: list[str] = Field(default_factory=list)
     errors: list[SkippedItem] = Field(default_factory=list)
     skipped: list[SkippedItem] = Field(default_factory=list)
+
+
+# Boundary types between sources/ and store/: plain dataclasses, built in bulk.
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file as received from a browser upload, a folder or the command line."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    """A document to add or update; unchanged content keeps its chunks."""
+
+    path: str
+    title: str
+    language: str
+    content: str
+    content_hash: str
+    error_message: str | None = None
+    # document-level facts (commit, blob sha, URL, page map); the `cite` dict goes on every chunk
+    metadata: dict[str, Any] = field(default_factory=dict)

@@ -12,15 +12,9 @@ from typing import Any
 from ragspace.errors import SourceError
 from ragspace.extract import extract
 from ragspace.hashing import content_hash
-from ragspace.store import NewDocument
+from ragspace.models import NewDocument, UploadedFile
 
-
-@dataclass(frozen=True)
-class UploadedFile:
-    """A file as received from a browser upload or the command line."""
-
-    name: str
-    data: bytes
+__all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
 
 @dataclass(frozen=True)

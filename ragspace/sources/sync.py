@@ -5,11 +5,11 @@ import math
 from typing import Any, Protocol
 
 from ragspace.errors import SourceError, ValidationError
-from ragspace.models import SkippedItem, Source, SourceKind, SourcePreview, SyncReport
+from ragspace.models import NewDocument, SkippedItem, Source, SourceKind, SourcePreview, SyncReport
 from ragspace.sources.files import document_from_bytes
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.github import GithubClient, RepoListing, is_binary, parse_location
-from ragspace.store import NewDocument, Store, StoredDocument
+from ragspace.store import Store, StoredDocument
 
 
 class WebSource(Protocol):
