@@ -12,7 +12,8 @@ from typing import Any
 from ragspace.errors import SourceError
 from ragspace.extract import extract
 from ragspace.hashing import content_hash
-from ragspace.models import NewDocument, UploadedFile
+from ragspace.models import NewDocument, SkippedItem, UploadedFile
+from ragspace.sources.classify import content_skip_reason
 
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
@@ -51,12 +52,27 @@ def document_from_bytes(
     path: str, data: bytes, max_bytes: int, cite: dict[str, Any] | None = None
 ) -> NewDocument:
     """A pending document with the file's text, or an `error` document saying why not."""
+    found = classify_bytes(path, data, max_bytes, cite)
+    if isinstance(found, SkippedItem):  # a file given on its own: say why it is not indexed
+        return error_document(path, data, f"{path} is not indexed: {found.reason}.")
+    return found
+
+
+def classify_bytes(
+    path: str,
+    data: bytes,
+    max_bytes: int,
+    cite: dict[str, Any] | None = None,
+    in_tree: bool = False,
+) -> NewDocument | SkippedItem:
+    """The shared classification: a document (pending, or error when unreadable) or a skip."""
     if len(data) > max_bytes:
-        return error_document(
-            path, data, f"File is {len(data):,} bytes; the limit is {max_bytes:,}."
-        )
+        return SkippedItem(path=path, reason=f"larger than {max_bytes:,} bytes")
+    reason = content_skip_reason(path, data)
+    if reason:
+        return SkippedItem(path=path, reason=reason)
     try:
-        extracted = extract(path, data)
+        extracted = extract(path, data, in_tree=in_tree)
     except SourceError as exc:
         return error_document(path, data, str(exc))
     metadata = {**extracted.metadata, "cite": cite or {}}
