@@ -13,7 +13,7 @@ from ragspace.errors import SourceError
 from ragspace.extract import extract
 from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, SkippedItem, UploadedFile
-from ragspace.sources.classify import content_skip_reason
+from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
 
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
@@ -52,10 +52,20 @@ def document_from_bytes(
     path: str, data: bytes, max_bytes: int, cite: dict[str, Any] | None = None
 ) -> NewDocument:
     """A pending document with the file's text, or an `error` document saying why not."""
+    if len(data) > max_bytes:
+        return error_document(
+            path, data, f"File is {len(data):,} bytes; the limit is {max_bytes:,}."
+        )
     found = classify_bytes(path, data, max_bytes, cite)
-    if isinstance(found, SkippedItem):  # a file given on its own: say why it is not indexed
-        return error_document(path, data, f"{path} is not indexed: {found.reason}.")
-    return found
+    if not isinstance(found, SkippedItem):
+        return found
+    if found.reason in (BINARY, NOT_UTF8):  # the decoder's message names the byte and a fix
+        try:
+            extract(path, data)
+        except SourceError as exc:
+            return error_document(path, data, str(exc))
+    # a file given on its own is kept (as an error) so the user sees why it is not indexed
+    return error_document(path, data, f"{path} is not indexed: {found.reason}.")
 
 
 def classify_bytes(
