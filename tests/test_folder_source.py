@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.cli import main
 from ragspace.errors import ValidationError
 from ragspace.extract import extract
 from ragspace.models import EmbeddingStatus, SkippedItem, UploadedFile
@@ -148,3 +149,49 @@ def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
     lines = (CHECKOUT / TEMPLATE).read_text().splitlines()
     assert hit.content.strip() == "\n".join(lines[hit.start_line - 1 : hit.end_line]).strip()
     assert "{% block content %}" in hit.content
+
+
+# the command line on the whole checkout
+
+
+def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
+    database_url: str,
+    service: RagspaceService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("RAGSPACE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    service.create_docset("flask")
+
+    assert main(["add", "dir", "flask", str(CHECKOUT), "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert "checkout/tests/certs/valid/server/server.pem: secret-looking" in dry
+    assert service.list_documents("flask") == []  # a dry run stores nothing
+
+    code = main(["add", "dir", "flask", str(CHECKOUT), "--wait"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    files = sorted(p for p in CHECKOUT.rglob("*") if p.is_file())
+    assert len(files) >= 150
+    documents = service.list_documents("flask")
+    assert documents and all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
+    skipped = service.list_sources("flask")[0].sync_state["skipped"]
+    assert {s["path"] for s in skipped} | {d.path for d in documents} == {
+        f"checkout/{p.relative_to(CHECKOUT).as_posix()}" for p in files
+    }  # every file is a document or a listed skip
+    for item in skipped:
+        assert f"  {item['path']}: {item['reason']}" in out  # each skip printed with its reason
+    reasons = {s["path"].removeprefix("checkout/"): s["reason"] for s in skipped}
+    assert reasons["docs/tutorial/flaskr_login.png"] == BINARY
+    assert reasons["tests/certs/mtls/client/client.key"] == SECRET
+    assert reasons["src/flask/py.typed"] == EMPTY
+    assert reasons["tests/test_apps/cliapp/__init__.py"] == EMPTY
+    assert reasons["server.log"] == IGNORED
+    by_path = {d.path.removeprefix("checkout/"): d for d in documents}
+    assert by_path["docs/make.bat"].language == "batch"
+    assert by_path["tests/certs/valid/server/cert.cnf"].language == "ini"
+    assert by_path["examples/tutorial/flaskr/templates/base.html"].language == "template"
