@@ -15,7 +15,7 @@ import trafilatura
 from pypdf.errors import PdfReadError
 
 from ragspace.errors import SourceError
-from ragspace.languages import detect_language
+from ragspace.languages import TREE_HTML_SUFFIXES, detect_language
 
 _BINARY_SNIFF_BYTES = 8192
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -31,25 +31,26 @@ class Extracted:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def is_supported(path: str) -> bool:
-    """True when `extract` knows how to read a file of this name."""
-    return _suffix(path) in _SPECIAL or detect_language(path) is not None
+def has_reader(path: str) -> bool:
+    """True for formats read by a dedicated reader (PDF, notebooks, HTML) instead of as text."""
+    return _suffix(path) in _SPECIAL
 
 
-def extract(path: str, data: bytes) -> Extracted:
-    """The text of a file; raises SourceError with a reason the user can act on."""
+def extract(path: str, data: bytes, in_tree: bool = False) -> Extracted:
+    """The text of a file; raises SourceError with a reason the user can act on.
+
+    `in_tree`: the file belongs to a repository or folder, where HTML is a template
+    (code, exact lines) rather than a web page to reduce to its main content. Files of
+    an unknown type are indexed as plain text when their bytes are text.
+    """
     if not data.strip():
         raise SourceError(f"{path} is empty.")
+    if in_tree and _suffix(path) in TREE_HTML_SUFFIXES:
+        return Extracted(_decode(path, data), "template")
     reader = _SPECIAL.get(_suffix(path))
     if reader is not None:
         return reader(path, data)
-    language = detect_language(path)
-    if language is None:
-        raise SourceError(
-            f"{path}: unsupported file type. Supported: text, markdown, reStructuredText, "
-            "source code, HTML, PDF, Jupyter notebooks and .zip archives of these."
-        )
-    return Extracted(_decode(path, data), language)
+    return Extracted(_decode(path, data), detect_language(path) or "text")
 
 
 def _suffix(path: str) -> str:

@@ -68,7 +68,27 @@ _BY_SUFFIX = {
     ".vue": "html",
     ".svelte": "html",
     ".xml": "xml",
+    ".bat": "batch",
+    ".cmd": "batch",
+    ".cnf": "ini",
+    ".conf": "ini",
+    ".lock": "toml",
+    ".in": "text",
+    ".jinja": "template",
+    ".jinja2": "template",
+    ".j2": "template",
+    ".djhtml": "template",
+    ".tmpl": "template",
+    ".tpl": "template",
+    ".mako": "template",
+    ".hbs": "template",
+    ".mustache": "template",
+    ".njk": "template",
+    ".liquid": "template",
+    ".twig": "template",
 }
+# HTML inside a source tree is a template (Jinja, Django...): code with exact lines
+TREE_HTML_SUFFIXES = frozenset({".html", ".htm"})
 _BY_NAME = {
     "dockerfile": "dockerfile",
     "makefile": "makefile",
@@ -77,6 +97,9 @@ _BY_NAME = {
     "changelog": "text",
     "authors": "text",
     "notice": "text",
+    "gnumakefile": "makefile",
+    "manifest": "text",
+    "procfile": "text",
 }
 
 

@@ -1,5 +1,6 @@
 """Domain nouns shared by the service layer and every front end."""
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypedDict
@@ -236,3 +237,28 @@ class Message(TypedDict):
 
     role: str
     content: str
+
+
+# Boundary types between sources/ and store/: plain dataclasses, built in bulk.
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file as received from a browser upload, a folder or the command line."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    """A document to add or update; unchanged content keeps its chunks."""
+
+    path: str
+    title: str
+    language: str
+    content: str
+    content_hash: str
+    error_message: str | None = None
+    # document-level facts (commit, blob sha, URL, page map); the `cite` dict goes on every chunk
+    metadata: dict[str, Any] = field(default_factory=dict)

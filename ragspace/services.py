@@ -3,6 +3,7 @@
 import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ragspace.answering.answer import AnswerPipeline
@@ -23,14 +24,18 @@ from ragspace.models import (
     EmbeddingStatus,
     Hit,
     Message,
+    NewDocument,
     RetrievalMode,
+    SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
 )
 from ragspace.retrieval import Retriever
-from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
+from ragspace.sources.files import ArchiveLimits, UploadedFile, classify_bytes, read_upload
+from ragspace.sources.filters import FileFilter
+from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import JobQueue, Store
 
@@ -159,6 +164,95 @@ class RagspaceService:
         ids = self._store.upsert_documents(docset.id, source.id, documents)
         self._on_new_work()
         return [self._store.get_document(document_id) for document_id in ids]
+
+    def preview_directory(
+        self, path: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()
+    ) -> SourcePreview:
+        """A dry run of a local folder: files indexed, and every skip with its reason."""
+        listing = read_folder(path, self._folder_filter(include, exclude))
+        documents, skipped = self._classify_folder(listing)
+        return _folder_preview(listing.name, documents, skipped)
+
+    @changes("add folders")
+    def add_directory(
+        self,
+        docset_name: str,
+        path: Path,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+    ) -> SyncReport:
+        """Index a local folder or checkout (.gitignore and filters respected) as one source."""
+        docset = self._store.get_docset_by_name(docset_name)
+        listing = read_folder(path, self._folder_filter(include, exclude))
+        return self._store_folder(docset, listing, include, exclude)
+
+    @changes("add folders")
+    def add_uploaded_folder(
+        self,
+        docset_name: str,
+        name: str,
+        files: Sequence[UploadedFile],
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+    ) -> SyncReport:
+        """Index a folder uploaded from a browser (paths relative to it) like a local folder."""
+        if not files:
+            raise ValidationError("Choose a folder with at least one file.")
+        docset = self._store.get_docset_by_name(docset_name)
+        listing = select_files(name, files, self._folder_filter(include, exclude))
+        return self._store_folder(docset, listing, include, exclude)
+
+    def _folder_filter(self, include: Sequence[str], exclude: Sequence[str]) -> FileFilter:
+        return FileFilter(include, exclude, self._max_upload_bytes)
+
+    def _classify_folder(
+        self, listing: FolderListing
+    ) -> tuple[list[NewDocument], list[SkippedItem]]:
+        documents: list[NewDocument] = []
+        skipped = list(listing.skipped)
+        for file in listing.files:
+            found = classify_bytes(file.name, file.data, self._max_upload_bytes, in_tree=True)
+            if isinstance(found, SkippedItem):
+                skipped.append(found)
+            else:
+                documents.append(found)
+        return documents, sorted(skipped, key=lambda item: item.path)
+
+    def _store_folder(
+        self,
+        docset: DocSet,
+        listing: FolderListing,
+        include: Sequence[str],
+        exclude: Sequence[str],
+    ) -> SyncReport:
+        documents, skipped = self._classify_folder(listing)
+        if not documents:
+            raise ValidationError(
+                f"Folder {listing.name!r} has no text files to index ({len(skipped)} skipped)."
+            )
+        source = self._store.create_source(
+            docset.id,
+            SourceKind.UPLOAD,
+            listing.name,
+            {"folder": True, "include": list(include), "exclude": list(exclude)},
+        )
+        state = {
+            "skipped_counts": _folder_preview(listing.name, [], skipped).skipped_counts,
+            "skipped": [item.model_dump() for item in skipped],
+        }
+        result = self._store.apply_sync(docset.id, source.id, documents, [], state)
+        self._on_new_work()
+        return SyncReport(
+            source_id=source.id,
+            resolved=listing.name,
+            changed=result.changed_paths,
+            errors=[
+                SkippedItem(path=d.path, reason=d.error_message or "")
+                for d in documents
+                if d.error_message
+            ],
+            skipped=skipped,
+        )
 
     @changes("add sources")
     def preview_source(
@@ -332,6 +426,23 @@ class RagspaceService:
             if self.needs_reembedding(docset):
                 raise EmbeddingModelMismatchError(self.embedding_notice(docset))
         return docsets
+
+
+def _folder_options(include: Sequence[str], exclude: Sequence[str]) -> dict[str, Any]:
+    return {"folder": True, "include": list(include), "exclude": list(exclude)}
+
+
+def _folder_preview(
+    name: str, documents: Sequence[NewDocument], skipped: Sequence[SkippedItem]
+) -> SourcePreview:
+    return SourcePreview(
+        kind=SourceKind.UPLOAD,
+        location=name,
+        items=[d.path for d in documents],
+        skipped=list(skipped),
+        total_bytes=sum(len(d.content.encode()) for d in documents),
+        estimated_chunks=sum(max(1, len(d.content) // 1000) for d in documents),
+    )
 
 
 def _valid_name(name: str) -> str:

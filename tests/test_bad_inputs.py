@@ -166,15 +166,19 @@ class Upload:
 
 
 UPLOADS = {
-    "empty-file": Upload([UploadedFile("empty.md", b"")], "empty.md", "is empty"),
-    "whitespace-only": Upload([UploadedFile("blank.txt", b" \n\t\n")], "blank.txt", "is empty"),
+    "empty-file": Upload([UploadedFile("empty.md", b"")], "empty.md", "is not indexed: empty file"),
+    "whitespace-only": Upload(
+        [UploadedFile("blank.txt", b" \n\t\n")], "blank.txt", "is not indexed: empty file"
+    ),
     "binary-as-code": Upload(
         [UploadedFile("tool.py", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))],
         "tool.py",
         "looks binary (it contains NUL bytes)",
     ),
     "unsupported-type": Upload(
-        [UploadedFile("photo.png", b"\x89PNG\r\n\x1a\n....")], "photo.png", "unsupported file type"
+        [UploadedFile("photo.png", b"\x89PNG\r\n\x1a\n....")],
+        "photo.png",
+        "is not UTF-8 text (invalid byte at offset 0)",
     ),
     "latin-1-text": Upload(
         [UploadedFile("legacy.txt", "Café crème brûlée\n".encode("latin-1"))],
@@ -664,10 +668,9 @@ def test_bad_files_in_a_repository_do_not_stop_the_good_ones(
     assert skipped["docs/huge.md"] == "larger than 2,000 bytes"
     documents = finish(service, docset, corpus_ingestor)
     assert documents["acme/widgets/README.md"].embedding_status == "done"
-    legacy = documents["acme/widgets/docs/legacy.txt"]
-    assert legacy.embedding_status == "error" and "is not UTF-8 text" in (
-        legacy.error_message or ""
-    )
+    # a file in a repository that is not text is skipped with a reason, never an error
+    assert skipped["docs/legacy.txt"] == "not UTF-8 text"
+    assert "acme/widgets/docs/legacy.txt" not in documents
 
 
 @pytest.mark.parametrize(

@@ -316,8 +316,9 @@ def test_add_github_previews_ingests_and_syncs(
         "add", "github", "widgets", "acme/widgets", "--exclude", "tests/**,docs/**", "--dry-run"
     )
     assert dry.code == 0
-    assert "Preview of acme/widgets at " in dry.out and "2 item(s)" in dry.out
-    assert "  README.md\n" in dry.out and "assets/logo.png: " in dry.out
+    assert "Preview of acme/widgets at " in dry.out and "3 item(s)" in dry.out
+    # the preview lists by name; the PNG's bytes are judged (and skipped) when it syncs
+    assert "  README.md\n" in dry.out and "  assets/logo.png\n" in dry.out
     assert service.list_documents("widgets") == []
 
     added = cli(
@@ -325,6 +326,7 @@ def test_add_github_previews_ingests_and_syncs(
     )
     assert added.code == 0, added.err
     assert "Synced source #1 at " in added.out and "2 new or changed" in added.out
+    assert "2 skipped, 0 unreadable" in added.out  # tests/** and the PNG, by its bytes
     assert "t0k" not in added.out + added.err
 
     repo.commit({**REPO_FILES, "README.md": b"# Widgets\n\nNow with gears.\n"})

@@ -101,7 +101,7 @@ def test_repository_sync_documents_skips_and_requests(
     assert reasons == {
         "package-lock.json": "lock file",
         "node_modules/left-pad/index.js": "vendored or generated folder (node_modules/)",
-        "assets/logo.png": "binary or unsupported file type",
+        "assets/logo.png": "binary content",  # recognised by its bytes
         "src/widgets/big.py": "larger than 2,000 bytes",
         "src/widgets/blob.py": "binary content",
         "tests/test_app.py": "excluded by filter tests/**",

@@ -107,7 +107,7 @@ def test_unreadable_files_become_error_documents(
     ingestor.process_all()
     states = {d.path: (d.embedding_status, d.error_message or "") for d in documents}
     assert states["photo.png"][0] == EmbeddingStatus.ERROR
-    assert "unsupported file type" in states["photo.png"][1]
+    assert "photo.png looks binary (it contains NUL bytes)" in states["photo.png"][1]
     assert "not UTF-8" in states["latin1.txt"][1]
     assert "empty" in states["empty.md"][1]
     assert "binary" in states["blob.py"][1]

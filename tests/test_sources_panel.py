@@ -39,17 +39,17 @@ def test_github_preview_lists_files_skips_and_estimate_without_downloading(
     preview = service.preview_source(kind, location, options)
     assert preview.items == [
         "README.md",
+        "assets/logo.png",  # binaries are recognised by their bytes, at sync time
         "docs/guide.md",
         "src/widgets/app.py",
         "src/widgets/blob.py",
     ]
     assert preview.total_bytes == sum(len(FILES[p]) for p in preview.items)
-    assert preview.estimated_chunks == 4  # each file fits one 1000-character chunk
+    assert preview.estimated_chunks == 5  # each file fits one 1000-character chunk
     assert preview.skipped_counts == {
         "excluded by filter *.pdf": 1,
         "lock file": 1,
         "vendored or generated folder (node_modules/)": 1,
-        "binary or unsupported file type": 1,
         "larger than 2,000 bytes": 1,
         "excluded by filter tests/**": 1,
     }
@@ -104,6 +104,7 @@ def test_settings_wire_the_syncer(settings: Settings, store: Store, github: Fake
     preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", {})
     assert preview.items == [
         "README.md",
+        "assets/logo.png",
         "docs/guide.md",
         "src/widgets/blob.py",
         "tests/test_app.py",

@@ -104,7 +104,7 @@ def test_zip_members_keep_archive_paths_and_bad_members_are_errors(
     }
     png = documents["sample.zip/images/logo.png"]
     assert png.embedding_status is EmbeddingStatus.ERROR
-    assert "unsupported file type" in (png.error_message or "")
+    assert "looks binary (it contains NUL bytes)" in (png.error_message or "")
     escape = documents["sample.zip/../escape.txt"]
     assert escape.embedding_status is EmbeddingStatus.ERROR
     assert "unsafe path '../escape.txt'" in (escape.error_message or "")
@@ -170,7 +170,7 @@ def test_unreadable_files_are_error_documents_not_dropped(service: RagspaceServi
     assert all(d.embedding_status is EmbeddingStatus.ERROR for d in documents)
     assert "broken.pdf is not a readable PDF" in messages["broken.pdf"]
     assert "not a Jupyter notebook" in messages["notes.ipynb"]
-    assert "unsupported file type" in messages["photo.jpg"]
+    assert "photo.jpg is not UTF-8 text (invalid byte at offset 0)" in messages["photo.jpg"]
     assert messages["broken.zip"] == "broken.zip is not a readable .zip archive."
 
 

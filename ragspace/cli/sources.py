@@ -1,4 +1,4 @@
-"""`ragspace add github|web|files`, `sync` and `status`: filling DocSets and watching them embed."""
+"""`ragspace add github|web|dir|files`, `sync` and `status`: filling DocSets, watching them."""
 
 import argparse
 from collections.abc import Callable, Sequence
@@ -24,6 +24,7 @@ from ragspace.errors import NotFoundError, RagspaceError, ValidationError
 from ragspace.models import (
     Document,
     EmbeddingStatus,
+    SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
@@ -46,10 +47,7 @@ def register(commands: Subcommands) -> None:
     github = kinds.add_parser("github", help="a GitHub repository or single file")
     _docset_and(github, "url", "owner/repo, https://github.com/owner/repo or …/blob/REF/PATH")
     github.add_argument("--ref", help="branch, tag or commit (default: the default branch)")
-    for flag, what in (("--include", "only paths matching"), ("--exclude", "no paths matching")):
-        github.add_argument(
-            flag, action="append", default=[], metavar="GLOB", help=f"{what} (repeat, or a,b)"
-        )
+    _filter_flags(github)
     github.add_argument(
         "--token",
         help="GitHub token for private repositories (default: GITHUB_TOKEN from the environment)",
@@ -64,6 +62,15 @@ def register(commands: Subcommands) -> None:
     web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
     _common_add_flags(web)
     web.set_defaults(run=_add_web)
+
+    folder = kinds.add_parser(
+        "dir", help="a local folder or checkout (.gitignore respected, binaries skipped)"
+    )
+    folder.add_argument("docset", help="DocSet name")
+    folder.add_argument("path", type=Path, metavar="PATH")
+    _filter_flags(folder)
+    _common_add_flags(folder)
+    folder.set_defaults(run=_add_dir)
 
     files = kinds.add_parser("files", help="local files and directories (recursively)")
     files.add_argument("docset", help="DocSet name")
@@ -87,6 +94,13 @@ def register(commands: Subcommands) -> None:
 def _docset_and(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
     parser.add_argument("docset", help="DocSet name")
     parser.add_argument(name, help=help_text)
+
+
+def _filter_flags(parser: argparse.ArgumentParser) -> None:
+    for flag, what in (("--include", "only paths matching"), ("--exclude", "no paths matching")):
+        parser.add_argument(
+            flag, action="append", default=[], metavar="GLOB", help=f"{what} (repeat, or a,b)"
+        )
 
 
 def _common_add_flags(parser: argparse.ArgumentParser) -> None:
@@ -197,6 +211,29 @@ def _finish(
     if failed:
         return report_documents(failed)
     return 0
+
+
+# add dir
+
+
+def _add_dir(args: argparse.Namespace) -> int:
+    include, exclude = _globs(args.include), _globs(args.exclude)
+    with opened_service(workers=args.wait) as service:
+        service.get_docset(args.docset)  # fail on a wrong name before reading anything
+        if args.dry_run:
+            _print_preview(service.preview_directory(args.path, include, exclude), True)
+            return 0
+        report = service.add_directory(args.docset, args.path, include, exclude)
+        _print_report(report)
+        _print_skipped(report.skipped)
+        return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
+
+
+def _print_skipped(skipped: Sequence[SkippedItem]) -> None:
+    """Every skip with its reason: nothing the user pointed at disappears silently."""
+    if skipped:
+        print(f"Skipped {len(skipped)}:")
+        _print_paths([f"  {item.path}: {item.reason}" for item in skipped])
 
 
 # add files

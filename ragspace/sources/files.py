@@ -12,15 +12,10 @@ from typing import Any
 from ragspace.errors import SourceError
 from ragspace.extract import extract
 from ragspace.hashing import content_hash
-from ragspace.store import NewDocument
+from ragspace.models import NewDocument, SkippedItem, UploadedFile
+from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
 
-
-@dataclass(frozen=True)
-class UploadedFile:
-    """A file as received from a browser upload or the command line."""
-
-    name: str
-    data: bytes
+__all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
 
 @dataclass(frozen=True)
@@ -61,8 +56,33 @@ def document_from_bytes(
         return error_document(
             path, data, f"File is {len(data):,} bytes; the limit is {max_bytes:,}."
         )
+    found = classify_bytes(path, data, max_bytes, cite)
+    if not isinstance(found, SkippedItem):
+        return found
+    if found.reason in (BINARY, NOT_UTF8):  # the decoder's message names the byte and a fix
+        try:
+            extract(path, data)
+        except SourceError as exc:
+            return error_document(path, data, str(exc))
+    # a file given on its own is kept (as an error) so the user sees why it is not indexed
+    return error_document(path, data, f"{path} is not indexed: {found.reason}.")
+
+
+def classify_bytes(
+    path: str,
+    data: bytes,
+    max_bytes: int,
+    cite: dict[str, Any] | None = None,
+    in_tree: bool = False,
+) -> NewDocument | SkippedItem:
+    """The shared classification: a document (pending, or error when unreadable) or a skip."""
+    if len(data) > max_bytes:
+        return SkippedItem(path=path, reason=f"larger than {max_bytes:,} bytes")
+    reason = content_skip_reason(path, data)
+    if reason:
+        return SkippedItem(path=path, reason=reason)
     try:
-        extracted = extract(path, data)
+        extracted = extract(path, data, in_tree=in_tree)
     except SourceError as exc:
         return error_document(path, data, str(exc))
     metadata = {**extracted.metadata, "cite": cite or {}}

@@ -5,8 +5,8 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import PurePosixPath
 
-from ragspace.extract import is_supported
 from ragspace.models import SkippedItem
+from ragspace.sources.classify import secret_reason
 
 __all__ = ["FileFilter", "SkippedItem", "glob_matches"]
 
@@ -79,8 +79,9 @@ def _default_reason(path: str, size: int, max_bytes: int) -> str | None:
         return "lock file"
     if _MINIFIED.search(name):
         return "minified or generated file"
-    if not is_supported(path):
-        return "binary or unsupported file type"
+    secret = secret_reason(path)  # binaries are recognised later, by their bytes
+    if secret:
+        return secret
     if size > max_bytes:
         return f"larger than {max_bytes:,} bytes"
     return None

@@ -17,7 +17,6 @@ from ragspace.errors import SourceError
 from ragspace.sources.filters import FileFilter, SkippedItem
 from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
 
-_BINARY_SNIFF_BYTES = 8192
 _URL = re.compile(
     r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
     r"(?:/(?P<kind>tree|blob)/(?P<ref>[^/]+)(?:/(?P<path>.+?))?)?/?(?:[?#].*)?$"
@@ -224,11 +223,6 @@ class GithubClient:
                 f"Downloading {listing.full_name} failed: {type(exc).__name__}."
             ) from None
         return bytes(body)
-
-
-def is_binary(data: bytes) -> bool:
-    """True when the first bytes contain a NUL, as binary files do."""
-    return b"\x00" in data[:_BINARY_SNIFF_BYTES]
 
 
 def _tree_skip_reason(kind: str, mode: str) -> str | None:

@@ -5,11 +5,12 @@ import math
 from typing import Any, Protocol
 
 from ragspace.errors import SourceError, ValidationError
-from ragspace.models import SkippedItem, Source, SourceKind, SourcePreview, SyncReport
-from ragspace.sources.files import document_from_bytes
+from ragspace.models import NewDocument, SkippedItem, Source, SourceKind, SourcePreview, SyncReport
+from ragspace.sources.classify import BINARY
+from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
-from ragspace.sources.github import GithubClient, RepoListing, is_binary, parse_location
-from ragspace.store import NewDocument, Store, StoredDocument
+from ragspace.sources.github import GithubClient, RepoListing, parse_location
+from ragspace.store import Store, StoredDocument
 
 
 class WebSource(Protocol):
@@ -111,41 +112,51 @@ class SourceSyncer:
         else:
             listing = self._github.list_repository(location, self._filter(source.options))
             changed = [f for f in listing.files if _needs_fetch(stored, listing, f.path, f.sha)]
-        # blobs found binary last time are skipped again without downloading them
-        known_binary: dict[str, str] = source.sync_state.get("binary_blobs", {})
-        binary = {f.path: f.sha for f in changed if known_binary.get(f.path) == f.sha}
-        changed = [f for f in changed if f.path not in binary]
+        # blobs skipped by content last time are skipped again without downloading them
+        known: dict[str, str] = source.sync_state.get("binary_blobs", {})
+        reasons: dict[str, str] = source.sync_state.get("skip_reasons", {})
+        unread = {f.path: f.sha for f in changed if known.get(f.path) == f.sha}
+        changed = [f for f in changed if f.path not in unread]
         if source.kind is SourceKind.GITHUB_REPO:
             contents = self._github.download(listing, [f.path for f in changed])
         documents: list[NewDocument] = []
         for file in changed:
-            data = contents[file.path]
-            if is_binary(data) and not file.path.lower().endswith(".pdf"):
-                binary[file.path] = file.sha
-                continue
-            documents.append(self._github_document(listing, file.path, file.sha, data))
-        skipped = listing.skipped + [SkippedItem(path=p, reason="binary content") for p in binary]
-        fetched = {f.path for f in changed} | set(binary)
+            found = self._github_document(listing, file.path, file.sha, contents[file.path])
+            if isinstance(found, SkippedItem):
+                unread[file.path] = file.sha
+                reasons[file.path] = found.reason
+            else:
+                documents.append(found)
+        reasons = {path: reasons.get(path, BINARY) for path in unread}
+        skipped = listing.skipped + [SkippedItem(path=p, reason=r) for p, r in reasons.items()]
+        fetched = {f.path for f in changed} | set(unread)
         kept = [_doc_path(listing, f.path) for f in listing.files if f.path not in fetched]
         state = {
             "commit": listing.commit,
             "ref": listing.ref,
             "files": len(listing.files),
-            "binary_blobs": binary,
+            "binary_blobs": unread,
+            "skip_reasons": reasons,
         }
         return documents, kept, skipped, state
 
     def _github_document(
         self, listing: RepoListing, path: str, blob_sha: str, data: bytes
-    ) -> NewDocument:
-        document = document_from_bytes(
-            _doc_path(listing, path), data, self._max_file_bytes, cite=listing.cite(path)
+    ) -> NewDocument | SkippedItem:
+        found = classify_bytes(
+            _doc_path(listing, path),
+            data,
+            self._max_file_bytes,
+            cite=listing.cite(path),
+            in_tree=True,
         )
-        if document.error_message:
-            return document
+        if isinstance(found, SkippedItem):
+            return SkippedItem(path=path, reason=found.reason)
+        if found.error_message:
+            return found
         # the blob SHA is the content identity: an unchanged blob is never re-embedded
         return dataclasses.replace(
-            document, content_hash=blob_sha, metadata={**document.metadata, "blob_sha": blob_sha}
+            found, content_hash=blob_sha, metadata={**found.metadata, "blob_sha": blob_sha}
         )
 
     def _filter(self, options: dict[str, Any]) -> FileFilter:

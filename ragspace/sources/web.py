@@ -16,9 +16,9 @@ import lxml.html
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
-from ragspace.models import SkippedItem, SourceKind, SourcePreview
+from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview
 from ragspace.sources.netguard import NetGuard, guarded_client
-from ragspace.store import NewDocument, StoredDocument
+from ragspace.store import StoredDocument
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"

@@ -1,7 +1,7 @@
 """Every SQL statement RAGSpace runs against its tables."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from ragspace.models import (
     Document,
     EmbeddingStatus,
     Hit,
+    NewDocument,
     Source,
     SourceKind,
 )
@@ -41,20 +42,6 @@ _DOCUMENT_COLUMNS = """
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at
 """
-
-
-@dataclass(frozen=True)
-class NewDocument:
-    """A document to add or update; unchanged content keeps its chunks."""
-
-    path: str
-    title: str
-    language: str
-    content: str
-    content_hash: str
-    error_message: str | None = None
-    # document-level facts (commit, blob sha, URL, page map); the `cite` dict goes on every chunk
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

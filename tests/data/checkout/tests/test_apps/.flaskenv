@@ -1,0 +1,3 @@
+FOO=flaskenv
+BAR=bar
+EGGS=0

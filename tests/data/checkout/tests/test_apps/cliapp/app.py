@@ -1,0 +1,3 @@
+from flask import Flask
+
+testapp = Flask("testapp")

@@ -1,0 +1,5 @@
+from flask import Flask
+
+raise ImportError()
+
+testapp = Flask("testapp")

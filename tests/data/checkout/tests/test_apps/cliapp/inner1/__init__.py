@@ -1,0 +1,3 @@
+from flask import Flask
+
+application = Flask(__name__)

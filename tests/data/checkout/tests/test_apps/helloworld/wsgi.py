@@ -1,0 +1,1 @@
+from hello import app  # noqa: F401

@@ -1,0 +1,3 @@
+from flask import Module
+
+mod = Module(__name__, "foo", subdomain="foo")

@@ -1,0 +1,197 @@
+"""Local folders and checkouts: one classification for uploads, folders and GitHub."""
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from ragspace.cli import main
+from ragspace.errors import ValidationError
+from ragspace.extract import extract
+from ragspace.models import EmbeddingStatus, SkippedItem, UploadedFile
+from ragspace.services import RagspaceService
+from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
+from ragspace.sources.classify import content_skip_reason as reason
+from ragspace.sources.files import classify_bytes
+from ragspace.sources.filters import FileFilter
+from ragspace.sources.folder import GIT_DIR, IGNORED, SYMLINK, read_folder, select_files
+from ragspace.worker import Ingestor
+
+CHECKOUT = Path(__file__).parent / "data" / "checkout"
+TEMPLATE = "examples/tutorial/flaskr/templates/auth/login.html"
+
+
+# classification
+
+
+def test_binary_is_recognised_by_content_not_by_name() -> None:
+    png = (CHECKOUT / "docs/tutorial/flaskr_login.png").read_bytes()
+    assert reason("logo.png", png) == BINARY
+    assert reason("data.txt", png) == BINARY  # the name does not make it text
+    assert reason("weird.xyz", b"plain words in a file with an unknown suffix\n") is None
+    assert reason("notes.txt", "caf\xe9\n".encode("latin-1")) == NOT_UTF8
+    assert reason("utf16.txt", codecs.BOM_UTF16_LE + "hi\n".encode("utf-16-le")) is None
+    svg = (CHECKOUT / "docs/_static/flask-icon.svg").read_bytes()
+    assert reason("icon.svg", svg) == SVG_IMAGE
+
+
+def test_empty_and_secret_looking_files_are_skipped_by_reason() -> None:
+    assert reason("src/flask/py.typed", b"") == EMPTY
+    assert reason("pkg/__init__.py", b"\n  \n") == EMPTY
+    pem = (CHECKOUT / "tests/certs/valid/server/server.pem").read_bytes()
+    assert pem.startswith(b"-----BEGIN")  # text, yet never indexed
+    for name in ("server.pem", "server.key", "client.csr", "ca.crt", ".env"):
+        assert reason(f"x/{name}", pem) == SECRET, name
+    assert FileFilter().skip_reason("certs/ca-private.key", 100) == SECRET
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [
+        ("docs/Makefile", "makefile"),
+        ("docs/make.bat", "batch"),
+        ("setup.cfg", "ini"),
+        ("tox.ini", "ini"),
+        ("pyproject.toml", "toml"),
+        ("tests/certs/valid/ca/ca.cnf", "ini"),
+        ("MANIFEST.in", "text"),
+        ("Cargo.lock", "toml"),
+        ("templates/page.jinja", "template"),
+    ],
+)
+def test_repository_text_formats_are_indexed(path: str, language: str) -> None:
+    found = classify_bytes(path, b"key = value\nother = 2\n", 1 << 20, in_tree=True)
+    assert not isinstance(found, SkippedItem)
+    assert found.error_message is None and found.language == language
+
+
+def test_html_in_a_tree_is_a_template_but_an_uploaded_page_is_extracted() -> None:
+    data = (CHECKOUT / TEMPLATE).read_bytes()
+    in_tree = extract(TEMPLATE, data, in_tree=True)
+    assert in_tree.language == "template" and in_tree.text == data.decode()
+    page = b"<html><body><main><h1>Guide</h1><p>Polish widgets daily.</p></main></body></html>"
+    uploaded = extract("guide.html", page)
+    assert uploaded.language == "markdown" and uploaded.text.startswith("# Guide")
+
+
+def test_a_binary_uploaded_on_its_own_says_why_it_is_not_indexed() -> None:
+    found = classify_bytes("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 1 << 20)
+    assert found == SkippedItem(path="logo.png", reason=BINARY)
+
+
+# the folder walk
+
+
+def test_folder_walk_honours_gitignore_git_dir_symlinks_and_filters(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "build").mkdir()
+    (root / "build" / "out.py").write_text("x = 1\n")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("def run():\n    return 1\n")
+    (root / "src" / "debug.log").write_text("noise\n")
+    (root / "src" / ".gitignore").write_text("*.tmp\n")
+    (root / "src" / "scratch.tmp").write_text("scratch\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "guide.md").write_text("# Guide\n")
+    (root / ".gitignore").write_text("*.log\nbuild/\n")
+    (root / "link.py").symlink_to(root / "src" / "app.py")
+
+    listing = read_folder(root, FileFilter(exclude=["docs/**"]))
+    assert {f.name for f in listing.files} == {
+        "proj/.gitignore",
+        "proj/src/.gitignore",
+        "proj/src/app.py",
+    }
+    assert {(s.path, s.reason) for s in listing.skipped} == {
+        ("proj/.git/", GIT_DIR),
+        ("proj/build/", IGNORED),  # pruned: listed once, never read
+        ("proj/src/debug.log", IGNORED),
+        ("proj/src/scratch.tmp", IGNORED),  # a nested .gitignore applies below its folder
+        ("proj/link.py", SYMLINK),
+        ("proj/docs/guide.md", "excluded by filter docs/**"),
+    }
+    uploaded = [UploadedFile(f"{p}", b"x = 1\n") for p in ("a.py", "build/b.py", ".git/HEAD")]
+    uploaded.append(UploadedFile(".gitignore", b"build/\n"))
+    chosen = select_files("up", uploaded, FileFilter())
+    assert [f.name for f in chosen.files] == ["up/.gitignore", "up/a.py"]
+    assert {s.reason for s in chosen.skipped} == {IGNORED, GIT_DIR}
+    with pytest.raises(ValidationError) as missing:
+        read_folder(tmp_path / "absent", FileFilter())
+    assert "absent" in str(missing.value)
+
+
+# the service on a real checkout
+
+
+def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("flask")
+    preview = service.preview_directory(CHECKOUT, include=["examples/**", "tests/certs/**"])
+    assert f"checkout/{TEMPLATE}" in preview.items
+    assert preview.skipped_counts[SECRET] == 15
+
+    report = service.add_directory("flask", CHECKOUT, include=["examples/**", "tests/certs/**"])
+    assert report.errors == [] and f"checkout/{TEMPLATE}" in report.changed
+    skipped = {item.path: item.reason for item in report.skipped}
+    assert skipped["checkout/tests/certs/valid/server/server.key"] == SECRET
+    assert skipped["checkout/README.md"] == "not matched by the include filters"
+    ingestor.process_all()
+    documents = service.list_documents("flask")
+    assert documents and all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
+    source = service.list_sources("flask")[0]
+    assert source.sync_state["skipped_counts"][SECRET] == 15
+
+    hits = service.search("Log In form username password", ["flask"], k=10)
+    hit = next(h for h in hits if h.path == f"checkout/{TEMPLATE}")
+    lines = (CHECKOUT / TEMPLATE).read_text().splitlines()
+    assert hit.content.strip() == "\n".join(lines[hit.start_line - 1 : hit.end_line]).strip()
+    assert "{% block content %}" in hit.content
+
+
+# the command line on the whole checkout
+
+
+def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
+    database_url: str,
+    service: RagspaceService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("RAGSPACE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    service.create_docset("flask")
+
+    assert main(["add", "dir", "flask", str(CHECKOUT), "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert "checkout/tests/certs/valid/server/server.pem: secret-looking" in dry
+    assert service.list_documents("flask") == []  # a dry run stores nothing
+
+    code = main(["add", "dir", "flask", str(CHECKOUT), "--wait"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    files = sorted(p for p in CHECKOUT.rglob("*") if p.is_file())
+    assert len(files) >= 150
+    documents = service.list_documents("flask")
+    assert documents and all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
+    skipped = service.list_sources("flask")[0].sync_state["skipped"]
+    assert {s["path"] for s in skipped} | {d.path for d in documents} == {
+        f"checkout/{p.relative_to(CHECKOUT).as_posix()}" for p in files
+    }  # every file is a document or a listed skip
+    for item in skipped:
+        assert f"  {item['path']}: {item['reason']}" in out  # each skip printed with its reason
+    reasons = {s["path"].removeprefix("checkout/"): s["reason"] for s in skipped}
+    assert reasons["docs/tutorial/flaskr_login.png"] == BINARY
+    assert reasons["tests/certs/mtls/client/client.key"] == SECRET
+    assert reasons["src/flask/py.typed"] == EMPTY
+    assert reasons["tests/test_apps/cliapp/__init__.py"] == EMPTY
+    assert reasons["server.log"] == IGNORED
+    by_path = {d.path.removeprefix("checkout/"): d for d in documents}
+    assert by_path["docs/make.bat"].language == "batch"
+    assert by_path["tests/certs/valid/server/cert.cnf"].language == "ini"
+    assert by_path["examples/tutorial/flaskr/templates/base.html"].language == "template"
