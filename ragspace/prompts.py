@@ -67,7 +67,7 @@ def passage_block(number: int, source: str, body: str) -> str:
 def defuse_tags(text: str) -> str:
     """`text` with every `<` that opens a passage tag escaped, look-alikes included.
 
-    A model reads fullwidth `＜／passage＞` or a tag split by zero-width characters as the
+    A model reads a fullwidth (U+FF1C) closing tag or a tag split by zero-width characters as the
     real thing, so tags are found in the NFKC form with format characters dropped, and the
     original character standing for the `<` is escaped.
     """
