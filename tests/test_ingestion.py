@@ -21,6 +21,7 @@ from ragspace.worker import IngestOptions, Ingestor
 from tests.fakes.openai_server import (
     FakeOpenAI,
     ScriptedResponse,
+    malformed,
     rate_limited,
     running_fake_openai,
     server_error,
@@ -459,3 +460,27 @@ def test_an_empty_docset_switches_model_at_once(
     assert service.reembed_docset("empty") == 0
     docset = service.get_docset("empty")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type"),
+    [
+        (b"<html><body>Please sign in to the Wi-Fi</body></html>", "text/html"),
+        (b'{"data": [{"index": 0, "embedding": ', "application/json"),  # cut off
+        (b'{"status": "ok"}', "application/json"),  # JSON, but not an embeddings reply
+    ],
+)
+def test_a_malformed_api_reply_fails_the_document_at_once_naming_the_service(
+    store: Store, fake_openai: FakeOpenAI, raw: bytes, content_type: str
+) -> None:
+    openai, ingestor = _openai_ingestor(store, fake_openai, IngestOptions(max_attempts=3))
+    document_id = _openai_document(store, openai)
+    fake_openai.script = [malformed(raw, content_type)] * 3
+    ingestor.process_all()
+    assert len(fake_openai.requests) == 1  # neither the SDK nor the queue retries it
+    document = store.get_document(document_id)
+    assert document.embedding_status == EmbeddingStatus.ERROR
+    message = document.error_message or ""
+    assert "embedding API" in message and "malformed reply" in message, message
+    assert fake_openai.base_url in message and "Internal error" not in message
+    assert [(state, attempts) for _, state, attempts, _ in _jobs(store)] == [("error", 1)]
