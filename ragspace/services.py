@@ -29,7 +29,7 @@ from ragspace.models import (
     SyncReport,
 )
 from ragspace.retrieval import RetrievalMode, Retriever
-from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload
+from ragspace.sources.files import ArchiveLimits, TextBudget, UploadedFile, read_upload
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import JobQueue, Store
 
@@ -150,10 +150,11 @@ class RagspaceService:
         source = self._store.create_source(
             docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
         )
+        budget = TextBudget(self._archive_limits.max_upload_text_bytes)  # for all files
         documents = [
             document
             for f in files
-            for document in read_upload(f, self._max_upload_bytes, self._archive_limits)
+            for document in read_upload(f, self._max_upload_bytes, self._archive_limits, budget)
         ]
         ids = self._store.upsert_documents(docset.id, source.id, documents)
         self._on_new_work()
