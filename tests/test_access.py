@@ -358,3 +358,25 @@ def test_an_added_upload_leaves_gradios_cache(service: RagspaceService, tmp_path
     _handler(demo, "on_upload")("docs", [str(upload)])
     assert [d.path for d in service.list_documents("docs")] == ["guide.md"]
     assert not upload.exists()  # no longer served through /gradio_api/file=
+
+
+def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
+    service: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
+    clients = {}
+    for user, password in [("alice", "s3cret"), ("bob", "pw")]:
+        clients[user] = httpx.Client(base_url=url, timeout=10)
+        signed_in = clients[user].post("/login", data={"username": user, "password": password})
+        assert signed_in.is_success
+    uploaded = clients["alice"].post(
+        "gradio_api/upload", files={"files": ("diary.md", b"# Alice's notes\n")}
+    )
+    [path] = uploaded.json()
+    assert clients["alice"].get(f"gradio_api/file={path}").content == b"# Alice's notes\n"
+    stolen = clients["bob"].get(f"gradio_api/file={path}")
+    assert stolen.status_code == 404 and b"Alice" not in stolen.content
+    by_header = httpx.get(f"{url}gradio_api/file={path}", headers={AUTH_HEADER: "bob:pw"})
+    assert by_header.status_code == 404
+    for client in clients.values():
+        client.close()
