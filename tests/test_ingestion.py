@@ -16,7 +16,7 @@ from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.store import JobQueue, JobResult, Store
+from ragspace.store import JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
 from tests.fakes.openai_server import (
     FakeOpenAI,
@@ -484,3 +484,31 @@ def test_a_malformed_api_reply_fails_the_document_at_once_naming_the_service(
     assert "embedding API" in message and "malformed reply" in message, message
     assert fake_openai.base_url in message and "Internal error" not in message
     assert [(state, attempts) for _, state, attempts, _ in _jobs(store)] == [("error", 1)]
+
+
+class SpyChunker(Chunker):
+    """The real chunker, counting the documents it is asked to split."""
+
+    splits = 0
+
+    def split(self, text: str, language: str, path: str) -> list[ChunkDraft]:
+        self.splits += 1
+        return super().split(text, language, path)
+
+
+def test_text_too_long_for_the_chunk_limit_is_refused_before_chunking(
+    store: Store, embedder: LocalEmbedder
+) -> None:
+    chunker = SpyChunker(100, 100, 0)
+    ingestor = Ingestor(store, chunker, embedder, IngestOptions(max_chunks=5, max_attempts=3))
+    docset = store.create_docset("long", "", embedder.model_id, embedder.dimensions)
+    text = "A line of prose.\n" * 60  # 1,020 characters: more than 5 chunks of 100
+    new = NewDocument(
+        path="long.md", title="long.md", language="markdown", content=text, content_hash="h1"
+    )
+    [document_id] = store.upsert_documents(docset.id, None, [new])
+    ingestor.process_all()
+    document = store.get_document(document_id)
+    assert document.embedding_status == EmbeddingStatus.ERROR
+    assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
+    assert chunker.splits == 0
