@@ -206,6 +206,9 @@ class OpenAIEmbedder:
             response = self._client.embeddings.create(
                 model=self._model, input=batch, dimensions=self._dimensions
             )
+        except (openai.APIResponseValidationError, ValueError, AttributeError, TypeError) as exc:
+            # bad JSON (ValueError), or the SDK's own parsing tripping over non-JSON text
+            raise self._malformed(type(exc).__name__) from None
         except openai.APIStatusError as exc:
             error = (
                 TransientEmbeddingError
@@ -220,18 +223,28 @@ class OpenAIEmbedder:
             raise TransientEmbeddingError(
                 f"The embedding API could not be reached ({type(exc).__name__})."
             ) from None
-        data = sorted(response.data, key=lambda item: item.index)
+        try:  # a proxy or a wrong OPENAI_BASE_URL can answer 200 with HTML or other JSON
+            data = sorted(response.data, key=lambda item: item.index)
+            vectors = np.array([item.embedding for item in data], dtype=np.float32)
+        except (AttributeError, TypeError, ValueError):
+            raise self._malformed("not an embeddings response") from None
         if len(data) != len(batch):
             raise EmbeddingError(
                 f"The embedding API returned {len(data)} vectors for {len(batch)} texts."
             )
-        vectors = np.array([item.embedding for item in data], dtype=np.float32)
-        if vectors.shape[1] != self._dimensions:
+        if vectors.ndim != 2 or vectors.shape[1] != self._dimensions:
             raise EmbeddingError(
                 f"Model {self._model!r} returned {vectors.shape[1]} dimensions, "
                 f"expected {self._dimensions}; check OPENAI_EMBEDDING_DIMENSIONS."
             )
         return _l2_normalise(vectors)
+
+    def _malformed(self, what: str) -> EmbeddingError:
+        """Not retried: the same endpoint will send the same kind of reply again."""
+        return EmbeddingError(
+            f"The embedding API at {self._client.base_url} sent a malformed reply ({what}) "
+            f"for model {self._model!r}; check OPENAI_BASE_URL and any proxy in between."
+        )
 
 
 def _api_error_message(exc: Any) -> str:

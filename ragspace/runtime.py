@@ -61,6 +61,21 @@ def lazy_embedder(settings: Settings) -> LazyEmbedder:
     return LazyEmbedder(lambda: build_embedder(settings), LOCAL_MODEL_ID, LOCAL_DIMENSIONS)
 
 
+def archive_limits(settings: Settings) -> ArchiveLimits:
+    """Upload limits; in character units the chunk limit also caps a document's text."""
+    largest_chunk = max(settings.code_chunk_size, settings.prose_chunk_size)
+    return ArchiveLimits(
+        settings.zip_max_members,
+        settings.zip_max_total_bytes,
+        settings.upload_text_budget_bytes,
+        # a document longer than this splits into more chunks than allowed (a token can
+        # be many characters, so no such bound exists in token units)
+        settings.max_chunks_per_document * largest_chunk
+        if settings.chunk_size_unit == "chars"
+        else None,
+    )
+
+
 def build_chunker(settings: Settings) -> Chunker:
     """The chunker with the configured sizes."""
     return Chunker(
@@ -120,7 +135,7 @@ def build_service(
         answers,
         settings.max_upload_bytes,
         on_new_work,
-        archive_limits=ArchiveLimits(settings.zip_max_members, settings.zip_max_total_bytes),
+        archive_limits=archive_limits(settings),
         syncer=syncer or build_syncer(settings, store),
         read_only=settings.read_only,
     )

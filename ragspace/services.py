@@ -33,7 +33,13 @@ from ragspace.models import (
     SyncReport,
 )
 from ragspace.retrieval import Retriever
-from ragspace.sources.files import ArchiveLimits, UploadedFile, classify_bytes, read_upload
+from ragspace.sources.files import (
+    ArchiveLimits,
+    TextBudget,
+    UploadedFile,
+    classify_bytes,
+    read_upload,
+)
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.sync import SourceSyncer
@@ -156,10 +162,11 @@ class RagspaceService:
         source = self._store.create_source(
             docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
         )
+        budget = TextBudget(self._archive_limits.max_upload_text_bytes)  # for all files
         documents = [
             document
             for f in files
-            for document in read_upload(f, self._max_upload_bytes, self._archive_limits)
+            for document in read_upload(f, self._max_upload_bytes, self._archive_limits, budget)
         ]
         ids = self._store.upsert_documents(docset.id, source.id, documents)
         self._on_new_work()
@@ -211,7 +218,13 @@ class RagspaceService:
         documents: list[NewDocument] = []
         skipped = list(listing.skipped)
         for file in listing.files:
-            found = classify_bytes(file.name, file.data, self._max_upload_bytes, in_tree=True)
+            found = classify_bytes(
+                file.name,
+                file.data,
+                self._max_upload_bytes,
+                in_tree=True,
+                limits=self._archive_limits,
+            )
             if isinstance(found, SkippedItem):
                 skipped.append(found)
             else:

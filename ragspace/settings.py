@@ -137,6 +137,13 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_ZIP_MAX_TOTAL_BYTES"),
         description="Largest total uncompressed size of one .zip archive (zip-bomb guard).",
     )
+    upload_text_budget_bytes: int = Field(
+        default=64 * 1024 * 1024,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES"),
+        description="Most bytes all files of one upload may read, archives decompressed; "
+        "files past it are refused unread.",
+    )
     github_token: SecretStr | None = Field(
         default=None,
         validation_alias=AliasChoices("GITHUB_TOKEN"),

@@ -136,6 +136,7 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
+        self._check_length(job)
         chunks = self._chunker.split(job.content, job.language, job.path)
         if not chunks:
             raise RagspaceError(f"{job.path} has no text to index.")
@@ -156,6 +157,19 @@ class Ingestor:
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
+
+    def _check_length(self, job: ClaimedJob) -> None:
+        """Refuse, before chunking it, text too long for the chunk limit (character units)."""
+        if self._chunker.unit != "chars":  # a token can be many characters: no such bound
+            return
+        largest = max(self._chunker.code_chunk_size, self._chunker.prose_chunk_size)
+        bound = self._options.max_chunks * largest
+        if len(job.content) > bound:
+            raise RagspaceError(
+                f"{job.path} has {len(job.content):,} characters of text; at most {bound:,} fit "
+                f"{self._options.max_chunks:,} chunks per document "
+                "(RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). Split the file or raise the limit."
+            )
 
     def _embeddable(self, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft], list[str]]:
         """Texts within the embedder's input limit; cut ones carry a note in their metadata."""

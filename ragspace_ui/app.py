@@ -17,6 +17,7 @@ from ragspace_ui.status_tab import ALL, build_status_tab
 CSS = """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
+UPLOAD_CACHE_SWEEP = (600, 1800)  # every 10 min, delete cached files older than 30 min
 READ_ONLY_BANNER = (
     "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "
     "adding sources are turned off here."
@@ -28,7 +29,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
 
     `credentials` (RAGSPACE_AUTH) let MCP callers in: Gradio's login page does not guard MCP.
     """
-    demo = gr.Blocks(title="RAGSpace")
+    # uploads wait in Gradio's cache only until they are added; sweep any left behind
+    demo = gr.Blocks(title="RAGSpace", delete_cache=UPLOAD_CACHE_SWEEP)
     with demo:
         register_mcp_tools(service, credentials)
         tools = set(demo.fns)

@@ -106,6 +106,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         name = _required(docset)
         uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
         documents = service.add_files(name, uploads)
+        for p in paths or []:  # added: the copy in Gradio's cache must not be served any more
+            Path(p).unlink(missing_ok=True)
         lines = [
             f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background "
             "(follow it in the Embedding status tab):"

@@ -11,6 +11,7 @@ from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
+from ragspace_ui.guard import guard_middleware
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,8 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "max_file_size": settings.max_upload_bytes,
         "show_error": False,
         "css": CSS,
+        # refuses anonymous clients (logins on) and uploads (read-only) before any route
+        "app_kwargs": {"middleware": guard_middleware(credentials, settings.read_only)},
     }
 
 

@@ -139,10 +139,15 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
 
     apps: list[Any] = []
 
-    def launch(service: RagspaceService, credentials: Credentials | None = None) -> str:
+    def launch(
+        service: RagspaceService,
+        credentials: Credentials | None = None,
+        settings_override: Settings | None = None,
+    ) -> str:
         demo = build_ui(service, credentials)
         apps.append(demo)
-        return launch_on_localhost(demo, **launch_options(settings, credentials))
+        options = launch_options(settings_override or settings, credentials)
+        return launch_on_localhost(demo, **options)
 
     yield launch
     for demo in apps:

@@ -22,7 +22,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from ragspace_ui.app import READ_ONLY_BANNER, build_ui
+from ragspace_ui.app import READ_ONLY_BANNER, UPLOAD_CACHE_SWEEP, build_ui
 from ragspace_ui.mcp_tools import READ_TOOLS
 from tests.test_mcp import call, error_text, result_json, with_mcp
 
@@ -270,13 +270,113 @@ def test_login_is_required_for_the_app_its_api_and_mcp(
     hits = json.loads(client.predict("soft cloth", None, 3, api_name="/search"))
     assert hits[0]["path"] == "guide.md"
 
-    # Gradio's login does not guard MCP; the tools ask for the header themselves
-    for headers in [None, {AUTH_HEADER: "alice:wrong"}, {AUTH_HEADER: "mallory:s3cret"}]:
-        message = error_text(call(url, "search", {"query": "soft cloth"}, headers))
-        assert "requires a login" in message and AUTH_HEADER in message
-        assert "Unknown tool" in error_text(call(url, "nonexistent", {}, headers))
-    assert "requires a login" in error_text(call(url, "create_docset", {"name": "x"}))
+    # Gradio's login does not guard MCP; the guard in front of it asks for the header
+    for headers in [{}, {AUTH_HEADER: "alice:wrong"}, {AUTH_HEADER: "mallory:s3cret"}]:
+        refused = httpx.post(
+            f"{url}gradio_api/mcp/", json=TOOLS_LIST, headers={**MCP_HEADERS, **headers}
+        )
+        assert refused.status_code == 401 and "requires a login" in refused.text
     assert [d.name for d in service.list_docsets()] == ["docs"]
     good = {AUTH_HEADER: "alice:s3cret"}
     assert result_json(call(url, "search", {"query": "soft cloth"}, good))[0]["path"] == "guide.md"
     assert result_json(call(url, "create_docset", {"name": "x"}, good))["name"] == "x"
+
+
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
+
+
+def test_with_logins_on_only_the_login_page_answers_an_anonymous_client(
+    service: RagspaceService, launch_app: Callable[..., str], tmp_path: Path
+) -> None:
+    url = launch_app(service, parse_auth(SecretStr("alice:s3cret")))
+    secret = tmp_path / "notes.md"
+    secret.write_text("# Notes\n")
+    requests: list[tuple[str, str, dict[str, Any]]] = [
+        ("POST", "gradio_api/mcp/", {"json": TOOLS_LIST, "headers": MCP_HEADERS}),
+        ("GET", "gradio_api/mcp/schema", {}),
+        ("POST", "gradio_api/cancel", {"json": {"session_hash": "x", "fn_index": 0}}),
+        ("POST", "gradio_api/reset", {"json": {"session_hash": "x", "fn_index": 0}}),
+        ("POST", "gradio_api/upload", {"files": {"files": ("a.md", b"# A\n")}}),
+        ("GET", f"gradio_api/file={secret}", {}),
+        ("GET", "gradio_api/info", {}),
+        ("GET", "gradio_api/heartbeat/x", {}),
+        ("GET", "monitoring/x", {}),
+        ("GET", "gradio_api/run-history/buckets", {}),
+    ]
+    with httpx.Client(base_url=url, timeout=10) as anonymous:
+        assert anonymous.get("/").status_code == 200  # the login page itself
+        for method, path, options in requests:
+            answer = anonymous.request(method, path, **options)
+            assert answer.status_code == 401, (path, answer.status_code, answer.text[:200])
+            assert "requires a login" in answer.text, path
+    with httpx.Client(base_url=url, timeout=10) as user:  # a signed-in browser gets through
+        assert user.post("/login", data={"username": "alice", "password": "s3cret"}).is_success
+        assert user.get("gradio_api/mcp/schema").status_code == 200
+        uploaded = user.post("gradio_api/upload", files={"files": ("a.md", b"# A\n")})
+        assert uploaded.status_code == 200 and uploaded.json()[0].endswith("a.md")
+    listed = httpx.post(
+        f"{url}gradio_api/mcp/",
+        json=TOOLS_LIST,
+        headers={**MCP_HEADERS, AUTH_HEADER: "alice:s3cret"},
+        timeout=10,
+    )
+    assert listed.status_code != 401 and "search" in listed.text
+
+
+def _upload_answer(url: str) -> httpx.Response:
+    return httpx.post(
+        f"{url}gradio_api/upload", files={"files": ("big.md", b"# Big\n" * 1000)}, timeout=10
+    )
+
+
+def test_read_only_refuses_uploads_before_they_reach_the_disk(
+    read_only: RagspaceService,
+    service: RagspaceService,
+    launch_app: Callable[..., str],
+    settings: Settings,
+) -> None:
+    writable = _upload_answer(launch_app(service))
+    assert writable.status_code == 200  # the route Gradio opens for its File component
+    stored = Path(writable.json()[0])
+    assert stored.read_bytes() == b"# Big\n" * 1000
+    cache = stored.parent.parent
+    before = sorted(cache.rglob("*"))
+    refused = _upload_answer(
+        launch_app(read_only, settings_override=settings.model_copy(update={"read_only": True}))
+    )
+    assert refused.status_code == 403 and "read-only" in refused.text
+    assert sorted(cache.rglob("*")) == before  # nothing new in Gradio's upload cache
+
+
+def test_an_added_upload_leaves_gradios_cache(service: RagspaceService, tmp_path: Path) -> None:
+    service.create_docset("docs")
+    upload = tmp_path / "guide.md"
+    upload.write_bytes(GUIDE)
+    demo = build_ui(service)
+    assert demo.delete_cache == UPLOAD_CACHE_SWEEP  # leftovers are swept too
+    _handler(demo, "on_upload")("docs", [str(upload)])
+    assert [d.path for d in service.list_documents("docs")] == ["guide.md"]
+    assert not upload.exists()  # no longer served through /gradio_api/file=
+
+
+def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
+    service: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
+    clients = {}
+    for user, password in [("alice", "s3cret"), ("bob", "pw")]:
+        clients[user] = httpx.Client(base_url=url, timeout=10)
+        signed_in = clients[user].post("/login", data={"username": user, "password": password})
+        assert signed_in.is_success
+    uploaded = clients["alice"].post(
+        "gradio_api/upload", files={"files": ("diary.md", b"# Alice's notes\n")}
+    )
+    [path] = uploaded.json()
+    assert clients["alice"].get(f"gradio_api/file={path}").content == b"# Alice's notes\n"
+    stolen = clients["bob"].get(f"gradio_api/file={path}")
+    assert stolen.status_code == 404 and b"Alice" not in stolen.content
+    by_header = httpx.get(f"{url}gradio_api/file={path}", headers={AUTH_HEADER: "bob:pw"})
+    assert by_header.status_code == 404
+    for client in clients.values():
+        client.close()

@@ -12,6 +12,7 @@ from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
 from ragspace.answering.rerank import Reranker, parse_ranking
 from ragspace.embeddings import LocalEmbedder
+from ragspace.errors import LLMError
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -191,3 +192,23 @@ def test_chat_model_failure_shows_passages_instead(
     assert "answered 500" in answer.text
     assert answer.citations and answer.citations[0].path == "deployment-guide.md"
     assert "sk-chat-secret" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type"),
+    [
+        (b"<html>502 Bad Gateway</html>", "text/html"),
+        (b'{"choices": [{"index": 0, "message": ', "application/json"),
+        (b'{"status": "ok"}', "application/json"),
+    ],
+)
+def test_a_malformed_chat_reply_is_a_clear_error_naming_the_service(
+    fake_chat: FakeChat, raw: bytes, content_type: str
+) -> None:
+    fake_chat.raw = (raw, content_type)
+    model = OpenAIChatModel("sk-chat-secret", "gpt-test", fake_chat.base_url, max_retries=2)
+    with pytest.raises(LLMError) as caught:
+        model.complete([{"role": "user", "content": "hi"}])
+    assert "chat API" in str(caught.value) and "malformed reply" in str(caught.value)
+    assert fake_chat.base_url in str(caught.value)
+    assert len(fake_chat.requests) == 1  # not retried

@@ -198,7 +198,7 @@ UPLOADS = {
     "too-many-chunks": Upload(
         [UploadedFile("manual.md", LONG_PROSE.encode())],
         "manual.md",
-        f"the limit is {MAX_CHUNKS:,} per document",
+        "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT",
     ),
     "corrupt-pdf": Upload(
         [UploadedFile("broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage")],
@@ -695,3 +695,66 @@ def test_github_repository_limits_are_source_errors(
         service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     assert message in str(caught.value)
     finish(service, docset, corpus_ingestor)
+
+
+def _stored_text(store: Store, docset: str) -> dict[str, int]:
+    """Characters of text stored per document path."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select d.path, length(d.content) from documents d join docsets s"
+            " on s.id = d.docset_id where s.name = %s",
+            (docset,),
+        ).fetchall()
+    return {str(path): int(length) for path, length in rows}
+
+
+def test_an_upload_has_one_text_budget_counted_while_decompressing(
+    corpus_store: Store, embedder: LocalEmbedder, corpus_settings: Settings
+) -> None:
+    # each member is under the file cap and the archive's declared total is under its cap,
+    # but together they are more text than one upload may bring
+    limits = {"upload_text_budget_bytes": 150 * 1024, "max_chunks_per_document": 10_000}
+    service, docset = make_service(
+        corpus_store, embedder, corpus_settings.model_copy(update=limits)
+    )
+    members = {f"part{i}.txt": (f"part {i} " * 12_000).encode()[:80_000] for i in range(3)}
+    bomb = _zip(members)
+    assert len(bomb) < 10_000
+    documents = {d.path: d for d in service.add_files(docset, [UploadedFile("parts.zip", bomb)])}
+    statuses = [documents[f"parts.zip/part{i}.txt"].embedding_status for i in range(3)]
+    assert statuses == ["pending", "error", "error"]
+    message = documents["parts.zip/part1.txt"].error_message or ""
+    assert "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in message
+    stored = _stored_text(corpus_store, docset)
+    assert stored["parts.zip/part0.txt"] == 80_000
+    assert stored["parts.zip/part1.txt"] == stored["parts.zip/part2.txt"] == 0
+    # the budget is per upload: the next upload starts afresh
+    [again] = service.add_files(docset, [UploadedFile("again.txt", members["part0.txt"])])
+    assert again.embedding_status == "pending"
+
+
+def test_a_document_over_the_chunk_limit_stores_no_text(
+    corpus_store: Store, embedder: LocalEmbedder, corpus_settings: Settings
+) -> None:
+    service, docset = make_service(corpus_store, embedder, corpus_settings)
+    long_text = ("A sentence of prose that goes on. " * 4000).encode()[:120_000]
+    [document] = service.add_files(docset, [UploadedFile("long.md", long_text)])
+    assert document.embedding_status == "error"  # refused before any chunking
+    assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
+    assert _stored_text(corpus_store, docset)["long.md"] == 0
+
+
+def test_an_exception_while_extracting_fails_that_file_alone(
+    corpus_store: Store,
+    embedder: LocalEmbedder,
+    corpus_settings: Settings,
+    corpus_ingestor: Ingestor,
+) -> None:
+    service, docset = make_service(corpus_store, embedder, corpus_settings)
+    deep = b'{"cells": ' + b"[" * 60_000 + b"]" * 60_000 + b"}"  # under the size cap
+    sibling = UploadedFile("sibling.md", b"# Sibling\n\nStill added.\n")
+    service.add_files(docset, [UploadedFile("deep.ipynb", deep), sibling])
+    documents = finish(service, docset, corpus_ingestor)
+    assert documents["deep.ipynb"].embedding_status == "error"
+    assert "nested too deeply" in (documents["deep.ipynb"].error_message or "")
+    assert documents["sibling.md"].embedding_status == "done"

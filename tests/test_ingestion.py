@@ -16,12 +16,13 @@ from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.store import JobQueue, JobResult, Store
+from ragspace.store import JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
 from ragspace_ui.status_tab import chosen_ids, status_view
 from tests.fakes.openai_server import (
     FakeOpenAI,
     ScriptedResponse,
+    malformed,
     rate_limited,
     running_fake_openai,
     server_error,
@@ -459,3 +460,55 @@ def test_an_empty_docset_switches_model_at_once(
     assert service.reembed_docset("empty") == 0
     docset = service.get_docset("empty")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type"),
+    [
+        (b"<html><body>Please sign in to the Wi-Fi</body></html>", "text/html"),
+        (b'{"data": [{"index": 0, "embedding": ', "application/json"),  # cut off
+        (b'{"status": "ok"}', "application/json"),  # JSON, but not an embeddings reply
+    ],
+)
+def test_a_malformed_api_reply_fails_the_document_at_once_naming_the_service(
+    store: Store, fake_openai: FakeOpenAI, raw: bytes, content_type: str
+) -> None:
+    openai, ingestor = _openai_ingestor(store, fake_openai, IngestOptions(max_attempts=3))
+    document_id = _openai_document(store, openai)
+    fake_openai.script = [malformed(raw, content_type)] * 3
+    ingestor.process_all()
+    assert len(fake_openai.requests) == 1  # neither the SDK nor the queue retries it
+    document = store.get_document(document_id)
+    assert document.embedding_status == EmbeddingStatus.ERROR
+    message = document.error_message or ""
+    assert "embedding API" in message and "malformed reply" in message, message
+    assert fake_openai.base_url in message and "Internal error" not in message
+    assert [(state, attempts) for _, state, attempts, _ in _jobs(store)] == [("error", 1)]
+
+
+class SpyChunker(Chunker):
+    """The real chunker, counting the documents it is asked to split."""
+
+    splits = 0
+
+    def split(self, text: str, language: str, path: str) -> list[ChunkDraft]:
+        self.splits += 1
+        return super().split(text, language, path)
+
+
+def test_text_too_long_for_the_chunk_limit_is_refused_before_chunking(
+    store: Store, embedder: LocalEmbedder
+) -> None:
+    chunker = SpyChunker(100, 100, 0)
+    ingestor = Ingestor(store, chunker, embedder, IngestOptions(max_chunks=5, max_attempts=3))
+    docset = store.create_docset("long", "", embedder.model_id, embedder.dimensions)
+    text = "A line of prose.\n" * 60  # 1,020 characters: more than 5 chunks of 100
+    new = NewDocument(
+        path="long.md", title="long.md", language="markdown", content=text, content_hash="h1"
+    )
+    [document_id] = store.upsert_documents(docset.id, None, [new])
+    ingestor.process_all()
+    document = store.get_document(document_id)
+    assert document.embedding_status == EmbeddingStatus.ERROR
+    assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
+    assert chunker.splits == 0

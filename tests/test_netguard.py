@@ -84,6 +84,8 @@ def site() -> Iterator[DocsSite]:
         ("::", "unspecified"),
         ("fe80::1", "link-local"),
         ("fc00::1", "private"),
+        ("fec0::1", "site-local"),
+        ("feff:ffff::1", "site-local"),
         ("fd00:ec2::254", "cloud metadata"),
         ("ff02::1", "multicast"),
         ("::ffff:127.0.0.1", "loopback"),

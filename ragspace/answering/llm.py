@@ -50,11 +50,26 @@ class OpenAIChatModel:
             response = client.chat.completions.create(
                 model=self.model, messages=_sdk_messages(messages), temperature=0
             )
+        except (openai.APIResponseValidationError, ValueError, AttributeError, TypeError) as exc:
+            # bad JSON (ValueError), or the SDK's own parsing tripping over non-JSON text
+            raise self._malformed(type(exc).__name__) from None
         except openai.APIError as exc:
             raise _llm_error(exc, self.model) from None
-        if not response.choices:
-            raise LLMError(f"The chat model {self.model!r} returned no answer.")
-        return response.choices[0].message.content or ""
+        try:  # a proxy or a wrong OPENAI_BASE_URL can answer 200 with HTML or other JSON
+            choices = response.choices
+            if choices is None or not isinstance(choices, list):
+                raise AttributeError("choices")
+            if not choices:
+                raise LLMError(f"The chat model {self.model!r} returned no answer.")
+            return str(choices[0].message.content or "")
+        except (AttributeError, TypeError, IndexError):
+            raise self._malformed("not a chat completion") from None
+
+    def _malformed(self, what: str) -> LLMError:
+        return LLMError(
+            f"The chat API at {self._client.base_url} sent a malformed reply ({what}) for "
+            f"model {self.model!r}; check OPENAI_BASE_URL and any proxy in between."
+        )
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
         """See `ChatModel.stream`."""
@@ -67,6 +82,8 @@ class OpenAIChatModel:
             for event in events:
                 if event.choices and event.choices[0].delta.content:
                     yield event.choices[0].delta.content
+        except (openai.APIResponseValidationError, ValueError, AttributeError, TypeError) as exc:
+            raise self._malformed(type(exc).__name__) from None
         except openai.APIError as exc:
             raise _llm_error(exc, self.model) from None
 

@@ -2,6 +2,7 @@
 
 import html
 import re
+import unicodedata
 
 ANSWER_SYSTEM = """\
 You answer questions about a user's documents and code using only the numbered \
@@ -53,16 +54,35 @@ PASSAGE = """<passage number="{number}" source="{source}">
 {body}
 </passage>"""
 
-_PASSAGE_TAG = re.compile(r"<(\s*/?\s*passage)", re.IGNORECASE)
+_PASSAGE_TAG = re.compile(r"<\s*/?\s*passage", re.IGNORECASE)
 
 
 def passage_block(number: int, source: str, body: str) -> str:
     """One passage wrapped as data: its text can neither close nor forge a passage tag."""
     return PASSAGE.format(
-        number=number,
-        source=html.escape(source, quote=True),
-        body=_PASSAGE_TAG.sub(r"&lt;\1", body),
+        number=number, source=html.escape(source, quote=True), body=defuse_tags(body)
     )
+
+
+def defuse_tags(text: str) -> str:
+    """`text` with every `<` that opens a passage tag escaped, look-alikes included.
+
+    A model reads a fullwidth (U+FF1C) closing tag or a tag split by zero-width characters as the
+    real thing, so tags are found in the NFKC form with format characters dropped, and the
+    original character standing for the `<` is escaped.
+    """
+    if text.isascii():
+        return _PASSAGE_TAG.sub(lambda m: "&lt;" + m.group()[1:], text)
+    folded: list[str] = []
+    origin: list[int] = []  # index in `text` of each character of `folded`
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cf":  # zero-width spaces, joiners, bidi marks
+            continue
+        for part in unicodedata.normalize("NFKC", char):
+            folded.append(part)
+            origin.append(index)
+    opens = {origin[m.start()] for m in _PASSAGE_TAG.finditer("".join(folded))}
+    return "".join("&lt;" if i in opens else char for i, char in enumerate(text))
 
 
 # Answer grading (`ragspace eval`): a fixed rubric, so scores compare across runs.

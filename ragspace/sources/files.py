@@ -24,19 +24,52 @@ class ArchiveLimits:
 
     max_members: int = 2000
     max_total_bytes: int = 200 * 1024 * 1024
+    # all files of one upload together, archive members decompressed: counted while reading
+    max_upload_text_bytes: int = 64 * 1024 * 1024
+    # longer text cannot fit the chunk limit; refused before chunking, and stores no text
+    max_document_chars: int | None = None
+
+
+class TextBudget:
+    """Bytes an upload may still read (decompress); shared by all files of the upload."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.remaining = total
+
+    def take(self, size: int) -> bool:
+        """Spend `size` bytes; False (nothing spent) when that is more than remains."""
+        if size > self.remaining:
+            return False
+        self.remaining -= size
+        return True
+
+    def refusal(self, path: str) -> str:
+        """Why `path` was not read."""
+        return (
+            f"{path} was not read: this upload's files together exceed {self.total:,} bytes "
+            "of text (RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES). Upload fewer or smaller files."
+        )
 
 
 def read_upload(
-    upload: UploadedFile, max_bytes: int, limits: ArchiveLimits | None = None
+    upload: UploadedFile,
+    max_bytes: int,
+    limits: ArchiveLimits | None = None,
+    budget: TextBudget | None = None,
 ) -> list[NewDocument]:
     """Documents of an upload: one per file, or one per member of a .zip archive."""
+    limits = limits or ArchiveLimits()
+    budget = budget or TextBudget(limits.max_upload_text_bytes)
     path = upload_path(upload.name)
     if PurePosixPath(path).suffix.lower() != ".zip":
-        return [document_from_bytes(path, upload.data, max_bytes)]
+        if len(upload.data) <= max_bytes and not budget.take(len(upload.data)):
+            return [error_document(path, upload.data, budget.refusal(path))]
+        return [document_from_bytes(path, upload.data, max_bytes, None, limits)]
     if len(upload.data) > max_bytes:
         message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
         return [error_document(path, upload.data, message)]
-    return read_zip(path, upload.data, max_bytes, limits or ArchiveLimits())
+    return read_zip(path, upload.data, max_bytes, limits, budget)
 
 
 def upload_path(name: str) -> str:
@@ -49,14 +82,18 @@ def upload_path(name: str) -> str:
 
 
 def document_from_bytes(
-    path: str, data: bytes, max_bytes: int, cite: dict[str, Any] | None = None
+    path: str,
+    data: bytes,
+    max_bytes: int,
+    cite: dict[str, Any] | None = None,
+    limits: ArchiveLimits | None = None,
 ) -> NewDocument:
     """A pending document with the file's text, or an `error` document saying why not."""
     if len(data) > max_bytes:
         return error_document(
             path, data, f"File is {len(data):,} bytes; the limit is {max_bytes:,}."
         )
-    found = classify_bytes(path, data, max_bytes, cite)
+    found = classify_bytes(path, data, max_bytes, cite, limits=limits)
     if not isinstance(found, SkippedItem):
         return found
     if found.reason in (BINARY, NOT_UTF8):  # the decoder's message names the byte and a fix
@@ -74,6 +111,7 @@ def classify_bytes(
     max_bytes: int,
     cite: dict[str, Any] | None = None,
     in_tree: bool = False,
+    limits: ArchiveLimits | None = None,
 ) -> NewDocument | SkippedItem:
     """The shared classification: a document (pending, or error when unreadable) or a skip."""
     if len(data) > max_bytes:
@@ -85,6 +123,18 @@ def classify_bytes(
         extracted = extract(path, data, in_tree=in_tree)
     except SourceError as exc:
         return error_document(path, data, str(exc))
+    except RecursionError:
+        return error_document(path, data, f"{path} is nested too deeply to be read.")
+    except Exception as exc:  # one hostile file fails alone; its siblings are still added
+        return error_document(path, data, f"{path} could not be read ({type(exc).__name__}).")
+    limit = limits.max_document_chars if limits else None
+    if limit is not None and len(extracted.text) > limit:
+        return error_document(
+            path,
+            data,
+            f"{path} has {len(extracted.text):,} characters of text; at most {limit:,} fit "
+            "the chunk limit (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). Split the file.",
+        )
     metadata = {**extracted.metadata, "cite": cite or {}}
     return NewDocument(
         path=path,
@@ -108,7 +158,13 @@ def error_document(path: str, data: bytes, message: str) -> NewDocument:
     )
 
 
-def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> list[NewDocument]:
+def read_zip(
+    name: str,
+    data: bytes,
+    max_bytes: int,
+    limits: ArchiveLimits,
+    budget: TextBudget | None = None,
+) -> list[NewDocument]:
     """One document per archive member, path `archive.zip/inner/path`; unsafe members refused."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -130,11 +186,17 @@ def read_zip(name: str, data: bytes, max_bytes: int, limits: ArchiveLimits) -> l
             return [error_document(name, data, problem)]
         # the declared total is a real bound: zipfile never yields more than a member's
         # declared size (it stops there and checks the CRC), so a lying header only fails
-        return [_member(archive, info, name, max_bytes) for info in members]
+        budget = budget or TextBudget(limits.max_upload_text_bytes)
+        return [_member(archive, info, name, max_bytes, limits, budget) for info in members]
 
 
 def _member(
-    archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, max_bytes: int
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    name: str,
+    max_bytes: int,
+    limits: ArchiveLimits,
+    budget: TextBudget,
 ) -> NewDocument:
     inner = info.filename.replace("\\", "/")
     parts = PurePosixPath(inner).parts
@@ -147,13 +209,18 @@ def _member(
         return error_document(path, b"", f"{inner} inside {name} is encrypted.")
     if PurePosixPath(inner).suffix.lower() == ".zip":
         return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
+    if info.file_size > budget.remaining:  # the header's size is a bound (see read_zip)
+        return error_document(path, b"", budget.refusal(path))
     try:
         with archive.open(info) as handle:
-            data = handle.read(max_bytes + 1)  # never read past the cap
+            # never decompress past the cap or what is left of the upload's budget
+            data = handle.read(min(max_bytes, budget.remaining) + 1)
     except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, zlib.error) as exc:
         return error_document(path, b"", f"{inner} inside {name} cannot be read ({exc}).")
     if len(data) > max_bytes:
         return error_document(
             path, b"", f"{inner} inside {name} is larger than the limit of {max_bytes:,} bytes."
         )
-    return document_from_bytes(path, data, max_bytes)
+    if not budget.take(len(data)):
+        return error_document(path, b"", budget.refusal(path))
+    return document_from_bytes(path, data, max_bytes, None, limits)

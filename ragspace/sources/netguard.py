@@ -57,6 +57,7 @@ def blocked_reason(address: IPAddress) -> str | None:
         (address.is_unspecified, "an unspecified address"),
         (address.is_loopback, "a loopback address"),
         (address.is_link_local, "a link-local address"),
+        (getattr(address, "is_site_local", False), "a site-local address"),  # fec0::/10
         (address.is_multicast, "a multicast address"),
         (address.is_reserved, "a reserved address"),
         (address.is_private, "a private address"),

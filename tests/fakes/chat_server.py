@@ -24,6 +24,7 @@ class FakeChat:
     piece_delay: float = 0.0
     status: int = 200
     error_message: str = "Server error"
+    raw: tuple[bytes, str] | None = None  # (body, content type) sent instead of a reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
 
@@ -74,7 +75,9 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
             fake.requests.append(body)
             time.sleep(fake.delay)
-            if fake.status != 200:
+            if fake.raw is not None:
+                self._raw(*fake.raw)
+            elif fake.status != 200:
                 self._json(
                     fake.status, {"error": {"message": fake.error_message, "type": "server_error"}}
                 )
@@ -82,6 +85,13 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
                 self._stream(body["model"], fake.reply(body))
             else:
                 self._json(200, _completion(body["model"], fake.reply(body)))
+
+        def _raw(self, data: bytes, content_type: str) -> None:
+            self.send_response(200)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _json(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()

@@ -21,6 +21,13 @@ class ScriptedResponse:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     delay_seconds: float = 0.0  # wait this long before answering (timeouts)
+    raw: bytes | None = None  # sent instead of `body` as JSON (malformed replies)
+    content_type: str = "application/json"
+
+
+def malformed(raw: bytes, content_type: str) -> ScriptedResponse:
+    """A 200 whose body is not an embeddings response (a captive portal, a wrong base URL)."""
+    return ScriptedResponse(200, {}, raw=raw, content_type=content_type)
 
 
 def rate_limited(retry_after: str = "0") -> ScriptedResponse:
@@ -104,9 +111,9 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             else:
                 reply = fake.respond(body)
             time.sleep(reply.delay_seconds)
-            payload = json.dumps(reply.body).encode()
+            payload = json.dumps(reply.body).encode() if reply.raw is None else reply.raw
             self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
+            self.send_header("content-type", reply.content_type)
             self.send_header("content-length", str(len(payload)))
             for name, value in reply.headers.items():
                 self.send_header(name, value)

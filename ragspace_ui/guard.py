@@ -1,0 +1,167 @@
+"""An ASGI middleware in front of every Gradio route: logins and read-only uploads.
+
+Gradio's login guards the page, /config and the event routes, but not MCP, /cancel, /reset
+or the upload route; in read-only mode its upload route still writes files to disk. This
+middleware decides before any route (or the body of an upload) is touched.
+"""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ragspace.access import AUTH_HEADER, Credentials
+
+# what the login page itself needs before anyone has signed in
+_OPEN_PATHS = frozenset(
+    {
+        "/",
+        "/login",
+        "/login/",
+        "/logout",
+        "/config",  # answers 401 by itself; the page shows the login form on it
+        "/config/",
+        "/favicon.ico",
+        "/theme.css",
+        "/robots.txt",
+        "/manifest.json",
+        "/gradio_api/theme.css",
+        "/gradio_api/login_check",
+        "/gradio_api/login_check/",
+        "/gradio_api/app_id",
+        "/gradio_api/app_id/",
+        "/gradio_api/startup-events",
+    }
+)
+_OPEN_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
+_FILE_ROUTE = "/gradio_api/file="
+_UPLOAD_PATHS = frozenset({"/gradio_api/upload", "/gradio_api/upload/", "/upload", "/upload/"})
+
+
+@dataclass(frozen=True)
+class GuardRules:
+    """Who may reach what: `credentials` for logins, `read_only` for uploads."""
+
+    credentials: Credentials | None
+    read_only: bool
+
+
+class AccessGuard:
+    """Refuses anonymous clients (logins on) and every upload (read-only) with a JSON error."""
+
+    def __init__(self, app: ASGIApp, rules: GuardRules) -> None:
+        self._app = app
+        self._rules = rules
+        self._owners: dict[str, str] = {}  # uploaded file (resolved path) -> account
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on, or answer 401/403 without reading its body."""
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        path = _path(scope)
+        if self._rules.read_only and path in _UPLOAD_PATHS:
+            await _refuse(send, 403, "This RAGSpace is read-only: uploads are turned off.")
+            return
+        if (
+            self._rules.credentials is None
+            or path in _OPEN_PATHS
+            or path.startswith(_OPEN_PREFIXES)
+        ):
+            await self._app(scope, receive, send)
+            return
+        user = self._user(scope)
+        if user is None:
+            await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
+        elif path.startswith(_FILE_ROUTE) and self._owner(path) not in (None, user):
+            await _refuse(send, 404, "No such file.")  # another account's upload
+        elif path in _UPLOAD_PATHS:
+            await self._app(scope, receive, self._recording_owner(send, user))
+        else:
+            await self._app(scope, receive, send)
+
+    def _user(self, scope: Scope) -> str | None:
+        """The signed-in account: the MCP header's user, or the owner of a session cookie."""
+        headers: dict[str, str] = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+        }
+        credentials = self._rules.credentials
+        header = headers.get(AUTH_HEADER.lower())
+        if credentials is not None and header and credentials.verify_header(header):
+            return header.split(":", 1)[0]
+        return _cookie_user(scope["app"], headers.get("cookie", ""))
+
+    def _owner(self, path: str) -> str | None:
+        return self._owners.get(_resolved(path[len(_FILE_ROUTE) :]))
+
+    def _recording_owner(self, send: Send, user: str) -> Send:
+        """Wraps `send`: the paths an upload answers with are recorded as `user`'s."""
+        body: list[bytes] = []
+        status = [0]
+
+        async def recording(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+            elif message["type"] == "http.response.body" and status[0] == 200:
+                body.append(bytes(message.get("body", b"")))
+                if not message.get("more_body", False):
+                    self._record(b"".join(body), user)
+            await send(message)
+
+        return recording
+
+    def _record(self, body: bytes, user: str) -> None:
+        try:
+            paths = json.loads(body)
+        except ValueError:
+            return
+        for path in paths if isinstance(paths, list) else []:
+            if isinstance(path, str):
+                self._owners[_resolved(path)] = user
+
+
+def _path(scope: Scope) -> str:
+    root = str(scope.get("root_path", ""))
+    path = str(scope["path"])
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _resolved(path: str) -> str:
+    return str(Path(path).resolve())
+
+
+def _cookie_user(app: Any, cookie_header: str) -> str | None:
+    """The account of a session token Gradio's /login handed out, if a cookie holds one."""
+    cookie_id = getattr(app, "cookie_id", None)
+    tokens: dict[str, str] = getattr(app, "tokens", {})
+    names = {f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"}
+    for part in cookie_header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name in names and value in tokens:
+            return str(tokens[value])
+    return None
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"detail": message, "error": message}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard_middleware(credentials: Credentials | None, read_only: bool) -> list[Middleware]:
+    """`app_kwargs["middleware"]` for `Blocks.launch`: nothing when there is nothing to guard."""
+    if credentials is None and not read_only:
+        return []
+    return [Middleware(AccessGuard, rules=GuardRules(credentials, read_only))]
