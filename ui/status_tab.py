@@ -6,6 +6,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus
 from ragspace.services import RagspaceService
 from ui.errors import user_errors
@@ -112,6 +113,11 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
     return StatusView(notice, summary, rows, choices, status_chart(documents))
 
 
+def database_notice(problem: str) -> str:
+    """The banner shown instead of fresh figures while the database is down."""
+    return f"⛔ **Database unavailable** — {problem}"
+
+
 def build_status_tab(service: RagspaceService) -> StatusTab:
     """Lay out the status tab; the table refreshes every few seconds."""
     with gr.Row():
@@ -153,7 +159,10 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
-        view = status_view(service, docset, status)
+        try:
+            view = status_view(service, docset, status)
+        except DatabaseUnavailableError as exc:  # keep the last table; say why it is stale
+            return database_notice(str(exc)), gr.update(), gr.update(), gr.update(), gr.update()
         kept = [c for c in chosen or [] if c in view.choices]
         picker = gr.update(choices=view.choices, value=kept)
         return view.notice, view.summary, view.rows, view.chart, picker
