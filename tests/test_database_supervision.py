@@ -23,6 +23,7 @@ from ragspace.runtime import Runtime, open_runtime
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
+from ui.status_tab import status_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = 10
@@ -107,6 +108,8 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             assert time.monotonic() - started < settings.db_timeout_seconds
             assert "database is unavailable" in str(caught.value)
             assert "retrying" in str(caught.value)
+            banner = status_outputs(service, None, None, None)[0]
+            assert "Database unavailable" in banner and "retrying" in banner
 
             wait_for(lambda: runtime.database.restarts >= 1, "the supervisor to restart Postgres")
             wait_for(lambda: service.database_problem() is None, "the database to be reachable")
@@ -155,6 +158,7 @@ _HOLDER = """
 import sys, time
 from pathlib import Path
 from ragspace.store.database import EmbeddedPostgres
+from ui.status_tab import status_outputs
 print(EmbeddedPostgres(Path(sys.argv[1])).start(), flush=True)
 time.sleep(600)
 """
