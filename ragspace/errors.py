@@ -49,6 +49,14 @@ class DatabaseError(RagspaceError):
     """The database could not be started, reached or migrated."""
 
 
+class DatabaseUnavailableError(DatabaseError):
+    """The database cannot be reached right now; RAGSpace keeps retrying in the background."""
+
+    def __init__(self, detail: str = "") -> None:
+        message = "The database is unavailable right now; RAGSpace is retrying. Try again shortly."
+        super().__init__(f"{message} ({detail})" if detail else message)
+
+
 class ReadOnlyError(RagspaceError):
     """The app runs read-only (RAGSPACE_READ_ONLY) and refuses every change."""
 

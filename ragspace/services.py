@@ -116,6 +116,12 @@ class RagspaceService:
 
     # DocSets
 
+    def database_problem(self) -> str | None:
+        """Why the database cannot be used right now (it is being retried), or None."""
+        health = getattr(self._store.pool, "health", None)
+        problem: str | None = health.problem() if health is not None else None
+        return problem
+
     def list_docsets(self) -> list[DocSet]:
         """Every DocSet with its document and chunk counts."""
         return self._store.list_docsets()

@@ -47,6 +47,15 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_DB_POOL_MAX_SIZE"),
         description="Maximum number of pooled database connections.",
     )
+    db_timeout_seconds: float = Field(
+        default=5.0,
+        ge=1.0,
+        validation_alias=AliasChoices("RAGSPACE_DB_TIMEOUT_SECONDS"),
+        description=(
+            "Longest wait for a database connection before a request fails with "
+            "'database unavailable' (also the connect timeout)."
+        ),
+    )
 
     openai_api_key: SecretStr | None = Field(
         default=None,

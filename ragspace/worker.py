@@ -17,7 +17,7 @@ import numpy as np
 
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder, Vectors
-from ragspace.errors import RagspaceError, TransientError
+from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
 from ragspace.hashing import content_hash
 from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
@@ -80,6 +80,9 @@ class Ingestor:
                 self._ingest(job, lost)
         except LeaseLostError:
             log.warning("Lost the lease on %s; another worker took it over", job.path)
+        except DatabaseUnavailableError:
+            self._release_when_back(job)
+            raise
         except TransientError as exc:
             self._fail(job, str(exc), retryable=True)
         except RagspaceError as exc:
@@ -95,6 +98,21 @@ class Ingestor:
         while self.process_next():
             count += 1
         return count
+
+    def _release_when_back(self, job: ClaimedJob) -> None:
+        """Requeue a job cut off by an outage once the database returns (within the lease).
+
+        Otherwise its lease expires and `reclaim_expired` takes it back; either way the chunk
+        swap is one transaction, so nothing is stored twice.
+        """
+        health = getattr(self._store.pool, "health", None)
+        if health is None or not health.wait_until_up(self._options.lease_seconds):
+            return
+        try:
+            if self._jobs.release(job):
+                log.info("Requeued %s after the database outage", job.path)
+        except DatabaseUnavailableError:
+            pass  # down again: the lease will expire
 
     def _fail(self, job: ClaimedJob, message: str, retryable: bool) -> None:
         retry_in = None
@@ -118,6 +136,8 @@ class Ingestor:
                     if not self._jobs.heartbeat(job, self._options.lease_seconds):
                         lost.set()
                         return
+                except DatabaseUnavailableError:
+                    pass  # the outage is logged once by the database health
                 except Exception:  # a missed beat is fine; the lease covers two more
                     log.exception("Heartbeat for %s failed", job.path)
 
@@ -290,6 +310,8 @@ class WorkerPool:
         while not self._stop.is_set():
             try:
                 busy = self._ingestor.process_next()
+            except DatabaseUnavailableError:
+                busy = False  # logged once when it went down; poll again after the idle wait
             except Exception:  # the database may be briefly unreachable; keep serving
                 log.exception("Ingestion worker error; retrying shortly")
                 busy = False

@@ -6,6 +6,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
@@ -112,6 +113,24 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
     return StatusView(notice, summary, rows, choices, status_chart(documents))
 
 
+def database_notice(problem: str) -> str:
+    """The banner shown instead of fresh figures while the database is down."""
+    return f"⛔ **Database unavailable** — {problem}"
+
+
+def status_outputs(
+    service: RagspaceService, docset: str | None, status: str | None, chosen: list[str] | None
+) -> tuple[Any, ...]:
+    """Notice, summary, table, chart, picker; over the last figures a banner if the DB is down."""
+    try:
+        view = status_view(service, docset, status)
+    except DatabaseUnavailableError as exc:  # keep the last table; say why it is stale
+        return database_notice(str(exc)), gr.update(), gr.update(), gr.update(), gr.update()
+    kept = [c for c in chosen or [] if c in view.choices]
+    picker = gr.update(choices=view.choices, value=kept)
+    return view.notice, view.summary, view.rows, view.chart, picker
+
+
 def build_status_tab(service: RagspaceService) -> StatusTab:
     """Lay out the status tab; the table refreshes every few seconds."""
     with gr.Row():
@@ -153,10 +172,7 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
-        view = status_view(service, docset, status)
-        kept = [c for c in chosen or [] if c in view.choices]
-        picker = gr.update(choices=view.choices, value=kept)
-        return view.notice, view.summary, view.rows, view.chart, picker
+        return status_outputs(service, docset, status, chosen)
 
     @user_errors
     def on_selected(chosen: list[str] | None) -> tuple[str, Any]:

@@ -5,13 +5,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import psutil
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg_pool import ConnectionPool
 
 from ragspace.errors import DatabaseError
 from ragspace.settings import Settings
 from ragspace.store.migrations import apply_migrations
+from ragspace.store.supervision import DatabaseHealth, SupervisedPool, Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ class EmbeddedPostgres:
             server = get_server(self.pgdata, cleanup_mode="stop", start=False)
             server.ensure_pgdata_inited()
             self._write_tuning()
+            with server._lock:
+                _prune_dead_handles(server.global_process_id_list)
             server.start()
             self._server = server
         except Exception as exc:
@@ -62,6 +65,34 @@ class EmbeddedPostgres:
         if _INCLUDE_TUNING not in text:
             config.write_text(f"{text.rstrip()}\n{_INCLUDE_TUNING}\n", encoding="utf-8")
 
+    def postmaster_pid(self) -> int | None:
+        """The server's process id from postmaster.pid, or None without one."""
+        try:
+            return int((self.pgdata / "postmaster.pid").read_text().splitlines()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def is_alive(self) -> bool:
+        """True while the server process named in postmaster.pid runs (zombies count as dead)."""
+        pid = self.postmaster_pid()
+        if pid is None:
+            return False
+        try:
+            return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+        except psutil.Error:
+            return False
+
+    def restart(self) -> None:
+        """Start the server again after it died; the data folder and address stay the same."""
+        if self._server is None:
+            raise DatabaseError("The embedded Postgres was stopped on purpose.")
+        with self._server._lock:
+            self._server.ensure_postgres_running()
+        if not self.is_alive():
+            # pgserver counts an unreaped (zombie) postmaster as running, and Postgres will
+            # not start while that PID exists; the next attempt waits for it to be reaped
+            raise DatabaseError("the old server process has not exited yet")
+
     def stop(self) -> None:
         """Stop the server unless another process still uses it."""
         if self._server is not None:
@@ -73,10 +104,15 @@ class Database:
     """A migrated database with a connection pool; `close()` releases everything."""
 
     def __init__(
-        self, pool: ConnectionPool[psycopg.Connection[Any]], embedded: EmbeddedPostgres | None
+        self,
+        pool: SupervisedPool,
+        embedded: EmbeddedPostgres | None,
+        supervisor: Supervisor | None = None,
     ) -> None:
         self.pool = pool
+        self.health = pool.health
         self._embedded = embedded
+        self._supervisor = supervisor
 
     @classmethod
     def open(cls, settings: Settings) -> "Database":
@@ -87,26 +123,55 @@ class Database:
         else:
             embedded = EmbeddedPostgres(settings.data_dir, settings.embedded_shared_buffers)
             conninfo = embedded.start()
+        timeout = settings.db_timeout_seconds
         try:
-            _migrate(conninfo, settings.migrations_dir)
-            pool = _open_pool(conninfo, settings.db_pool_max_size)
+            _migrate(conninfo, settings.migrations_dir, timeout)
+            pool = _open_pool(conninfo, settings.db_pool_max_size, timeout)
         except BaseException:
             if embedded is not None:
                 embedded.stop()
             raise
-        return cls(pool, embedded)
+        supervisor = Supervisor(
+            pool,
+            probe=lambda: _probe(conninfo, timeout),
+            restart=embedded.restart if embedded else None,
+            is_alive=embedded.is_alive if embedded else None,
+        )
+        supervisor.start()
+        return cls(pool, embedded, supervisor)
+
+    @property
+    def restarts(self) -> int:
+        """How many times the embedded server was restarted after dying."""
+        return self._supervisor.restarts if self._supervisor else 0
 
     def close(self) -> None:
         """Close the pool and stop the embedded server if this process started it."""
+        if self._supervisor is not None:
+            self._supervisor.stop()
+            self._supervisor = None
         self.pool.close()
         if self._embedded is not None:
             self._embedded.stop()
             self._embedded = None
 
 
-def _migrate(conninfo: str, migrations_dir: Path) -> None:
+def _connect_timeout(timeout: float) -> int:
+    """libpq's connect_timeout: whole seconds, and values under 2 mean 2."""
+    return max(2, round(timeout))
+
+
+def _probe(conninfo: str, timeout: float) -> None:
+    """Raise unless a fresh connection answers a query."""
+    with psycopg.connect(conninfo, connect_timeout=_connect_timeout(timeout)) as conn:
+        conn.execute("select 1")
+
+
+def _migrate(conninfo: str, migrations_dir: Path, timeout: float) -> None:
     try:
-        with psycopg.connect(conninfo, autocommit=True) as conn:
+        with psycopg.connect(
+            conninfo, autocommit=True, connect_timeout=_connect_timeout(timeout)
+        ) as conn:
             applied = apply_migrations(conn, migrations_dir)
     except psycopg.OperationalError as exc:
         raise DatabaseError(f"Could not connect to the database: {_without_secrets(exc)}") from None
@@ -114,23 +179,44 @@ def _migrate(conninfo: str, migrations_dir: Path) -> None:
         log.info("Applied migrations: %s", ", ".join(applied))
 
 
-def _open_pool(conninfo: str, max_size: int) -> ConnectionPool[psycopg.Connection[Any]]:
-    pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+def _open_pool(conninfo: str, max_size: int, timeout: float) -> SupervisedPool:
+    pool = SupervisedPool(
         conninfo,
+        DatabaseHealth(),
+        kwargs={"connect_timeout": _connect_timeout(timeout)},
         min_size=1,
         max_size=max_size,
         configure=register_vector,
         open=False,
         name="ragspace",
+        timeout=timeout,
     )
     try:
-        pool.open(wait=True, timeout=30)
+        pool.open(wait=True, timeout=max(30.0, timeout))
     except Exception as exc:
         pool.close()
         raise DatabaseError(
             f"Could not open database connections: {_without_secrets(exc)}"
         ) from None
     return pool
+
+
+def _prune_dead_handles(handles: Any) -> None:
+    """Forget processes that died without stopping (SIGKILL), so the last live one stops it."""
+    pids: list[int] = handles._get()
+    alive = [pid for pid in pids if _running(pid)]
+    if alive != pids:
+        log.info(
+            "Forgetting dead users of the embedded Postgres: %s", sorted(set(pids) - set(alive))
+        )
+        handles.put(alive)
+
+
+def _running(pid: int) -> bool:
+    try:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.Error:
+        return False
 
 
 def _without_secrets(exc: Exception) -> str:

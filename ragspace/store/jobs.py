@@ -143,6 +143,21 @@ class JobQueue:
                 == 1
             )
 
+    def release(self, job: ClaimedJob) -> bool:
+        """Hand a job interrupted by a database outage back to the queue, attempt not counted."""
+        query = f"""
+            with released as (
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="false")},
+                    attempts = greatest(j.attempts - 1, 0), lease_owner = null,
+                    lease_expires_at = null, run_after = now(), updated_at = now()
+                where j.id = %s and j.lease_owner = %s and j.state = 'running'
+                returning j.document_id)
+            update documents d set embedding_status = 'pending', updated_at = now()
+            from released r where d.id = r.document_id
+            """
+        with self._pool.connection() as conn, conn.transaction():
+            return conn.execute(query.encode(), (job.id, job.owner)).rowcount == 1
+
     def set_progress(self, job: ClaimedJob, embedded: int, total: int) -> None:
         """Record how many of the document's chunks have vectors."""
         with self._pool.connection() as conn:
