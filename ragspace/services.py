@@ -21,6 +21,7 @@ from ragspace.models import (
     AnswerUpdate,
     DocSet,
     Document,
+    DocumentText,
     EmbeddingStatus,
     Hit,
     Source,
@@ -210,6 +211,24 @@ class RagspaceService:
         if docset_name:
             docset_ids = [self._store.get_docset_by_name(docset_name).id]
         return self._store.list_documents(docset_ids, status)
+
+    def read_document(
+        self, docset_name: str, path: str, start_line: int = 1, end_line: int | None = None
+    ) -> DocumentText:
+        """A document's text, whole or lines start_line..end_line (1-based, inclusive)."""
+        docset = self._store.get_docset_by_name(docset_name)
+        document, content = self._store.find_document(docset.id, path)
+        lines = content.split("\n")
+        total = len(lines)
+        if start_line < 1 or start_line > total:
+            raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
+        last = total if end_line is None else min(end_line, total)
+        if last < start_line:
+            raise ValidationError("end_line must not be before start_line.")
+        text = "\n".join(lines[start_line - 1 : last])
+        return DocumentText(
+            document=document, start_line=start_line, end_line=last, total_lines=total, text=text
+        )
 
     # Re-embedding
 

@@ -281,6 +281,19 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
+    def find_document(self, docset_id: int, path: str) -> tuple[Document, str]:
+        """A document of a DocSet by path, with its stored text."""
+        query = (
+            f"select {_DOCUMENT_COLUMNS}, d.content from documents d"
+            " join docsets ds on ds.id = d.docset_id where d.docset_id = %s and d.path = %s"
+        )
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(query.encode(), (docset_id, path)).fetchone()
+        if row is None:
+            raise NotFoundError(f"The DocSet has no document with the path {path!r}.")
+        content = str(row.pop("content") or "")
+        return Document.model_validate(row), content
+
     def get_chunks(self, document_id: int) -> list[ChunkDraft]:
         """A document's stored chunks in order."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
