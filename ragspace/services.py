@@ -10,6 +10,7 @@ from ragspace.embeddings import Embedder
 from ragspace.errors import (
     ConfigError,
     EmbeddingModelMismatchError,
+    NotFoundError,
     ReadOnlyError,
     ValidationError,
 )
@@ -229,6 +230,19 @@ class RagspaceService:
         return DocumentText(
             document=document, start_line=start_line, end_line=last, total_lines=total, text=text
         )
+
+    @changes("remove documents")
+    def remove_documents(self, docset_name: str, paths: Sequence[str]) -> list[str]:
+        """Remove documents of a DocSet by path; search stops finding them at once."""
+        docset = self._store.get_docset_by_name(docset_name)
+        removed = self._store.delete_documents(docset.id, paths)
+        missing = sorted(set(paths) - set(removed))
+        if missing:
+            raise NotFoundError(
+                f"DocSet {docset.name!r} has no document {', '.join(map(repr, missing))}"
+                + (f"; removed {len(removed)} other(s)." if removed else ".")
+            )
+        return removed
 
     # Re-embedding
 

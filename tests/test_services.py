@@ -105,6 +105,23 @@ def test_read_document_returns_the_cited_lines(filled: RagspaceService) -> None:
         filled.read_document("handbook", "textwrap.py", 5, 4)
 
 
+def test_removed_documents_leave_search_at_once(filled: RagspaceService) -> None:
+    question = "wrap a paragraph of text to a maximum line width"
+    assert filled.search(question, ["handbook"], k=1)[0].path == "textwrap.py"
+    assert filled.remove_documents("handbook", ["textwrap.py"]) == ["textwrap.py"]
+    assert "textwrap.py" not in {h.path for h in filled.search(question, ["handbook"], k=10)}
+    assert sorted(d.path for d in filled.list_documents("handbook")) == [
+        "deployment-guide.md",
+        "glossary.rst",
+    ]
+    [docset] = filled.list_docsets()
+    assert docset.chunk_count == sum(d.chunk_count for d in filled.list_documents("handbook"))
+    with pytest.raises(NotFoundError) as missing:
+        filled.remove_documents("handbook", ["glossary.rst", "textwrap.py"])
+    assert "textwrap.py" in str(missing.value)
+    assert [d.path for d in filled.list_documents("handbook")] == ["deployment-guide.md"]
+
+
 def test_search_never_leaks_other_docsets(filled: RagspaceService, ingestor: Ingestor) -> None:
     filled.create_docset("other")
     _upload(filled, "other", "glossary.rst")

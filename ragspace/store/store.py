@@ -294,6 +294,15 @@ class Store:
         content = str(row.pop("content") or "")
         return Document.model_validate(row), content
 
+    def delete_documents(self, docset_id: int, paths: Sequence[str]) -> list[str]:
+        """Delete documents of a DocSet by path with their chunks, at once; the paths deleted."""
+        with self._pool.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                "delete from documents where docset_id = %s and path = any(%s) returning path",
+                (docset_id, list(paths)),
+            ).fetchall()
+        return sorted(str(row[0]) for row in rows)
+
     def get_chunks(self, document_id: int) -> list[ChunkDraft]:
         """A document's stored chunks in order."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
