@@ -10,7 +10,7 @@ import threading
 
 import pydantic
 
-from ragspace import __version__, cli_docsets, cli_query, cli_sources
+from ragspace import __version__, cli_docs, cli_docsets, cli_query, cli_sources
 from ragspace.cli_eval import add_eval_parser
 from ragspace.cli_support import UsageError, error, opened_service
 from ragspace.errors import RagspaceError
@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)
     cli_sources.register(commands)
+    cli_docs.register(commands)
     cli_query.register(commands)
     add_eval_parser(commands)
     return parser
