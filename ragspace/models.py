@@ -86,6 +86,18 @@ class Document(BaseModel):
     finished_at: datetime | None = None
 
 
+class DocumentText(BaseModel):
+    """A range of a document's stored text (1-based inclusive lines) and its metadata."""
+
+    model_config = ConfigDict(frozen=True)
+
+    document: Document
+    start_line: int
+    end_line: int
+    total_lines: int
+    text: str
+
+
 class ChunkDraft(BaseModel):
     """A chunk before embedding: exact text, exact 1-based inclusive line range."""
 

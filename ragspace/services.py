@@ -11,6 +11,7 @@ from ragspace.embeddings import Embedder
 from ragspace.errors import (
     ConfigError,
     EmbeddingModelMismatchError,
+    NotFoundError,
     ReadOnlyError,
     ValidationError,
 )
@@ -21,6 +22,7 @@ from ragspace.models import (
     AnswerUpdate,
     DocSet,
     Document,
+    DocumentText,
     EmbeddingStatus,
     Hit,
     Message,
@@ -324,6 +326,37 @@ class RagspaceService:
         if docset_name:
             docset_ids = [self._store.get_docset_by_name(docset_name).id]
         return self._store.list_documents(docset_ids, status)
+
+    def read_document(
+        self, docset_name: str, path: str, start_line: int = 1, end_line: int | None = None
+    ) -> DocumentText:
+        """A document's text, whole or lines start_line..end_line (1-based, inclusive)."""
+        docset = self._store.get_docset_by_name(docset_name)
+        document, content = self._store.find_document(docset.id, path)
+        lines = content.split("\n")
+        total = len(lines)
+        if start_line < 1 or start_line > total:
+            raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
+        last = total if end_line is None else min(end_line, total)
+        if last < start_line:
+            raise ValidationError("end_line must not be before start_line.")
+        text = "\n".join(lines[start_line - 1 : last])
+        return DocumentText(
+            document=document, start_line=start_line, end_line=last, total_lines=total, text=text
+        )
+
+    @changes("remove documents")
+    def remove_documents(self, docset_name: str, paths: Sequence[str]) -> list[str]:
+        """Remove documents of a DocSet by path; search stops finding them at once."""
+        docset = self._store.get_docset_by_name(docset_name)
+        removed = self._store.delete_documents(docset.id, paths)
+        missing = sorted(set(paths) - set(removed))
+        if missing:
+            raise NotFoundError(
+                f"DocSet {docset.name!r} has no document {', '.join(map(repr, missing))}"
+                + (f"; removed {len(removed)} other(s)." if removed else ".")
+            )
+        return removed
 
     # Re-embedding
 

@@ -15,12 +15,12 @@ from gradio.events import api as gradio_api
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import AuthenticationError
-from ragspace.models import Answer, Citation, DocSet, Hit, Passage, SyncReport
+from ragspace.models import Answer, Citation, DocSet, Document, Hit, Passage, SyncReport
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
 from ragspace_ui.sources_panel import github_request, web_request
 
-READ_TOOLS = ("list_docsets", "search", "ask")
+READ_TOOLS = ("list_docsets", "search", "ask", "list_documents", "read_document")
 CHANGE_TOOLS = ("create_docset", "add_github_source", "add_website_source", "resync_source")
 
 
@@ -85,6 +85,19 @@ def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
     }
 
 
+def document_data(document: Document) -> dict[str, Any]:
+    """A document's listing entry for the tools."""
+    return {
+        "path": document.path,
+        "title": document.title,
+        "language": document.language,
+        "status": document.embedding_status.value,
+        "chunks": document.chunk_count,
+        "error": document.error_message,
+        "updated_at": document.updated_at.isoformat(),
+    }
+
+
 def report_data(report: SyncReport) -> dict[str, Any]:
     """What adding or re-syncing a source changed; embedding continues in the background."""
     return {
@@ -121,7 +134,7 @@ class Gate:
 
 
 def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:
-    """list_docsets, search and ask."""
+    """list_docsets, search, ask, list_documents and read_document."""
 
     def list_docsets(request: gr.Request | None = None) -> str:
         """List the DocSets (named collections of documentation and code) this RAGSpace can search.
@@ -176,7 +189,54 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         gate.check(request)
         return _json(answer_data(service.answer(question, docsets or None)))
 
-    return [list_docsets, search, ask]
+    def list_documents(docset: str, request: gr.Request | None = None) -> str:
+        """List the documents of a DocSet with their ingestion state.
+
+        Args:
+            docset: Name of the DocSet (see list_docsets).
+
+        Returns:
+            JSON list of documents: path, title, language, status, chunks, error and updated_at.
+        """
+        gate.check(request)
+        return _json([document_data(d) for d in service.list_documents(docset)])
+
+    def read_document(
+        docset: str,
+        path: str,
+        start_line: int = 1,
+        end_line: int | None = None,
+        request: gr.Request | None = None,
+    ) -> str:
+        """Read a document of a DocSet, whole or a line range, e.g. around a cited passage.
+
+        Args:
+            docset: Name of the DocSet (see list_docsets).
+            path: The document's path, as given by search, ask or list_documents.
+            start_line: First line to return, 1-based (default 1).
+            end_line: Last line to return, inclusive; omitted: to the end of the document.
+
+        Returns:
+            JSON object: docset, path, title, language, start_line, end_line, total_lines, text.
+        """
+        gate.check(request)
+        read = service.read_document(
+            docset, path, int(start_line), None if end_line is None else int(end_line)
+        )
+        return _json(
+            {
+                "docset": read.document.docset_name,
+                "path": read.document.path,
+                "title": read.document.title,
+                "language": read.document.language,
+                "start_line": read.start_line,
+                "end_line": read.end_line,
+                "total_lines": read.total_lines,
+                "text": read.text,
+            }
+        )
+
+    return [list_docsets, search, ask, list_documents, read_document]
 
 
 def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:

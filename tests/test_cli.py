@@ -210,6 +210,32 @@ def test_docset_list_json_counts_and_last_sync(cli: Run) -> None:
     assert entry["needs_reembedding"] is False
 
 
+@pytest.mark.usefixtures("handbook")
+def test_docs_list_show_rm(cli: Run) -> None:
+    listed = json.loads(cli("docs", "list", "handbook", "--json").out)
+    assert sorted(e["path"] for e in listed) == ["deployment-guide.md", "glossary.rst"]
+    assert all(e["status"] == "done" and e["chunks"] >= 1 for e in listed)
+    table = cli("docs", "list", "handbook")
+    assert table.out.splitlines()[0].split()[:3] == ["PATH", "STATUS", "CHUNKS"]
+
+    lines = (DATA / "glossary.rst").read_text().split("\n")
+    shown = cli("docs", "show", "handbook", "glossary.rst", "--lines", "2-4")
+    assert shown.code == 0
+    printed = [line.rstrip() for line in shown.out.splitlines()]
+    assert printed == [f"{n}  {lines[n - 1]}".rstrip() for n in (2, 3, 4)]
+    whole = json.loads(cli("docs", "show", "handbook", "glossary.rst", "--json").out)
+    assert whole["text"] == "\n".join(lines) and whole["total_lines"] == len(lines)
+    bad = cli("docs", "show", "handbook", "glossary.rst", "--lines", "x-y")
+    assert bad.code == 1 and "--lines" in bad.err
+
+    removed = cli("docs", "rm", "handbook", "glossary.rst", "--yes")
+    assert removed.code == 0 and "Removed 1 document(s)" in removed.out
+    after = json.loads(cli("docs", "list", "handbook", "--json").out)
+    assert [e["path"] for e in after] == ["deployment-guide.md"]
+    gone = cli("docs", "rm", "handbook", "glossary.rst", "--yes")
+    assert gone.code == 1 and "glossary.rst" in gone.err
+
+
 def test_docset_delete_confirmation(
     cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -157,6 +157,35 @@ def test_ingest_search_and_ask_over_mcp(
     cited_paths = {c["path"] for c in answer["citations"]}
     assert cited_paths & {"acme/widgets/src/widgets/app.py", "acme/widgets/docs/guide.md"}
 
+    documents = result_json(call(url, "list_documents", {"docset": "widgets"}))
+    assert {d["path"] for d in documents} == {
+        "acme/widgets/src/widgets/app.py",
+        "acme/widgets/docs/guide.md",
+    }
+    assert all(d["status"] == "done" and d["chunks"] >= 1 for d in documents)
+    read = result_json(
+        call(
+            url,
+            "read_document",
+            {
+                "docset": "widgets",
+                "path": best["path"],
+                "start_line": best["start_line"],
+                "end_line": best["end_line"],
+            },
+        )
+    )
+    assert read["start_line"] == best["start_line"] and read["end_line"] == best["end_line"]
+    assert "def polish" in read["text"]
+    assert len(read["text"].split("\n")) == best["end_line"] - best["start_line"] + 1
+    whole = result_json(call(url, "read_document", {"docset": "widgets", "path": best["path"]}))
+    assert whole["start_line"] == 1 and whole["end_line"] == whole["total_lines"]
+    assert read["text"] in whole["text"]
+    missing = error_text(
+        call(url, "read_document", {"docset": "widgets", "path": "acme/widgets/ghost.py"})
+    )
+    assert "ghost.py" in missing and "Traceback" not in missing
+
     resynced = result_json(call(url, "resync_source", {"source_id": report["source_id"]}))
     assert resynced["unchanged"] == 2 and resynced["new_or_changed"] == 0
 

@@ -80,6 +80,48 @@ def test_answer_cites_passages_with_line_ranges(filled: RagspaceService) -> None
     assert any("/healthz" in line for line in lines[first.start_line - 1 : first.end_line])
 
 
+def test_read_document_returns_the_cited_lines(filled: RagspaceService) -> None:
+    lines = (DATA / "textwrap.py").read_text().split("\n")
+    [hit] = filled.search("wrap a paragraph of text to a maximum line width", ["handbook"], k=1)
+    read = filled.read_document("handbook", hit.path, hit.start_line, hit.end_line)
+    assert read.document.path == "textwrap.py" and read.document.docset_name == "handbook"
+    assert read.text == "\n".join(lines[hit.start_line - 1 : hit.end_line])
+    assert (read.start_line, read.end_line, read.total_lines) == (
+        hit.start_line,
+        hit.end_line,
+        len(lines),
+    )
+    whole = filled.read_document("handbook", "textwrap.py")
+    assert whole.text == "\n".join(lines) and whole.end_line == len(lines)
+    clipped = filled.read_document("handbook", "textwrap.py", len(lines) - 1, len(lines) + 50)
+    assert clipped.end_line == len(lines)
+    with pytest.raises(NotFoundError) as missing:
+        filled.read_document("handbook", "nope.py")
+    assert "nope.py" in str(missing.value)
+    with pytest.raises(ValidationError) as beyond:
+        filled.read_document("handbook", "textwrap.py", len(lines) + 1)
+    assert str(len(lines)) in str(beyond.value)
+    with pytest.raises(ValidationError):
+        filled.read_document("handbook", "textwrap.py", 5, 4)
+
+
+def test_removed_documents_leave_search_at_once(filled: RagspaceService) -> None:
+    question = "wrap a paragraph of text to a maximum line width"
+    assert filled.search(question, ["handbook"], k=1)[0].path == "textwrap.py"
+    assert filled.remove_documents("handbook", ["textwrap.py"]) == ["textwrap.py"]
+    assert "textwrap.py" not in {h.path for h in filled.search(question, ["handbook"], k=10)}
+    assert sorted(d.path for d in filled.list_documents("handbook")) == [
+        "deployment-guide.md",
+        "glossary.rst",
+    ]
+    [docset] = filled.list_docsets()
+    assert docset.chunk_count == sum(d.chunk_count for d in filled.list_documents("handbook"))
+    with pytest.raises(NotFoundError) as missing:
+        filled.remove_documents("handbook", ["glossary.rst", "textwrap.py"])
+    assert "textwrap.py" in str(missing.value)
+    assert [d.path for d in filled.list_documents("handbook")] == ["deployment-guide.md"]
+
+
 def test_search_never_leaks_other_docsets(filled: RagspaceService, ingestor: Ingestor) -> None:
     filled.create_docset("other")
     _upload(filled, "other", "glossary.rst")

@@ -11,6 +11,7 @@ import threading
 import pydantic
 
 from ragspace import __version__
+from ragspace.cli import docs as cli_docs
 from ragspace.cli import docsets as cli_docsets
 from ragspace.cli import query as cli_query
 from ragspace.cli import sources as cli_sources
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)
     cli_sources.register(commands)
+    cli_docs.register(commands)
     cli_query.register(commands)
     add_eval_parser(commands)
     return parser

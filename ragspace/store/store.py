@@ -268,6 +268,28 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
+    def find_document(self, docset_id: int, path: str) -> tuple[Document, str]:
+        """A document of a DocSet by path, with its stored text."""
+        query = (
+            f"select {_DOCUMENT_COLUMNS}, d.content from documents d"
+            " join docsets ds on ds.id = d.docset_id where d.docset_id = %s and d.path = %s"
+        )
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            row = cur.execute(query.encode(), (docset_id, path)).fetchone()
+        if row is None:
+            raise NotFoundError(f"The DocSet has no document with the path {path!r}.")
+        content = str(row.pop("content") or "")
+        return Document.model_validate(row), content
+
+    def delete_documents(self, docset_id: int, paths: Sequence[str]) -> list[str]:
+        """Delete documents of a DocSet by path with their chunks, at once; the paths deleted."""
+        with self._pool.connection() as conn, conn.transaction():
+            rows = conn.execute(
+                "delete from documents where docset_id = %s and path = any(%s) returning path",
+                (docset_id, list(paths)),
+            ).fetchall()
+        return sorted(str(row[0]) for row in rows)
+
     def get_chunks(self, document_id: int) -> list[ChunkDraft]:
         """A document's stored chunks in order."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
