@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -153,6 +153,8 @@ class Passage(BaseModel):
     score: float
     # first line of the best-matching chunk, where a snippet starts (0: the passage start)
     focus_line: int = 0
+    # last line of the best-matching chunk (0: the passage end)
+    focus_end_line: int = 0
 
 
 class Citation(BaseModel):
@@ -168,6 +170,12 @@ class Citation(BaseModel):
     url: str | None = None
     context: str = ""
     snippet: str = ""
+    # the lines inside start_line..end_line that match best (the quote, or the question's terms)
+    focus_start_line: int = 0
+    focus_end_line: int = 0
+    # whether the answer's quote for this citation was found in the cited lines
+    verification: Literal["verified", "paraphrased", "unsupported"] | None = None
+    quote: str = ""
 
 
 class Answer(BaseModel):

@@ -42,6 +42,8 @@ def citation_data(citation: Citation, source: Hit | Passage) -> dict[str, Any]:
         "context": citation.context,
         "snippet": citation.snippet,
         "score": round(source.score, 6),
+        "focus_start_line": citation.focus_start_line,
+        "focus_end_line": citation.focus_end_line,
     }
 
 
@@ -55,7 +57,11 @@ def answer_data(answer: Answer) -> dict[str, Any]:
     passages = {p.number: p for p in answer.passages}
     return {
         "answer": answer.text,
-        "citations": [citation_data(c, passages[c.number]) for c in answer.citations],
+        "citations": [
+            citation_data(c, passages[c.number])
+            | {"verification": c.verification, "quote": c.quote}
+            for c in answer.citations
+        ],
         "notes": answer.notes,
     }
 
@@ -176,7 +182,9 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         """Answer a question from the DocSets, with numbered citations [n] of the passages used.
 
         Without a chat model configured on the server the answer is extractive (the best
-        passages, each cited). Every [n] in the answer matches an entry of "citations".
+        sentences of the passages, verbatim, each cited). Every [n] in the answer matches an
+        entry of "citations"; "verification" says whether the quote backing it was found in
+        the cited lines ("verified"), only nearly ("paraphrased"), or not ("unsupported").
 
         Args:
             question: The question, in natural language.
@@ -184,7 +192,9 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
 
         Returns:
             JSON object: answer (text with [n] markers), citations (number, docset, title,
-            path, start_line, end_line, label, url, context, snippet, score) and notes.
+            path, start_line, end_line, label, url, context, snippet, score, focus_start_line,
+            focus_end_line: the best-matching lines the url points at, verification, quote)
+            and notes.
         """
         gate.check(request)
         return _json(answer_data(service.answer(question, docsets or None)))

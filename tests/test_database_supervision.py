@@ -17,13 +17,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from ui.status_tab import status_outputs
 
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.runtime import Runtime, open_runtime
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
+from ragspace_ui.status_tab import status_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = 10
@@ -158,7 +158,7 @@ _HOLDER = """
 import sys, time
 from pathlib import Path
 from ragspace.store.database import EmbeddedPostgres
-from ui.status_tab import status_outputs
+from ragspace_ui.status_tab import status_outputs
 print(EmbeddedPostgres(Path(sys.argv[1])).start(), flush=True)
 time.sleep(600)
 """

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ragspace.answering.citations import cite, passage_label, verify_citations
 from ragspace.answering.context import ContextBuilder
+from ragspace.answering.focus import PROSE_LANGUAGES, lead
 from ragspace.answering.llm import ChatModel
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
@@ -14,9 +15,18 @@ from ragspace.answering.prompts import (
     REWRITE_USER,
     passage_block,
 )
+from ragspace.answering.quotes import split_quotes, verify_quotes
 from ragspace.answering.rerank import Reranker
 from ragspace.errors import LLMError
-from ragspace.models import Answer, AnswerUpdate, Hit, Message, Passage, RetrievalMode
+from ragspace.models import (
+    Answer,
+    AnswerUpdate,
+    Citation,
+    Hit,
+    Message,
+    Passage,
+    RetrievalMode,
+)
 from ragspace.retrieval import Retriever, relevant
 
 log = logging.getLogger(__name__)
@@ -26,6 +36,7 @@ NOTHING_FOUND = (
     "Check that their documents have finished embedding, or rephrase the question."
 )
 HISTORY_TURNS = 6
+LEAD_PASSAGES = 3  # passages an extractive answer quotes a sentence of
 
 
 @dataclass(frozen=True)
@@ -47,19 +58,50 @@ def fenced(text: str, language: str) -> str:
 
 
 def extractive_answer(question: str, passages: list[Passage]) -> Answer:
-    """An answer without a language model: the best passages, ranked and cited."""
+    """An answer without a language model: the best sentences or lines of the top passages,
+    verbatim with their [n], then the sources (each passage is shown once, in its citation)."""
     if not passages:
         return Answer(text=NOTHING_FOUND)
-    citations = [cite(p) for p in passages]
-    parts = [f"The most relevant passages for **{' '.join(question.split())[:200]}**:"]
-    for passage, citation in zip(passages, citations, strict=True):
-        where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
-        context = f" · {citation.context}" if citation.context else ""
-        parts.append(
-            f"**[{passage.number}]** {where}{context} · DocSet *{passage.docset_name}*\n\n"
-            f"{fenced(citation.snippet, str(passage.metadata.get('language', '')))}"
-        )
+    citations = [cite(p, question) for p in passages]
+    leads = _leads(question, passages)
+    if leads:
+        quoted = {number: text for number, text in leads}
+        citations = [
+            c.model_copy(update={"verification": "verified", "quote": quoted[c.number]})
+            if c.number in quoted
+            else c
+            for c in citations
+        ]
+        parts = [_lead_markdown(text, passages[number - 1], number) for number, text in leads]
+    else:
+        parts = ["No single sentence of the passages matches the question; see the sources:"]
+    parts.append(
+        "**Sources**\n\n"
+        + "\n".join(_source_line(c, p) for c, p in zip(citations, passages, strict=True))
+    )
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
+
+
+def _leads(question: str, passages: Sequence[Passage]) -> list[tuple[int, str]]:
+    """(passage number, verbatim text) of the best sentences of the top passages."""
+    found: list[tuple[int, str]] = []
+    for passage in passages[:LEAD_PASSAGES]:
+        best = lead(passage, question)
+        if best is not None and all(best.text != text for _, text in found):
+            found.append((passage.number, best.text))
+    return found
+
+
+def _lead_markdown(text: str, passage: Passage, number: int) -> str:
+    if str(passage.metadata.get("language", "")) in PROSE_LANGUAGES:
+        return f"{text} [{number}]"
+    return f"[{number}]\n{fenced(text, str(passage.metadata.get('language', '')))}"
+
+
+def _source_line(citation: Citation, passage: Passage) -> str:
+    where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
+    context = f" · {citation.context}" if citation.context else ""
+    return f"- [{citation.number}] {where}{context} · DocSet *{passage.docset_name}*"
 
 
 def format_passages(passages: Sequence[Passage]) -> str:
@@ -176,6 +218,8 @@ class AnswerPipeline:
             )
             yield AnswerUpdate(text=answer.text, done=True, answer=answer)
             return
-        cleaned, citations = verify_citations(text, passages)
+        claims, quotes = split_quotes(text)
+        cleaned, citations = verify_citations(claims, passages, question)
+        citations = verify_quotes(citations, passages, quotes)
         answer = Answer(text=cleaned, citations=citations, passages=passages)
         yield AnswerUpdate(text=cleaned, done=True, answer=answer)

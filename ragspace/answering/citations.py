@@ -3,6 +3,7 @@
 import re
 from urllib.parse import quote
 
+from ragspace.answering.focus import focus_range
 from ragspace.models import Citation, Hit, Passage
 
 SNIPPET_CHARS = 700
@@ -30,14 +31,15 @@ def _position(passage: Passage) -> str:
     return f"lines {line_range(passage.start_line, passage.end_line)}"
 
 
-def passage_url(passage: Passage) -> str | None:
-    """A link to the exact lines at the exact commit (GitHub) or the page section (web)."""
+def passage_url(passage: Passage, lines: tuple[int, int] | None = None) -> str | None:
+    """A link to the exact lines (the passage's, or `lines` inside it) at the exact commit
+    (GitHub) or the page section (web)."""
     meta = passage.metadata
     if meta.get("source") == "github" and meta.get("commit"):
         url = f"{meta['html_url']}/blob/{meta['commit']}/{quote(str(meta['repo_path']))}"
         if "page" in meta or "cell" in meta:  # GitHub renders these; line anchors mean nothing
             return url
-        start, end = passage.start_line, passage.end_line
+        start, end = lines or (passage.start_line, passage.end_line)
         return url + (f"#L{start}" if start == end else f"#L{start}-L{end}")
     if meta.get("url"):
         anchor = meta.get("anchor")
@@ -50,23 +52,26 @@ def passage_context(passage: Passage) -> str:
     return str(passage.metadata.get("heading_path") or passage.metadata.get("symbol") or "")
 
 
-def cite(passage: Passage) -> Citation:
-    """The citation of a passage."""
+def cite(passage: Passage, question: str = "") -> Citation:
+    """The citation of a passage, focused on the lines that match the question best."""
+    focus = focus_range(passage, question)
     return Citation(
         number=passage.number,
         label=passage_label(passage),
         path=passage.path,
         start_line=passage.start_line,
         end_line=passage.end_line,
-        url=passage_url(passage),
+        url=passage_url(passage, focus),
         context=passage_context(passage),
-        snippet=snippet(focused(passage)),
+        snippet=snippet(focused(passage, focus[0])),
+        focus_start_line=focus[0],
+        focus_end_line=focus[1],
     )
 
 
-def focused(passage: Passage) -> str:
+def focused(passage: Passage, first_line: int | None = None) -> str:
     """The passage from its best-matching line on (a widened passage starts at a neighbour)."""
-    skip = passage.focus_line - passage.start_line
+    skip = (passage.focus_line if first_line is None else first_line) - passage.start_line
     if skip <= 0:
         return passage.content
     lines = passage.content.split("\n")
@@ -99,10 +104,17 @@ def snippet(content: str) -> str:
     if len(content) <= SNIPPET_CHARS:
         return content
     cut = content.rfind("\n", 0, SNIPPET_CHARS)
-    return content[: cut if cut > SNIPPET_CHARS // 2 else SNIPPET_CHARS].rstrip() + "\n…"
+    if cut > SNIPPET_CHARS // 2:
+        return content[:cut].rstrip() + "\n…"
+    # one long line (a wrapped-less paragraph): end at a sentence, else at a word
+    sentence = max(content.rfind(end, 0, SNIPPET_CHARS) for end in (". ", "! ", "? "))
+    cut = sentence + 1 if sentence > SNIPPET_CHARS // 2 else content.rfind(" ", 0, SNIPPET_CHARS)
+    return content[: cut if cut > SNIPPET_CHARS // 2 else SNIPPET_CHARS].rstrip() + " …"
 
 
-def verify_citations(text: str, passages: list[Passage]) -> tuple[str, list[Citation]]:
+def verify_citations(
+    text: str, passages: list[Passage], question: str = ""
+) -> tuple[str, list[Citation]]:
     """Drop citations of passages that were not given; return the text and what it cites."""
     known = {p.number: p for p in passages}
     cited: list[int] = []
@@ -115,7 +127,7 @@ def verify_citations(text: str, passages: list[Passage]) -> tuple[str, list[Cita
 
     cleaned = _CITATION.sub(keep_known, text)
     cleaned = re.sub(rf"[ \t]*{_REMOVED}", "", cleaned)  # "foo [9]." becomes "foo."
-    return cleaned, [cite(known[n]) for n in cited]
+    return cleaned, [cite(known[n], question) for n in cited]
 
 
 def link_citations(text: str, citations: list[Citation]) -> str:

@@ -94,6 +94,7 @@ def _passage_of(
             "content": text,
             "metadata": _merged_metadata(best.metadata, chunks),
             "focus_line": best.start_line if start <= best.start_line <= end else start,
+            "focus_end_line": best.end_line if start <= best.end_line <= end else end,
         }
     )
 

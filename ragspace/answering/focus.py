@@ -1,0 +1,162 @@
+"""Which lines of a passage match a question best, and its best sentences, verbatim."""
+
+import re
+from dataclasses import dataclass
+
+from ragspace.models import Passage
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "how",
+        "what",
+        "does",
+        "with",
+        "this",
+        "that",
+        "from",
+        "into",
+        "can",
+        "not",
+        "you",
+        "your",
+        "which",
+        "when",
+        "where",
+        "why",
+        "who",
+        "use",
+        "used",
+        "using",
+        "its",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "should",
+        "could",
+        "there",
+        "their",
+        "them",
+        "then",
+        "than",
+        "also",
+        "any",
+        "all",
+        "but",
+        "only",
+        "about",
+        "does",
+        "did",
+        "get",
+        "set",
+    ]
+)
+FOCUS_LINES = 4
+MAX_SENTENCE_CHARS = 400
+PROSE_LANGUAGES = frozenset({"", "text", "markdown", "rst"})
+
+
+def terms(text: str) -> set[str]:
+    """The words of a text that say something (lower case, no stop words)."""
+    words = (w.lower() for w in _WORD.findall(text))
+    return {w for w in words if len(w) >= 3 and w not in _STOPWORDS}
+
+
+def chunk_range(passage: Passage) -> tuple[int, int]:
+    """The lines of the best-matching chunk inside a (possibly widened) passage."""
+    start = passage.focus_line
+    if not passage.start_line <= start <= passage.end_line:
+        start = passage.start_line
+    end = passage.focus_end_line
+    if not start <= end <= passage.end_line:
+        end = passage.end_line
+    return start, end
+
+
+def passage_line(passage: Passage, number: int) -> str:
+    """One line of a passage by its line number in the document ("" outside it)."""
+    lines = passage.content.split("\n")
+    index = number - passage.start_line
+    return lines[index] if 0 <= index < len(lines) else ""
+
+
+def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
+    """The few lines of the best chunk sharing most words with the question."""
+    start, end = chunk_range(passage)
+    wanted = terms(question)
+    scores = {n: len(wanted & terms(passage_line(passage, n))) for n in range(start, end + 1)}
+    best = max(scores, key=lambda n: (scores[n], -n))
+    if not wanted or scores[best] == 0:
+        return start, end
+    low = high = best
+    while high - low + 1 < FOCUS_LINES:
+        grown = False
+        if high < end and passage_line(passage, high + 1).strip():
+            high, grown = high + 1, True
+        if high - low + 1 < FOCUS_LINES and low > start and passage_line(passage, low - 1).strip():
+            low, grown = low - 1, True
+        if not grown:
+            break
+    return low, high
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A verbatim sentence (prose) or lines (code) of a passage that answers a question."""
+
+    text: str
+    code: bool
+    score: int
+
+
+def lead(passage: Passage, question: str) -> Lead | None:
+    """The passage's sentence or code lines sharing most words with the question, if any."""
+    wanted = terms(question)
+    if not wanted:
+        return None
+    if str(passage.metadata.get("language", "")) not in PROSE_LANGUAGES:
+        start, end = focus_range(passage, question)
+        text = "\n".join(passage_line(passage, n) for n in range(start, end + 1)).strip("\n")
+        score = len(wanted & terms(text))
+        return Lead(text=text, code=True, score=score) if score else None
+    scored = [(len(wanted & terms(s)), -i, s) for i, s in enumerate(sentences(passage.content))]
+    if not scored:
+        return None
+    score, _, text = max(scored)
+    return Lead(text=text, code=False, score=score) if score else None
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of prose, verbatim but for line breaks; headings, fences and tables left out."""
+    found: list[str] = []
+    in_code = False
+    prose: list[str] = []
+
+    def flush() -> None:
+        joined = " ".join(prose)
+        found.extend(s for s in _SENTENCE_END.split(joined) if 12 <= len(s) <= MAX_SENTENCE_CHARS)
+        prose.clear()
+
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_code = not in_code
+            flush()
+        elif in_code or not stripped or stripped.startswith(("#", "|", "<!--")):
+            flush()
+        else:
+            if _LIST_ITEM.match(stripped):
+                flush()
+            prose.append(stripped)
+    flush()
+    return found
