@@ -157,6 +157,11 @@ class Passage(BaseModel):
     focus_end_line: int = 0
 
 
+# whether an answer's quote for a citation was found in the cited lines
+Verification = Literal["verified", "paraphrased", "unsupported"]
+VERIFICATIONS: tuple[Verification, ...] = ("verified", "paraphrased", "unsupported")
+
+
 class Citation(BaseModel):
     """A numbered reference from an answer to the exact lines it rests on."""
 
@@ -174,7 +179,7 @@ class Citation(BaseModel):
     focus_start_line: int = 0
     focus_end_line: int = 0
     # whether the answer's quote for this citation was found in the cited lines
-    verification: Literal["verified", "paraphrased", "unsupported"] | None = None
+    verification: Verification | None = None
     quote: str = ""
 
 

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragspace.embeddings import Embedder
+from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode
 from ragspace.store import SearchRequest, Store
 
@@ -108,6 +109,34 @@ def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
             seen.add(section)
         kept.append(hit)
     return kept
+
+
+def hit_is_prose(hit: Hit) -> bool:
+    """The hit is documentation (markdown, rst, text, html), not code or configuration."""
+    return is_prose(str(hit.metadata.get("language", "")))
+
+
+@dataclass(frozen=True)
+class RelevanceFloor:
+    """The cosine similarity some hit must reach for a question to be answerable.
+
+    A question meets prose at higher cosines than code (on-topic code questions score as low
+    as off-topic questions against prose), so prose and code hits have their own floors.
+    """
+
+    prose: float = 0.0
+    code: float = 0.0
+
+    def admits(self, hit: Hit) -> bool:
+        """The hit is semantically close enough to count as an answer's evidence."""
+        if hit.vector_similarity is None:
+            return False
+        return hit.vector_similarity >= (self.prose if hit_is_prose(hit) else self.code)
+
+    def refuses(self, hits: Sequence[Hit]) -> bool:
+        """No hit reaches its floor (keyword-only hits carry no similarity: never refused)."""
+        similar = [h for h in hits if h.vector_similarity is not None]
+        return bool(similar) and not any(self.admits(h) for h in similar)
 
 
 def relevant(hits: Sequence[Hit], min_similarity: float) -> list[Hit]:

@@ -19,7 +19,7 @@ from ragspace.embeddings import (
     openai_model_id,
 )
 from ragspace.models import RetrievalMode
-from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
@@ -123,7 +123,9 @@ def build_service(
         retriever,
         ContextBuilder(store, settings.context_chars),
         AnswerOptions(
-            min_similarity=settings.min_similarity, rerank_candidates=settings.rerank_candidates
+            min_similarity=settings.min_similarity,
+            rerank_candidates=settings.rerank_candidates,
+            relevance_floor=RelevanceFloor(*settings.relevance_floors),
         ),
         chat=chat,
         reranker=reranker,

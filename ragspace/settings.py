@@ -7,6 +7,11 @@ from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The local model's relevance floors (cosine of the best prose / code hit), calibrated on the
+# shared evaluation sets and off-topic questions with bench/relevance_floor.py (figures in
+# docs/benchmarks.md). Questions meet prose at higher cosines than code, so each has its own.
+LOCAL_RELEVANCE_FLOOR_PROSE = 0.40
+LOCAL_RELEVANCE_FLOOR_CODE = 0.24
 
 
 class Settings(BaseSettings):
@@ -301,6 +306,28 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_MIN_SIMILARITY"),
         description="Below this cosine similarity, with no keyword match, nothing is relevant.",
     )
+    relevance_floor_prose: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        validation_alias=AliasChoices("RAGSPACE_RELEVANCE_FLOOR_PROSE"),
+        description=(
+            "An answer says nothing in the DocSets answers the question when no prose hit "
+            "reaches this cosine similarity and no code hit reaches the code floor. Unset: "
+            f"{LOCAL_RELEVANCE_FLOOR_PROSE} with the local model (calibrated with "
+            "bench/relevance_floor.py), off with OpenAI embeddings; 0 turns it off."
+        ),
+    )
+    relevance_floor_code: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        validation_alias=AliasChoices("RAGSPACE_RELEVANCE_FLOOR_CODE"),
+        description=(
+            f"The relevance floor for code hits. Unset: {LOCAL_RELEVANCE_FLOOR_CODE} with the "
+            "local model, off with OpenAI embeddings; 0 turns it off."
+        ),
+    )
     rerank: bool = Field(
         default=True,
         validation_alias=AliasChoices("RAGSPACE_RERANK"),
@@ -359,6 +386,20 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_LOG_LEVEL"),
         description="Python logging level.",
     )
+
+    @property
+    def relevance_floors(self) -> tuple[float, float]:
+        """The (prose, code) relevance floors in force: each setting, else the local model's
+        calibrated floor (OpenAI embeddings have another cosine scale: no floor)."""
+        prose, code = (
+            (0.0, 0.0)
+            if self.uses_openai
+            else (LOCAL_RELEVANCE_FLOOR_PROSE, LOCAL_RELEVANCE_FLOOR_CODE)
+        )
+        return (
+            prose if self.relevance_floor_prose is None else self.relevance_floor_prose,
+            code if self.relevance_floor_code is None else self.relevance_floor_code,
+        )
 
     @property
     def uses_openai(self) -> bool:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.cli import main
+from ragspace.cli.main import main
 from ragspace.errors import ValidationError
 from ragspace.extract import extract
 from ragspace.models import EmbeddingStatus, SkippedItem, UploadedFile

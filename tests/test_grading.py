@@ -15,7 +15,7 @@ from ragspace.answering.prompts import (
 from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.datasets import parse_question_set
 from ragspace.eval.grading import cited_sentences, parse_claim_verdicts, parse_verdict
-from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions
+from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions, grading_text
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -32,7 +32,10 @@ QUESTIONS = "\n".join(
         ' "relevant": ["billing.md"]}',
     ]
 )
-ANSWER = "You run the MSI installer [1]. Then you reboot [1]. That is all."
+ANSWER = (
+    "You run the MSI installer [1]. Then you reboot [1]. That is all.\n\n"
+    'Quotes:\n[1] "Download the MSI installer and run it."'
+)
 FAITHFULNESS = (
     '{"claims": [{"claim": 1, "verdict": "supported"}, {"claim": 2, "verdict": "unsupported"}]}'
 )
@@ -89,6 +92,10 @@ def test_judge_verdicts_are_parsed_and_aggregated(
     assert (grading.answers, grading.correctness, grading.correctness_judged) == (2, 0.75, 2)
     assert (grading.faithfulness, grading.claims_judged) == (0.5, 4)
     assert grading.answers_without_citations == 0
+    # the quote is in install.md, passage [1] of the Windows question only
+    assert [g.quote_checks for g in grading.graded] == [["verified"], ["unsupported"]]
+    assert grading.quote_checks == {"verified": 0.5, "paraphrased": 0.0, "unsupported": 0.5}
+    assert "Quotes: verified 50%, paraphrased 0%, unsupported 50%." in grading_text(grading)
     first = grading.graded[0]
     assert (first.verdict, first.reason) == ("correct", "Same facts.")
     assert [c.sentence for c in first.claims] == [

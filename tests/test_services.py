@@ -75,7 +75,8 @@ def test_answer_cites_passages_with_line_ranges(filled: RagspaceService) -> None
     first = answer.citations[0]
     assert first.path == "deployment-guide.md"
     assert "/healthz" in first.snippet
-    assert f"**[1]** deployment-guide.md (lines {first.start_line}-{first.end_line})" in answer.text
+    assert answer.text.startswith("Expose the `/healthz` endpoint to your load balancer. [1]")
+    assert f"- [1] deployment-guide.md (lines {first.start_line}-{first.end_line})" in answer.text
     lines = (DATA / "deployment-guide.md").read_text().split("\n")
     assert any("/healthz" in line for line in lines[first.start_line - 1 : first.end_line])
 

@@ -2,11 +2,11 @@
 
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ragspace.answering.citations import cite, passage_label, verify_citations
 from ragspace.answering.context import ContextBuilder
-from ragspace.answering.focus import PROSE_LANGUAGES, lead
+from ragspace.answering.focus import is_prose_passage, lead
 from ragspace.answering.llm import ChatModel
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
@@ -27,12 +27,12 @@ from ragspace.models import (
     Passage,
     RetrievalMode,
 )
-from ragspace.retrieval import Retriever, relevant
+from ragspace.retrieval import RelevanceFloor, Retriever, relevant
 
 log = logging.getLogger(__name__)
 
 NOTHING_FOUND = (
-    "I found nothing about this in the selected DocSets, so I cannot answer it from them. "
+    "Nothing in the selected DocSets answers this, so I cannot answer it from them. "
     "Check that their documents have finished embedding, or rephrase the question."
 )
 HISTORY_TURNS = 6
@@ -46,6 +46,8 @@ class AnswerOptions:
     passages: int = 6
     min_similarity: float = 0.2
     rerank_candidates: int = 20
+    # no hit this close (cosine) to the question: nothing answers it (0: never refuse)
+    relevance_floor: RelevanceFloor = field(default_factory=RelevanceFloor)
 
 
 def fenced(text: str, language: str) -> str:
@@ -93,7 +95,7 @@ def _leads(question: str, passages: Sequence[Passage]) -> list[tuple[int, str]]:
 
 
 def _lead_markdown(text: str, passage: Passage, number: int) -> str:
-    if str(passage.metadata.get("language", "")) in PROSE_LANGUAGES:
+    if is_prose_passage(passage):
         return f"{text} [{number}]"
     return f"[{number}]\n{fenced(text, str(passage.metadata.get('language', '')))}"
 
@@ -169,9 +171,10 @@ class AnswerPipeline:
         """Relevant passages for a query, reranked when asked and possible."""
         wanted = self._options.passages
         depth = self._options.rerank_candidates if rerank and self._reranker else wanted
-        hits = relevant(
-            self._retriever.search(query, docset_ids, depth, mode), self._options.min_similarity
-        )
+        found = self._retriever.search(query, docset_ids, depth, mode)
+        if self._options.relevance_floor.refuses(found):
+            return []
+        hits = relevant(found, self._options.min_similarity)
         if rerank and self._reranker is not None:
             hits = self._reranker.rerank(query, hits)
         return self._context.passages(hits[:wanted], widen=self._chat is not None)

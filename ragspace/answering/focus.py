@@ -3,6 +3,7 @@
 import re
 from dataclasses import dataclass
 
+from ragspace.languages import is_prose
 from ragspace.models import Passage
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -63,7 +64,12 @@ _STOPWORDS = frozenset(
 )
 FOCUS_LINES = 4
 MAX_SENTENCE_CHARS = 400
-PROSE_LANGUAGES = frozenset({"", "text", "markdown", "rst"})
+
+
+def is_prose_passage(passage: Passage) -> bool:
+    """Documentation (or a passage of no known language), read by sentences, not lines."""
+    language = str(passage.metadata.get("language", ""))
+    return not language or is_prose(language)
 
 
 def terms(text: str) -> set[str]:
@@ -98,15 +104,24 @@ def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
     best = max(scores, key=lambda n: (scores[n], -n))
     if not wanted or scores[best] == 0:
         return start, end
+    return _around(passage, best, start, end)
+
+
+def _around(passage: Passage, best: int, start: int, end: int) -> tuple[int, int]:
+    """FOCUS_LINES non-blank lines from the best one: those after it first (the paragraph
+    under a heading, the body under a signature), then those before it, within the chunk."""
     low = high = best
-    while high - low + 1 < FOCUS_LINES:
-        grown = False
-        if high < end and passage_line(passage, high + 1).strip():
-            high, grown = high + 1, True
-        if high - low + 1 < FOCUS_LINES and low > start and passage_line(passage, low - 1).strip():
-            low, grown = low - 1, True
-        if not grown:
-            break
+    taken = 1
+    while taken < FOCUS_LINES and high < end:
+        high += 1
+        taken += bool(passage_line(passage, high).strip())
+    while taken < FOCUS_LINES and low > start:
+        low -= 1
+        taken += bool(passage_line(passage, low).strip())
+    while high > best and not passage_line(passage, high).strip():
+        high -= 1
+    while low < best and not passage_line(passage, low).strip():
+        low += 1
     return low, high
 
 
@@ -124,7 +139,7 @@ def lead(passage: Passage, question: str) -> Lead | None:
     wanted = terms(question)
     if not wanted:
         return None
-    if str(passage.metadata.get("language", "")) not in PROSE_LANGUAGES:
+    if not is_prose_passage(passage):
         start, end = focus_range(passage, question)
         text = "\n".join(passage_line(passage, n) for n in range(start, end + 1)).strip("\n")
         score = len(wanted & terms(text))

@@ -2,15 +2,13 @@
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from rapidfuzz import fuzz
 
 from ragspace.answering.citations import passage_url
 from ragspace.answering.focus import terms
-from ragspace.models import Citation, Passage
+from ragspace.models import Citation, Passage, Verification
 
-Verification = Literal["verified", "paraphrased", "unsupported"]
 VERIFIED_SCORE = 95.0  # partial_ratio at or above: the quote is in the lines (spacing, case aside)
 PARAPHRASED_SCORE = 60.0  # at or above, with enough shared words: a rewording of the lines
 PARAPHRASED_WORDS = 0.6  # share of the quote's words (by stem) that the passage contains

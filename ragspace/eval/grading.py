@@ -52,6 +52,8 @@ class GradedAnswer(BaseModel):
     verdict: str | None = None  # correctness; None when unreadable or no reference
     reason: str = ""
     claims: list[Claim] = []
+    # the quote check of each citation: verified, paraphrased or unsupported
+    quote_checks: list[str] = []
 
     @property
     def correctness(self) -> float | None:
@@ -122,7 +124,11 @@ class AnswerGrader:
 
     def grade(self, question: str, reference: str, answer: Answer) -> GradedAnswer:
         """Correctness against the reference (when given) and support of each cited sentence."""
-        graded = GradedAnswer(question=question, answer=answer.text)
+        graded = GradedAnswer(
+            question=question,
+            answer=answer.text,
+            quote_checks=[c.verification or "unsupported" for c in answer.citations],
+        )
         if reference:
             verdict, reason = self._correctness(question, reference, answer.text)
             graded = graded.model_copy(update={"verdict": verdict, "reason": reason})

@@ -17,7 +17,7 @@ from ragspace.eval.evaluation import (
     whole_files,
 )
 from ragspace.eval.grading import AnswerGrader, GradedAnswer
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import VERIFICATIONS, Hit, RetrievalMode
 from ragspace.retrieval import Retriever
 
 RERANK = "hybrid+rerank"
@@ -71,6 +71,8 @@ class GradingSummary(BaseModel):
     faithfulness: float | None
     claims_judged: int
     answers_without_citations: int
+    # share of the answers' citations whose quote was verified / paraphrased / unsupported
+    quote_checks: dict[str, float] = {}
     graded: list[GradedAnswer]
 
 
@@ -117,8 +119,16 @@ def summarize_grading(graded: Sequence[GradedAnswer]) -> GradingSummary:
         faithfulness=round(sum(claims) / len(claims), 4) if claims else None,
         claims_judged=len(claims),
         answers_without_citations=sum(1 for g in graded if not g.claims),
+        quote_checks=quote_check_shares([c for g in graded for c in g.quote_checks]),
         graded=list(graded),
     )
+
+
+def quote_check_shares(checks: Sequence[str]) -> dict[str, float]:
+    """The share of citations with each quote-check label (empty with no citations)."""
+    if not checks:
+        return {}
+    return {label: round(checks.count(label) / len(checks), 4) for label in VERIFICATIONS}
 
 
 class Evaluator:
@@ -281,4 +291,11 @@ def grading_text(grading: GradingSummary) -> str:
         f"({grading.correctness_judged} judged); citation faithfulness "
         f"{fmt(grading.faithfulness)} ({grading.claims_judged} cited sentences judged); "
         f"{grading.answers_without_citations} answers without citations."
+        + (
+            " Quotes: "
+            + ", ".join(f"{label} {share:.0%}" for label, share in grading.quote_checks.items())
+            + "."
+            if grading.quote_checks
+            else ""
+        )
     )

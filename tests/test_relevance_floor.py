@@ -1,0 +1,95 @@
+"""The relevance floor: off-topic questions get "nothing answers this", not passages."""
+
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from bench.relevance_floor import off_topic_questions
+from ragspace.answering.answer import NOTHING_FOUND
+from ragspace.embeddings import LocalEmbedder
+from ragspace.models import Hit
+from ragspace.retrieval import RelevanceFloor
+from ragspace.runtime import build_service
+from ragspace.services import RagspaceService
+from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from ragspace.worker import Ingestor
+
+DATA = Path(__file__).parent / "data"
+HANDBOOK = ("deployment-guide.md", "glossary.rst")
+ON_TOPIC = ["How do I roll back a migration?", "Which endpoint does the load balancer check?"]
+
+
+def _handbook(
+    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+) -> RagspaceService:
+    service = build_service(settings, store, embedder)
+    service.create_docset("handbook")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in HANDBOOK])
+    ingestor.process_all()
+    return service
+
+
+def test_off_topic_questions_are_refused_and_real_ones_answered(
+    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+) -> None:
+    service = _handbook(settings, store, embedder, ingestor)
+    for question in off_topic_questions():
+        answer = service.answer(question, ["handbook"])
+        assert answer.text == NOTHING_FOUND, question
+        assert answer.citations == [] and answer.passages == []
+    for question in ON_TOPIC:
+        answer = service.answer(question, ["handbook"])
+        assert answer.passages, question
+        assert answer.text != NOTHING_FOUND
+
+
+def test_without_a_floor_off_topic_questions_get_passages(
+    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+) -> None:
+    unfloored = settings.model_copy(
+        update={"relevance_floor_prose": 0.0, "relevance_floor_code": 0.0}
+    )
+    service = _handbook(unfloored, store, embedder, ingestor)
+    answered = [q for q in off_topic_questions() if service.answer(q, ["handbook"]).passages]
+    # a shared word or a cosine above RAGSPACE_MIN_SIMILARITY: listed without the floor
+    assert len(answered) >= 3, answered
+
+
+def test_floor_settings_default_to_the_calibrated_local_floors() -> None:
+    local = (LOCAL_RELEVANCE_FLOOR_PROSE, LOCAL_RELEVANCE_FLOOR_CODE)
+    assert Settings(_env_file=None).relevance_floors == local
+    keyed = Settings(_env_file=None, openai_api_key=SecretStr("sk-test"))
+    assert keyed.relevance_floors == (0.0, 0.0)  # calibrated for MiniLM only
+    chosen = Settings(_env_file=None, relevance_floor_code=0.3)
+    assert chosen.relevance_floors == (LOCAL_RELEVANCE_FLOOR_PROSE, 0.3)
+    with pytest.raises(ValueError, match="less than or equal to 1"):
+        Settings(_env_file=None, relevance_floor_prose=1.5)
+
+
+def _hit(language: str, similarity: float | None) -> Hit:
+    return Hit(
+        chunk_id=1,
+        document_id=1,
+        docset_name="d",
+        path="p",
+        title="p",
+        ordinal=0,
+        content="x",
+        start_line=1,
+        end_line=1,
+        metadata={"language": language},
+        score=0.1,
+        vector_similarity=similarity,
+    )
+
+
+def test_prose_and_code_hits_have_their_own_floor() -> None:
+    floor = RelevanceFloor(prose=0.4, code=0.24)
+    assert floor.refuses([_hit("markdown", 0.35), _hit("python", 0.2)])
+    assert not floor.refuses([_hit("markdown", 0.35), _hit("python", 0.25)])
+    assert not floor.refuses([_hit("rst", 0.41)])
+    assert not floor.refuses([_hit("python", None)])  # keyword-only: nothing to judge by
+    assert not floor.refuses([])
