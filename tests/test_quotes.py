@@ -132,9 +132,10 @@ def test_ask_labels_each_citation_by_its_quote(
     chat_service: RagspaceService, fake_chat: FakeChat, quote: str, label: str
 ) -> None:
     fake_chat.reply = _answer_quoting(quote)
-    *_, last = chat_service.ask("How do I roll back a migration?", ["handbook"])
+    *streamed, last = chat_service.ask("How do I roll back a migration?", ["handbook"])
     assert last.answer is not None
     assert "verbatim" in fake_chat.prompt_of(-1)  # the model was asked for quotes
+    assert streamed and not any("Quotes:" in update.text for update in streamed)
     assert last.answer.text == f"Restore the latest backup [{last.answer.citations[0].number}]."
     [citation] = last.answer.citations
     assert citation.verification == label

@@ -212,7 +212,8 @@ class AnswerPipeline:
         try:
             for piece in self._chat.stream(messages):
                 text += piece
-                yield AnswerUpdate(text=text, done=False)
+                # the quotes are checked, not shown: the reader sees the answer without them
+                yield AnswerUpdate(text=split_quotes(text)[0], done=False)
         except LLMError as exc:
             fallback = extractive_answer(question, passages)
             note = f"{exc} Showing the most relevant passages instead."
