@@ -18,11 +18,14 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
+from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 
 _database_numbers = itertools.count()
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="session")
@@ -152,3 +155,28 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     yield launch
     for demo in apps:
         demo.close()
+
+
+@pytest.fixture
+def fake_chat() -> Iterator[FakeChat]:
+    """An OpenAI-compatible chat server on 127.0.0.1; tests set its replies."""
+    with running_fake_chat() as fake:
+        yield fake
+
+
+@pytest.fixture
+def chat_service(
+    settings: Settings,
+    store: Store,
+    embedder: LocalEmbedder,
+    ingestor: Ingestor,
+    fake_chat: FakeChat,
+) -> RagspaceService:
+    """The service with the fake chat model and DocSet `handbook` (a guide and a glossary)."""
+    tuned = settings.model_copy(update={"rerank_timeout_seconds": 1.0})
+    service = build_service(tuned, store, embedder, chat=chat_model_of(fake_chat))
+    service.create_docset("handbook")
+    names = ("deployment-guide.md", "glossary.rst")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+    ingestor.process_all()
+    return service

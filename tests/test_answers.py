@@ -1,7 +1,6 @@
 """Answers with a chat model faked at the HTTP boundary: rerank, stream, cite, fall back."""
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,50 +10,11 @@ from ragspace.answering.answer import NOTHING_FOUND
 from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
 from ragspace.answering.rerank import Reranker, parse_ranking
-from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import LLMError
-from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
-from ragspace.settings import Settings
-from ragspace.sources.files import UploadedFile
-from ragspace.store import Store
-from ragspace.worker import Ingestor
-from tests.fakes.chat_server import FakeChat, running_fake_chat, stream_pieces
+from tests.fakes.chat_server import FakeChat, chat_model_of, stream_pieces
 
 DATA = Path(__file__).parent / "data"
-
-
-@pytest.fixture
-def fake_chat() -> Iterator[FakeChat]:
-    with running_fake_chat() as fake:
-        yield fake
-
-
-def _chat_model(fake: FakeChat) -> OpenAIChatModel:
-    return OpenAIChatModel(
-        api_key="sk-chat-secret",
-        model="gpt-test",
-        base_url=fake.base_url,
-        timeout=10,
-        max_retries=0,
-    )
-
-
-@pytest.fixture
-def chat_service(
-    settings: Settings,
-    store: Store,
-    embedder: LocalEmbedder,
-    ingestor: Ingestor,
-    fake_chat: FakeChat,
-) -> RagspaceService:
-    tuned = settings.model_copy(update={"rerank_timeout_seconds": 1.0})
-    service = build_service(tuned, store, embedder, chat=_chat_model(fake_chat))
-    service.create_docset("handbook")
-    names = ("deployment-guide.md", "glossary.rst")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
-    ingestor.process_all()
-    return service
 
 
 def _route(
@@ -101,7 +61,7 @@ def test_rerank_applies_the_models_order(
 ) -> None:
     hits = _hits(chat_service)
     fake_chat.reply = lambda _: '```json\n{"ranking": [3, 1, 2]}\n```'
-    reranked = Reranker(_chat_model(fake_chat), timeout_seconds=5).rerank("q", hits)
+    reranked = Reranker(chat_model_of(fake_chat), timeout_seconds=5).rerank("q", hits)
     assert [h.chunk_id for h in reranked] == [hits[2].chunk_id, hits[0].chunk_id, hits[1].chunk_id]
     assert fake_chat.requests[-1]["messages"][0]["content"] == RERANK_SYSTEM
 
@@ -118,7 +78,7 @@ def test_rerank_falls_back_to_fused_order(
     else:
         fake_chat.status = 500
     started = time.monotonic()
-    reranked = Reranker(_chat_model(fake_chat), timeout_seconds=1.0).rerank("q", hits)
+    reranked = Reranker(chat_model_of(fake_chat), timeout_seconds=1.0).rerank("q", hits)
     assert [h.chunk_id for h in reranked] == [h.chunk_id for h in hits]
     assert time.monotonic() - started < 2.5, "the time budget must bound the wait"
 

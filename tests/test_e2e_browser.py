@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
@@ -24,7 +23,7 @@ from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.server import launch_on_localhost
 from tests import journey
-from tests.fakes.chat_server import FakeChat, running_fake_chat
+from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 
 
@@ -56,12 +55,6 @@ def github() -> Iterator[FakeGithub]:
         yield state
 
 
-def _chat_model(fake: FakeChat) -> OpenAIChatModel:
-    return OpenAIChatModel(
-        api_key="sk-e2e", model="gpt-test", base_url=fake.base_url, timeout=10, max_retries=0
-    )
-
-
 @pytest.fixture
 def app(
     settings: Settings,
@@ -72,7 +65,7 @@ def app(
     github: FakeGithub,
 ) -> Iterator[App]:
     """The full app: chat model and GitHub faked, ingestion by a background worker."""
-    chat = _chat_model(fake_chat)
+    chat = chat_model_of(fake_chat)
     workers = WorkerPool(ingestor, threads=1, idle_seconds=0.5)
     tuned = settings.model_copy(update={"github_api_url": github.base_url})
     service = build_service(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
@@ -186,7 +179,7 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
     service.add_files(journey.DOCSET, [UploadedFile(guide.name, guide.read_bytes())])
     ingestor.process_all()
     read_only = settings.model_copy(update={"read_only": True})
-    url = launch_app(build_service(read_only, store, embedder, chat=_chat_model(fake_chat)))
+    url = launch_app(build_service(read_only, store, embedder, chat=chat_model_of(fake_chat)))
 
     with journey.browser_page() as page:
         page.goto(url)

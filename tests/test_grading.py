@@ -1,11 +1,9 @@
 """Answer grading: the judge (a chat model faked at the HTTP boundary) and its parsing."""
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
     JUDGE_CORRECTNESS_SYSTEM,
@@ -21,7 +19,7 @@ from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.fakes.chat_server import FakeChat, running_fake_chat
+from tests.fakes.chat_server import FakeChat, chat_model_of
 from tests.test_eval_runner import _handbook
 
 QUESTIONS = "\n".join(
@@ -42,12 +40,6 @@ FAITHFULNESS = (
 
 
 @pytest.fixture
-def fake_chat() -> Iterator[FakeChat]:
-    with running_fake_chat() as fake:
-        yield fake
-
-
-@pytest.fixture
 def chat_service(
     settings: Settings,
     store: Store,
@@ -55,10 +47,7 @@ def chat_service(
     ingestor: Ingestor,
     fake_chat: FakeChat,
 ) -> RagspaceService:
-    chat = OpenAIChatModel(
-        "sk-judge-secret", "gpt-test", fake_chat.base_url, timeout=10, max_retries=0
-    )
-    service = build_service(settings, store, embedder, chat=chat)
+    service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
     _handbook(service, ingestor)
     return service
 

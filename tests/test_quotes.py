@@ -1,24 +1,16 @@
 """Claim-level citation checks: the quotes of an answer against the passages they cite."""
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import ANSWER_SYSTEM
 from ragspace.answering.quotes import match_quote, split_quotes
-from ragspace.embeddings import LocalEmbedder
 from ragspace.models import Passage
-from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
-from ragspace.settings import Settings
-from ragspace.sources.files import UploadedFile
-from ragspace.store import Store
-from ragspace.worker import Ingestor
-from tests.fakes.chat_server import FakeChat, running_fake_chat
+from tests.fakes.chat_server import FakeChat
 
 DATA = Path(__file__).parent / "data"
 GUIDE = (DATA / "deployment-guide.md").read_text()
@@ -72,35 +64,6 @@ def test_the_quotes_section_is_split_from_the_answer() -> None:
     assert claims == "Restore a backup [1]."
     assert quotes == {1: ["restore the latest backup"], 2: ["two"]}
     assert split_quotes("No quotes here [1].") == ("No quotes here [1].", {})
-
-
-@pytest.fixture
-def fake_chat() -> Iterator[FakeChat]:
-    with running_fake_chat() as fake:
-        yield fake
-
-
-@pytest.fixture
-def chat_service(
-    settings: Settings,
-    store: Store,
-    embedder: LocalEmbedder,
-    ingestor: Ingestor,
-    fake_chat: FakeChat,
-) -> RagspaceService:
-    chat = OpenAIChatModel(
-        api_key="sk-chat-secret",
-        model="gpt-test",
-        base_url=fake_chat.base_url,
-        timeout=10,
-        max_retries=0,
-    )
-    service = build_service(settings, store, embedder, chat=chat)
-    service.create_docset("handbook")
-    names = ("deployment-guide.md", "glossary.rst")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
-    ingestor.process_all()
-    return service
 
 
 _PASSAGE = re.compile(r'<passage number="(\d+)"[^>]*>\n(.*?)\n</passage>', re.DOTALL)

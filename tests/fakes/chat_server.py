@@ -7,9 +7,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 Reply = Callable[[dict[str, Any]], str]
+
+if TYPE_CHECKING:
+    from ragspace.answering.llm import OpenAIChatModel
 
 
 @dataclass
@@ -133,3 +136,16 @@ def running_fake_chat() -> Iterator[FakeChat]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def chat_model_of(fake: FakeChat) -> "OpenAIChatModel":
+    """The app's real OpenAI chat client, pointed at the fake, with no retries."""
+    from ragspace.answering.llm import OpenAIChatModel
+
+    return OpenAIChatModel(
+        api_key="sk-chat-secret",
+        model="gpt-test",
+        base_url=fake.base_url,
+        timeout=10,
+        max_retries=0,
+    )
