@@ -5,6 +5,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragspace.errors import EmbeddingError, TransientEmbeddingError, redact
+from ragspace.native_memory import release_free_memory
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +86,21 @@ class LocalEmbedder:
         # Idle threads sleep instead of spinning: on a small machine spinning threads take
         # the cores that concurrent searches and the web server need (docs/benchmarks.md, Load).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        # No arena: onnxruntime's CPU arena keeps the largest batch's activations for good;
+        # freed buffers go back to malloc, which release_free_memory() trims after a batch.
+        options.enable_cpu_mem_arena = False
+        options.enable_mem_pattern = False
         self._session = onnxruntime.InferenceSession(
             str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
             options,
             providers=["CPUExecutionProvider"],
         )
         self._batch_size = batch_size
+        # Inference runs on two long-lived threads, one for single texts (queries) and one for
+        # batches (ingestion), never on the calling thread: run from Gradio's many request
+        # threads, inference left the app holding 0.5 GB more (docs/benchmarks.md, Memory).
+        self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
+        self._batches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-batch")
 
     @property
     def model_id(self) -> str:
@@ -105,6 +116,16 @@ class LocalEmbedder:
         """See `Embedder.embed`. Batches are formed from texts of similar length."""
         if not texts:
             return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
+        if len(texts) == 1:
+            return self._queries.submit(self._embed_all, texts).result()
+        return self._batches.submit(self._embed_batches_and_trim, texts).result()
+
+    def _embed_batches_and_trim(self, texts: Sequence[str]) -> Vectors:
+        vectors = self._embed_all(texts)
+        release_free_memory()  # a batch's activations are freed: give the pages back
+        return vectors
+
+    def _embed_all(self, texts: Sequence[str]) -> Vectors:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         result = np.empty((len(texts), LOCAL_DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):

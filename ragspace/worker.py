@@ -20,6 +20,7 @@ from ragspace.embeddings import Embedder, Vectors
 from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
 from ragspace.hashing import content_hash
 from ragspace.models import ChunkDraft
+from ragspace.native_memory import release_free_memory
 from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
 
 log = logging.getLogger(__name__)
@@ -316,5 +317,7 @@ class WorkerPool:
                 log.exception("Ingestion worker error; retrying shortly")
                 busy = False
             if not busy:
+                # idle: give back what ingestion and the requests in between freed
+                release_free_memory()
                 self._work.wait(self._idle_seconds)
                 self._work.clear()

@@ -1,6 +1,8 @@
 """The local ONNX embedder (real model) and the OpenAI embedder (faked HTTP API)."""
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +12,7 @@ from ragspace.embeddings import (
     LOCAL_DIMENSIONS,
     LocalEmbedder,
     OpenAIEmbedder,
+    Vectors,
     bundled_model_path,
     verify_model_file,
 )
@@ -41,6 +44,38 @@ def test_local_embedder_captures_meaning(embedder: LocalEmbedder) -> None:
 
 def test_local_embedder_handles_empty_input(embedder: LocalEmbedder) -> None:
     assert embedder.embed([]).shape == (0, LOCAL_DIMENSIONS)
+
+
+def test_local_batches_give_their_memory_back(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ingestion batch is followed by malloc_trim; a single query is not (it is small)."""
+    trims: list[int] = []
+    monkeypatch.setattr("ragspace.embeddings.release_free_memory", lambda: trims.append(1))
+    embedder.embed(["a query"])
+    assert trims == []
+    embedder.embed(["one chunk", "another chunk"])
+    assert trims == [1]
+
+
+def test_local_inference_runs_on_two_threads_whatever_calls_it(
+    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Queries and batches from many request threads run on one thread each."""
+    seen: list[str] = []
+    run = embedder._embed_all
+
+    def recording(texts: Sequence[str]) -> Vectors:
+        seen.append(threading.current_thread().name)
+        return run(texts)
+
+    monkeypatch.setattr(embedder, "_embed_all", recording)
+    alone = embedder.embed(["a query"])[0]
+    with ThreadPoolExecutor(max_workers=8) as callers:
+        results = list(callers.map(embedder.embed, [["a query"], ["one", "two"]] * 8))
+    assert all(np.allclose(r[0], alone) for r in results[::2])  # the same vectors
+    assert {name.rsplit("_", 1)[0] for name in seen} == {"embed-query", "embed-batch"}
+    assert len(set(seen)) == 2
 
 
 def test_model_file_is_verified(tmp_path: Path) -> None:

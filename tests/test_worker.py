@@ -1,5 +1,6 @@
 """Background ingestion threads and the runtime that composes everything."""
 
+import threading
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
+from ragspace.worker import Ingestor, WorkerPool
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,3 +35,17 @@ def test_runtime_workers_ingest_uploads_in_the_background(settings: Settings) ->
         assert _wait_until_settled(runtime.store) == [EmbeddingStatus.DONE] * 2
     finally:
         runtime.close()
+
+
+def test_idle_workers_give_freed_memory_back(
+    ingestor: Ingestor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With nothing to do, a worker trims the C heap before it waits (malloc_trim)."""
+    trimmed = threading.Event()
+    monkeypatch.setattr("ragspace.worker.release_free_memory", trimmed.set)
+    pool = WorkerPool(ingestor, threads=1, idle_seconds=60)
+    pool.start()
+    try:
+        assert trimmed.wait(30), "the idle worker did not trim"
+    finally:
+        pool.stop()
