@@ -116,6 +116,11 @@ class RagspaceService:
         """The configured retrieval mode."""
         return self._retriever.options.mode
 
+    @property
+    def writes_answers(self) -> bool:
+        """A chat model writes answers; without one they are extractive (quoted passages)."""
+        return self._answers.chat is not None
+
     # DocSets
 
     def database_problem(self) -> str | None:

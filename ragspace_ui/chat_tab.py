@@ -17,6 +17,17 @@ ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
 SEARCHING = "_Searching…_"
 WRITING = "_Writing the answer…_"
 NO_ANSWER = "_No answer: the reason is in the message that appeared._"
+EXTRACTIVE_NOTICE = (
+    "Answers are **extractive**: the sentences and lines of your documents that match the "
+    "question best, quoted with their sources. To have a model write answers (with each "
+    "claim's quote checked against the cited lines), set `OPENAI_API_KEY` (and optionally "
+    "`OPENAI_BASE_URL` for a compatible server) in `.env` or the Space's secrets, and restart."
+)
+VERIFICATION_TEXT = {
+    "verified": "✓ quote found in these lines",
+    "paraphrased": "≈ a close paraphrase of these lines",
+    "unsupported": "⚠ the quote was not found in these lines",
+}
 ChatTurn = tuple[ChatHistory, str, str]  # chat, sources panel, question box
 
 
@@ -62,7 +73,8 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
         context = f" — {citation.context}" if citation.context else ""
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
         parts.append(
-            f"{anchor}**[{citation.number}]** {where}{context}\n\n{fenced(citation.snippet, '')}"
+            f"{anchor}**[{citation.number}]** {where}{context}{check_text(citation)}\n\n"
+            f"{fenced(citation.snippet, '')}"
         )
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
@@ -70,6 +82,13 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
             "_Also retrieved, not cited:_ " + ", ".join(f"[{p.number}] {p.path}" for p in unused)
         )
     return "\n\n".join(parts)
+
+
+def check_text(citation: Citation) -> str:
+    """What the quote check found for a citation, as a suffix ("" when nothing was checked)."""
+    if citation.verification is None:
+        return ""
+    return f" · _{VERIFICATION_TEXT[citation.verification]}_"
 
 
 def _history_messages(history: ChatHistory) -> list[Message]:
@@ -111,6 +130,8 @@ def answer_turns(
 
 def build_chat_tab(service: RagspaceService) -> ChatTab:
     """Lay out the chat tab and wire the streaming question handler."""
+    if not service.writes_answers:
+        gr.Markdown(EXTRACTIVE_NOTICE, elem_id="extractive-notice")
     docsets = gr.CheckboxGroup(
         label="DocSets to search (none ticked = all)",
         info=ALL_DOCSETS_HINT,

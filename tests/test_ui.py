@@ -9,7 +9,7 @@ import gradio as gr
 import pytest
 from gradio_client import Client
 
-from ragspace.embeddings import OpenAIEmbedder
+from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder
 from ragspace.errors import NotFoundError
 from ragspace.models import Answer, Citation, EmbeddingStatus
 from ragspace.runtime import build_service
@@ -18,7 +18,9 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from ragspace_ui.app import build_ui
 from ragspace_ui.chat_tab import (
+    EXTRACTIVE_NOTICE,
     NO_ANSWER,
     SEARCHING,
     answer_markdown,
@@ -29,6 +31,7 @@ from ragspace_ui.chat_tab import (
 from ragspace_ui.docsets_tab import docset_rows
 from ragspace_ui.errors import UNEXPECTED, user_errors
 from ragspace_ui.status_tab import STATUS_COLORS, status_chart
+from tests.fakes.chat_server import FakeChat, chat_model_of
 
 DATA = Path(__file__).parent / "data"
 
@@ -69,6 +72,20 @@ def test_app_serves_three_tabs(served: str) -> None:
     config = Client(served, verbose=False).config
     labels = {c.get("props", {}).get("label") for c in config["components"]}
     assert {"DocSets", "Embedding status", "Chat"} <= labels
+    notices = [c["props"].get("value", "") for c in config["components"]]
+    # no key here: the chat tab says once that answers are extractive and how to change it
+    assert sum(n == EXTRACTIVE_NOTICE for n in notices) == 1
+    assert "OPENAI_API_KEY" in EXTRACTIVE_NOTICE
+
+
+def test_with_a_chat_model_no_extractive_notice_is_shown(
+    settings: Settings, store: Store, embedder: LocalEmbedder, fake_chat: FakeChat
+) -> None:
+    service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
+    assert service.writes_answers
+    blocks = build_ui(service)
+    values = [getattr(block, "value", None) for block in blocks.blocks.values()]
+    assert EXTRACTIVE_NOTICE not in values
 
 
 def _citation(number: int, url: str | None = None) -> Citation:
@@ -102,6 +119,20 @@ def test_sources_panel_anchors_each_cited_passage_and_states_the_scope() -> None
     assert "Guide > Backups" in panel and "Take a nightly backup." in panel
     assert scope_text(["ops", "wiki"]) == "Searched **ops**, **wiki**."
     assert sources_markdown(Answer(text="nothing"), ["ops"]).endswith("_No sources._")
+
+
+def test_sources_panel_says_what_the_quote_check_found() -> None:
+    checked = [
+        _citation(1).model_copy(update={"verification": "verified"}),
+        _citation(2).model_copy(update={"verification": "paraphrased"}),
+        _citation(3).model_copy(update={"verification": "unsupported"}),
+    ]
+    panel = sources_markdown(Answer(text="[1] [2] [3]", citations=checked), None)
+    blocks = panel.split("**[")[1:]
+    assert "✓ quote found in these lines" in blocks[0]
+    assert "≈ a close paraphrase" in blocks[1] and "✓" not in blocks[1]
+    assert "⚠ the quote was not found" in blocks[2] and "✓" not in blocks[2]
+    assert "quote" not in sources_markdown(Answer(text="[1]", citations=[_citation(1)]), None)
 
 
 def test_status_chart_counts_documents_per_docset_and_status(service: RagspaceService) -> None:
