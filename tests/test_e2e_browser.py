@@ -26,6 +26,8 @@ from tests import journey
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 
+pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
+
 
 @dataclass
 class App:

@@ -2,12 +2,15 @@
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
 from tests.test_eval_runner import _handbook
 from tests.test_evaluate_panel import QUESTIONS
+
+pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
 CHROMIUM = Path("/usr/bin/chromium")
 

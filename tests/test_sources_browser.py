@@ -13,6 +13,8 @@ from ragspace_ui.app import build_ui
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.test_github_source import FILES, make_service
 
+pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
+
 CHROMIUM = "/usr/bin/chromium"
 
 

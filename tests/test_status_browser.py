@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from ragspace.models import EmbeddingStatus
@@ -10,6 +11,8 @@ from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+
+pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
 CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).parent / "data"
