@@ -108,19 +108,28 @@ def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
 
 
 def _around(passage: Passage, best: int, start: int, end: int) -> tuple[int, int]:
-    """FOCUS_LINES non-blank lines from the best one: those after it first (the paragraph
-    under a heading, the body under a signature), then those before it, within the chunk."""
+    """FOCUS_LINES non-blank lines from the best one, those after it first. Prose reads on
+    past blank lines (a heading's paragraph, the next sentence); code stays in the best
+    line's block (blank lines separate statements that belong apart)."""
+    prose = is_prose_passage(passage)
+
+    def filled(number: int) -> bool:
+        return bool(passage_line(passage, number).strip())
+
+    def extends(number: int) -> bool:
+        return start <= number <= end and (prose or filled(number))
+
     low = high = best
     taken = 1
-    while taken < FOCUS_LINES and high < end:
+    while taken < FOCUS_LINES and extends(high + 1):
         high += 1
-        taken += bool(passage_line(passage, high).strip())
-    while taken < FOCUS_LINES and low > start:
+        taken += filled(high)
+    while taken < FOCUS_LINES and extends(low - 1):
         low -= 1
-        taken += bool(passage_line(passage, low).strip())
-    while high > best and not passage_line(passage, high).strip():
+        taken += filled(low)
+    while high > best and not filled(high):
         high -= 1
-    while low < best and not passage_line(passage, low).strip():
+    while low < best and not filled(low):
         low += 1
     return low, high
 
