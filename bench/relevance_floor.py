@@ -41,6 +41,7 @@ CANDIDATES = [round(0.10 + 0.02 * i, 2) for i in range(21)]  # 0.10 .. 0.50
 class Asked:
     """One question's hits and whether a gold chunk was among the top 5."""
 
+    question: str
     hits: tuple[Hit, ...]
     hit_at_5: bool
 
@@ -66,7 +67,7 @@ def ask_all(
     for text, gold in questions:
         hits = retriever.search(text, [docset_id], K, RetrievalMode.HYBRID)
         matches = match_hits(hits, gold) if gold else []
-        asked.append(Asked(hits=tuple(hits), hit_at_5=any(matches[:5])))
+        asked.append(Asked(question=text, hits=tuple(hits), hit_at_5=any(matches[:5])))
     return asked
 
 
@@ -76,8 +77,8 @@ def share(values: Sequence[bool]) -> float:
 
 def outcome(floor: RelevanceFloor, real: Sequence[Asked], unrelated: Sequence[Asked]) -> Outcome:
     return Outcome(
-        refused=share([floor.refuses(a.hits) for a in unrelated]),
-        hit_at_5=share([a.hit_at_5 and not floor.refuses(a.hits) for a in real]),
+        refused=share([floor.refuses(a.hits, a.question) for a in unrelated]),
+        hit_at_5=share([a.hit_at_5 and not floor.refuses(a.hits, a.question) for a in real]),
         baseline_hit_at_5=share([a.hit_at_5 for a in real]),
     )
 

@@ -8,6 +8,7 @@ from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode
 from ragspace.store import SearchRequest, Store
+from ragspace.terms import covers
 
 MAX_KEYWORD_TERMS = 32
 # Hits fetched per wanted hit, so that enough remain after one-hit-per-section.
@@ -118,25 +119,29 @@ def hit_is_prose(hit: Hit) -> bool:
 
 @dataclass(frozen=True)
 class RelevanceFloor:
-    """The cosine similarity some hit must reach for a question to be answerable.
+    """When some hit is evidence enough for a question to be answerable.
 
-    A question meets prose at higher cosines than code (on-topic code questions score as low
-    as off-topic questions against prose), so prose and code hits have their own floors.
+    A hit is evidence when its cosine similarity reaches its kind's floor, or when it holds
+    every term of the question. A question meets prose at higher cosines than code (on-topic
+    code questions score as low as off-topic questions against prose), so prose and code hits
+    have their own floors; a short or mixed chunk that names everything asked is evidence
+    whatever its cosine.
     """
 
     prose: float = 0.0
     code: float = 0.0
 
-    def admits(self, hit: Hit) -> bool:
-        """The hit is semantically close enough to count as an answer's evidence."""
+    def admits(self, hit: Hit, question: str) -> bool:
+        """The hit is close enough to the question to count as an answer's evidence."""
         if hit.vector_similarity is None:
             return False
-        return hit.vector_similarity >= (self.prose if hit_is_prose(hit) else self.code)
+        floor = self.prose if hit_is_prose(hit) else self.code
+        return hit.vector_similarity >= floor or covers(hit.content, question)
 
-    def refuses(self, hits: Sequence[Hit]) -> bool:
-        """No hit reaches its floor (keyword-only hits carry no similarity: never refused)."""
+    def refuses(self, hits: Sequence[Hit], question: str) -> bool:
+        """No hit is evidence (keyword-only hits carry no similarity: never refused)."""
         similar = [h for h in hits if h.vector_similarity is not None]
-        return bool(similar) and not any(self.admits(h) for h in similar)
+        return bool(similar) and not any(self.admits(h, question) for h in similar)
 
 
 def relevant(hits: Sequence[Hit], min_similarity: float) -> list[Hit]:

@@ -3,6 +3,7 @@
 from typing import Any
 
 import gradio as gr
+from pygments.formatters import HtmlFormatter
 
 from ragspace.access import Credentials
 from ragspace.services import RagspaceService
@@ -12,11 +13,16 @@ from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
 from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.status_tab import ALL, build_status_tab
+from ragspace_ui.viewer import VIEWER_CSS
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines
-CSS = """
+CSS = (
+    """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
+    + VIEWER_CSS
+    + HtmlFormatter().get_style_defs(".rs-viewer")
+)
 UPLOAD_CACHE_SWEEP = (600, 1800)  # every 10 min, delete cached files older than 30 min
 READ_ONLY_BANNER = (
     "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "

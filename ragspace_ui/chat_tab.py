@@ -11,6 +11,7 @@ from ragspace.answering.citations import link_citations
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
+from ragspace_ui.viewer import EMPTY_VIEWER, open_citation
 
 ChatHistory = list[dict[str, Any]]
 ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
@@ -28,7 +29,8 @@ VERIFICATION_TEXT = {
     "paraphrased": "≈ a close paraphrase of these lines",
     "unsupported": "⚠ the quote was not found in these lines",
 }
-ChatTurn = tuple[ChatHistory, str, str]  # chat, sources panel, question box
+OpenableSources = list[dict[str, Any]]  # each cited passage: its citation and DocSet
+ChatTurn = tuple[ChatHistory, str, str, OpenableSources]  # chat, sources panel, question box
 
 
 @dataclass
@@ -111,7 +113,7 @@ def answer_turns(
     past = _history_messages(history)
     updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
     shown = [*history, {"role": "user", "content": text}]
-    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, ""
+    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, "", []
     try:
         for update in updates:
             text_shown = (
@@ -121,11 +123,38 @@ def answer_turns(
             )
             reply = {"role": "assistant", "content": text_shown}
             panel = sources_markdown(update.answer, selected) if update.answer else WRITING
-            yield [*shown, reply], panel, ""
+            openable = openable_sources(update.answer) if update.answer else []
+            yield [*shown, reply], panel, "", openable
     except Exception:
         # no answer bubble left saying "Searching…"; the error itself is shown as a message
-        yield shown, NO_ANSWER, ""
+        yield shown, NO_ANSWER, "", []
         raise
+
+
+def openable_sources(answer: Answer) -> OpenableSources:
+    """The cited passages the viewer can open: each citation with the DocSet it is from."""
+    docsets = {p.number: p.docset_name for p in answer.passages}
+    return [
+        {"citation": c.model_dump(mode="json"), "docset": docsets[c.number]}
+        for c in answer.citations
+        if c.number in docsets
+    ]
+
+
+def viewer_choices(openable: OpenableSources) -> list[tuple[str, int]]:
+    """Dropdown entries: `[n] path (lines a-b)`, valued by the citation number."""
+    return [
+        (f"[{o['citation']['number']}] {o['citation']['label']}", o["citation"]["number"])
+        for o in openable
+    ]
+
+
+def open_source(service: RagspaceService, number: int | None, openable: OpenableSources) -> str:
+    """The viewer's HTML for citation `number` of the last answer."""
+    chosen = next((o for o in openable if o["citation"]["number"] == number), None)
+    if chosen is None:
+        return EMPTY_VIEWER
+    return open_citation(service, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 
 def build_chat_tab(service: RagspaceService) -> ChatTab:
@@ -157,20 +186,37 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
                     label="Rerank with the chat model (when an API key is set)", value=True
                 )
         with gr.Column(scale=2):
+            pick = gr.Dropdown(
+                label="Open a source in the viewer",
+                choices=[],
+                value=None,
+                interactive=True,
+                elem_id="viewer-pick",
+            )
+            viewer = gr.HTML(EMPTY_VIEWER, elem_id="source-viewer")
             gr.Markdown("### Sources")
             sources = gr.Markdown(
                 "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
             )
+    openable = gr.State([])
 
     @user_errors
     def on_ask(
         text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
-    ) -> Iterator[ChatTurn]:
-        yield from answer_turns(service, text, history, selected, mode_value, use_rerank)
+    ) -> Iterator[tuple[Any, ...]]:
+        for *turn, cited in answer_turns(service, text, history, selected, mode_value, use_rerank):
+            yield *turn, cited, gr.update(choices=viewer_choices(cited), value=None)
+
+    @user_errors
+    def on_open(number: int | None, cited: OpenableSources) -> str:
+        return open_source(service, number, cited)
 
     inputs = [question, chatbot, docsets, mode, rerank]
-    outputs = [chatbot, sources, question]
+    outputs = [chatbot, sources, question, openable, pick]
     ask.click(on_ask, inputs, outputs)
     question.submit(on_ask, inputs, outputs)
-    clear.click(lambda: ([], "_Cleared._", ""), None, outputs)
+    clear.click(
+        lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None)), None, outputs
+    )
+    pick.change(on_open, [pick, openable], viewer)
     return ChatTab(docsets=docsets)

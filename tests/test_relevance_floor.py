@@ -69,7 +69,7 @@ def test_floor_settings_default_to_the_calibrated_local_floors() -> None:
         Settings(_env_file=None, relevance_floor_prose=1.5)
 
 
-def _hit(language: str, similarity: float | None) -> Hit:
+def _hit(language: str, similarity: float | None, content: str = "x") -> Hit:
     return Hit(
         chunk_id=1,
         document_id=1,
@@ -77,7 +77,7 @@ def _hit(language: str, similarity: float | None) -> Hit:
         path="p",
         title="p",
         ordinal=0,
-        content="x",
+        content=content,
         start_line=1,
         end_line=1,
         metadata={"language": language},
@@ -88,8 +88,13 @@ def _hit(language: str, similarity: float | None) -> Hit:
 
 def test_prose_and_code_hits_have_their_own_floor() -> None:
     floor = RelevanceFloor(prose=0.4, code=0.24)
-    assert floor.refuses([_hit("markdown", 0.35), _hit("python", 0.2)])
-    assert not floor.refuses([_hit("markdown", 0.35), _hit("python", 0.25)])
-    assert not floor.refuses([_hit("rst", 0.41)])
-    assert not floor.refuses([_hit("python", None)])  # keyword-only: nothing to judge by
-    assert not floor.refuses([])
+    question = "When do spring tides peak?"
+    assert floor.refuses([_hit("markdown", 0.35), _hit("python", 0.2)], question)
+    assert not floor.refuses([_hit("markdown", 0.35), _hit("python", 0.25)], question)
+    assert not floor.refuses([_hit("rst", 0.41)], question)
+    assert not floor.refuses([_hit("python", None)], question)  # keyword-only: no judging
+    assert not floor.refuses([], question)
+    # a chunk holding every term of the question is evidence whatever its cosine
+    covered = _hit("markdown", 0.3, "## Spring tides\nThey peak at new moon.")
+    assert not floor.refuses([covered], question)
+    assert floor.refuses([covered], "When do spring tides peak in Brittany?")

@@ -25,6 +25,7 @@ from ragspace_ui.chat_tab import (
     SEARCHING,
     answer_markdown,
     answer_turns,
+    open_source,
     scope_text,
     sources_markdown,
 )
@@ -166,15 +167,19 @@ def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
     ingestor.process_all()
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     turns = list(answer_turns(service, "pg_dump backups", history, [], "hybrid", True))
-    chat, panel, box = turns[0]
+    chat, panel, box, openable = turns[0]
     assert chat[-2:] == [
         {"role": "user", "content": "pg_dump backups"},
         {"role": "assistant", "content": SEARCHING},
     ]
-    assert chat[:2] == history and panel == SEARCHING and box == ""
-    chat, panel, _ = turns[-1]
+    assert chat[:2] == history and panel == SEARCHING and box == "" and openable == []
+    chat, panel, _, openable = turns[-1]
     assert "[\\[1\\]](#ragspace-source-1)" in chat[-1]["content"]
     assert '<span id="ragspace-source-1"></span>' in panel and "pg_dump" in panel
+    first = openable[0]
+    assert first["docset"] == "handbook" and first["citation"]["path"] == guide.name
+    viewer = open_source(service, first["citation"]["number"], openable)
+    assert 'class="rs-line rs-focus"' in viewer and "pg_dump" in viewer
 
 
 def test_a_failure_while_answering_leaves_no_pending_bubble(
@@ -187,7 +192,8 @@ def test_a_failure_while_answering_leaves_no_pending_bubble(
     service.create_docset("docs")
     turns = user_errors(answer_turns)(service, "anything", [], ["docs"], "hybrid", True)
     assert next(turns)[0][-1]["content"] == SEARCHING
-    chat, panel, _ = next(turns)
+    chat, panel, _, openable = next(turns)
     assert chat == [{"role": "user", "content": "anything"}] and panel == NO_ANSWER
+    assert openable == []
     with pytest.raises(gr.Error, match="could not be reached"):
         next(turns)

@@ -172,7 +172,7 @@ class AnswerPipeline:
         wanted = self._options.passages
         depth = self._options.rerank_candidates if rerank and self._reranker else wanted
         found = self._retriever.search(query, docset_ids, depth, mode)
-        if self._options.relevance_floor.refuses(found):
+        if self._options.relevance_floor.refuses(found, query):
             return []
         hits = relevant(found, self._options.min_similarity)
         if rerank and self._reranker is not None:

@@ -5,63 +5,10 @@ from dataclasses import dataclass
 
 from ragspace.languages import is_prose
 from ragspace.models import Passage
+from ragspace.terms import terms
 
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
-_STOPWORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "are",
-        "how",
-        "what",
-        "does",
-        "with",
-        "this",
-        "that",
-        "from",
-        "into",
-        "can",
-        "not",
-        "you",
-        "your",
-        "which",
-        "when",
-        "where",
-        "why",
-        "who",
-        "use",
-        "used",
-        "using",
-        "its",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "should",
-        "could",
-        "there",
-        "their",
-        "them",
-        "then",
-        "than",
-        "also",
-        "any",
-        "all",
-        "but",
-        "only",
-        "about",
-        "does",
-        "did",
-        "get",
-        "set",
-    ]
-)
 FOCUS_LINES = 4
 MAX_SENTENCE_CHARS = 400
 
@@ -70,12 +17,6 @@ def is_prose_passage(passage: Passage) -> bool:
     """Documentation (or a passage of no known language), read by sentences, not lines."""
     language = str(passage.metadata.get("language", ""))
     return not language or is_prose(language)
-
-
-def terms(text: str) -> set[str]:
-    """The words of a text that say something (lower case, no stop words)."""
-    words = (w.lower() for w in _WORD.findall(text))
-    return {w for w in words if len(w) >= 3 and w not in _STOPWORDS}
 
 
 def chunk_range(passage: Passage) -> tuple[int, int]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from ragspace.answering.citations import passage_url
-from ragspace.answering.focus import terms
 from ragspace.models import Citation, Passage, Verification
+from ragspace.terms import terms
 
 VERIFIED_SCORE = 95.0  # partial_ratio at or above: the quote is in the lines (spacing, case aside)
 PARAPHRASED_SCORE = 60.0  # at or above, with enough shared words: a rewording of the lines
@@ -57,17 +57,12 @@ def _normalized(text: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
-def _stems(text: str) -> set[str]:
-    return {word[:5] for word in terms(text)}
-
-
 def word_share(quote: str, content: str) -> float:
-    """The share of a quote's words whose stem (first five letters) occurs in the content."""
-    wanted, present = _stems(quote), _stems(content)
+    """The share of a quote's words (by stem) that occur in the content."""
+    wanted, present = terms(quote), terms(content)
     if not wanted:
         return 0.0
-    found = sum(1 for w in wanted if any(p.startswith(w) or w.startswith(p) for p in present))
-    return found / len(wanted)
+    return len(wanted & present) / len(wanted)
 
 
 def match_quote(quote: str, passage: Passage) -> Match:

@@ -1,0 +1,75 @@
+"""The words of a text that say something, by stem: what questions, lines and quotes share."""
+
+import re
+
+import snowballstemmer
+
+_STEMMER = snowballstemmer.stemmer("english")
+_WORD = re.compile(r"[A-Za-z0-9]+")  # snake_case identifiers split into their words
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "how",
+        "what",
+        "does",
+        "with",
+        "this",
+        "that",
+        "from",
+        "into",
+        "can",
+        "not",
+        "you",
+        "your",
+        "which",
+        "when",
+        "where",
+        "why",
+        "who",
+        "use",
+        "used",
+        "using",
+        "its",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "should",
+        "could",
+        "there",
+        "their",
+        "them",
+        "then",
+        "than",
+        "also",
+        "any",
+        "all",
+        "but",
+        "only",
+        "about",
+        "does",
+        "did",
+        "get",
+        "set",
+    ]
+)
+
+
+def terms(text: str) -> set[str]:
+    """The stems of the words of a text that say something ("backups" and "backup" are one
+    term): lower case, stop words and words under three letters left out."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    kept = [w for w in words if len(w) >= 3 and w not in _STOPWORDS]
+    return set(_STEMMER.stemWords(kept))
+
+
+def covers(text: str, question: str) -> bool:
+    """Every term of the question occurs in the text (False for a question without terms)."""
+    wanted = terms(question)
+    return bool(wanted) and wanted <= terms(text)

@@ -1,0 +1,126 @@
+"""The source viewer: a cited document in the app, its lines numbered, the cited ones marked.
+
+The passage's range is shaded, the lines that matched best (or that the answer's quote was
+found in) are highlighted, and a few lines of context are shown around them. Code and
+markdown are syntax-highlighted by Pygments; every character of the document is escaped.
+"""
+
+import html
+from collections.abc import Iterator
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from ragspace.models import Citation, DocumentText
+from ragspace.services import RagspaceService
+
+CONTEXT_LINES = 12  # shown above and below the cited passage
+# Pygments' lexer names for ragspace's language names where they differ
+_LEXERS = {"text": "text", "template": "html+jinja", "shell": "bash", "notebook": "python"}
+VIEWER_CSS = """
+.rs-viewer { font-size: 13px; line-height: 1.45; overflow: auto; margin: 0; max-height: 70vh; }
+.rs-line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding-left: 4.2em;
+  text-indent: -4.2em; }
+.rs-ln { display: inline-block; width: 3.4em; margin-right: 0.8em; text-align: right;
+  color: #8a8a8a; user-select: none; text-indent: 0; }
+.rs-passage { background: rgba(255, 200, 0, 0.10); }
+.rs-focus { background: rgba(255, 200, 0, 0.38); }
+.rs-viewer-head { margin-bottom: 0.4em; }
+"""
+EMPTY_VIEWER = "<p><em>Open a source to read it here, at the cited lines.</em></p>"
+
+
+class _NumberedLines(HtmlFormatter):  # type: ignore[misc]  # untyped base
+    """Pygments' HTML, one block per line with its number and its role in the citation."""
+
+    def __init__(self, first: int, passage: tuple[int, int], focus: tuple[int, int]) -> None:
+        super().__init__(nowrap=False)
+        self._first, self._passage, self._focus = first, passage, focus
+
+    def wrap(self, source: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+        yield 0, '<pre class="rs-viewer"><code>'
+        number = self._first
+        for is_line, text in source:
+            if not is_line:
+                yield is_line, text
+                continue
+            role = self._role(number)
+            line_id = f' id="rs-L{number}"'
+            yield (
+                1,
+                f'<span class="rs-line {role}"{line_id}><span class="rs-ln">{number}</span>'
+                f"{text.rstrip(chr(10))}</span>",
+            )
+            number += 1
+        yield 0, "</code></pre>"
+
+    def _role(self, number: int) -> str:
+        if self._focus[0] <= number <= self._focus[1]:
+            return "rs-focus"
+        return "rs-passage" if self._passage[0] <= number <= self._passage[1] else ""
+
+
+def _lexer(language: str):  # type: ignore[no-untyped-def]
+    try:
+        return get_lexer_by_name(_LEXERS.get(language, language or "text"))
+    except ClassNotFound:
+        return get_lexer_by_name("text")
+
+
+def numbered_html(
+    text: str, language: str, first: int, passage: tuple[int, int], focus: tuple[int, int]
+) -> str:
+    """Lines `first`... of a document as highlighted, numbered, escaped HTML."""
+    formatter = _NumberedLines(first, passage, focus)
+    # Pygments drops one trailing newline; keep blank last lines as lines
+    return str(highlight(text + "\n", _lexer(language), formatter))
+
+
+def focus_of(citation: Citation) -> tuple[int, int]:
+    """The lines to highlight: the best-matching (or quoted) ones, else the whole passage."""
+    if citation.focus_start_line and citation.focus_end_line:
+        return citation.focus_start_line, citation.focus_end_line
+    return citation.start_line, citation.end_line
+
+
+def viewer_html(document: DocumentText, citation: Citation) -> str:
+    """The viewer for one citation: a heading with the origin link, then the numbered lines."""
+    focus = focus_of(citation)
+    title = html.escape(document.document.path)
+    where = f"lines {citation.start_line}-{citation.end_line} of {document.total_lines}"
+    parts = [f"<b>[{citation.number}] {title}</b> · {where}"]
+    if focus != (citation.start_line, citation.end_line):
+        parts.append(f"best-matching lines {focus[0]}-{focus[1]}")
+    if citation.verification:
+        parts.append(html.escape(citation.verification))
+    if citation.url:
+        parts.append(
+            f'<a href="{html.escape(citation.url, quote=True)}" target="_blank" '
+            f'rel="noopener">{html.escape(_origin_label(citation.url))}</a>'
+        )
+    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
+    body = numbered_html(
+        document.text,
+        document.document.language,
+        document.start_line,
+        (citation.start_line, citation.end_line),
+        focus,
+    )
+    return head + body
+
+
+def _origin_label(url: str) -> str:
+    if "github.com" in url and "/blob/" in url:
+        return "open at the commit on GitHub"
+    return "open the page"
+
+
+def open_citation(service: RagspaceService, citation: Citation, docset: str) -> str:
+    """Read the cited document around the passage and render it (errors become a message)."""
+    start = max(1, citation.start_line - CONTEXT_LINES)
+    document = service.read_document(
+        docset, citation.path, start, citation.end_line + CONTEXT_LINES
+    )
+    return viewer_html(document, citation)

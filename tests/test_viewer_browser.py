@@ -1,0 +1,72 @@
+"""The source viewer in a real browser: each citation opens its document at the cited lines."""
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from ragspace.services import RagspaceService
+from ragspace.sources.files import UploadedFile
+from ragspace.worker import Ingestor
+
+pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
+
+CHROMIUM = Path("/usr/bin/chromium")
+DATA = Path(__file__).parent / "data"
+FILES = ("deployment-guide.md", "textwrap.py", "sample.ipynb", "sample.pdf")
+# (question, the uploaded file its first citation must open, text on a highlighted line)
+CASES = [
+    ("How should backups be taken?", "deployment-guide.md", "pg_dump --format=custom"),
+    ("How does dedent remove common leading whitespace?", "textwrap.py", "def dedent"),
+    ("When do spring tides peak?", "sample.ipynb", "new moon"),
+    ("What do otters build dams from?", "sample.pdf", "willow branches"),
+]
+
+
+def _ask_and_open(page: Page, question: str, path: str) -> None:
+    page.get_by_label("Question").fill(question)
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("#chat-sources")).to_contain_text(path, timeout=30_000)
+    page.locator("#viewer-pick input").click()
+    page.get_by_role("option", name=re.compile(rf"\[\d+\] {re.escape(path)}")).first.click()
+    expect(page.locator("#source-viewer .rs-viewer-head")).to_contain_text(path, timeout=15_000)
+
+
+def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("handbook")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES])
+    ingestor.process_all()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(served)
+        page.get_by_role("tab", name="Chat").click()
+        for question, path, expected in CASES:
+            _ask_and_open(page, question, path)
+            focus = page.locator("#source-viewer .rs-focus")
+            expect(focus.first).to_be_visible()
+            expect(focus.filter(has_text=expected).first).to_be_visible()
+            expect(page.locator("#chatbot")).to_be_visible()  # the chat stays in view
+            expect(page.locator("#chatbot")).to_be_in_viewport()
+        browser.close()
+
+
+def test_at_phone_width_an_answer_opens_its_citation(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("handbook")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES[:2]])
+    ingestor.process_all()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(served)
+        # at 390 px Gradio folds the Chat tab into its "More tabs" menu
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text="Chat").click()
+        _ask_and_open(page, CASES[0][0], CASES[0][1])
+        expect(page.locator("#source-viewer .rs-focus").first).to_be_visible()
+        browser.close()
