@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ragspace.chunking import Chunker
+from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
-from ragspace.evaluation import load_claude_docs, load_codebase
+from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.settings import Settings
 from ragspace.static_embedder import StaticEmbedder
 

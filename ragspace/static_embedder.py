@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -60,11 +61,22 @@ def token_weights(vocab: dict[str, int]) -> npt.NDArray[np.float32]:
     return weights
 
 
-def build_table(encode: TokenEncoder, vocab_size: int, batch: int = _BUILD_BATCH) -> Vectors:
+class BuildCancelledError(Exception):
+    """The table build was stopped (the app is shutting down)."""
+
+
+def build_table(
+    encode: TokenEncoder,
+    vocab_size: int,
+    batch: int = _BUILD_BATCH,
+    cancel: threading.Event | None = None,
+) -> Vectors:
     """Mean-pooled output of each token id, alone between [CLS] and [SEP], L2-normalised."""
     cls_id, sep_id = 101, 102
     table = np.zeros((vocab_size, LOCAL_DIMENSIONS), dtype=np.float32)
     for start in range(0, vocab_size, batch):
+        if cancel is not None and cancel.is_set():
+            raise BuildCancelledError
         ids = np.arange(start, min(start + batch, vocab_size), dtype=np.int64)
         rows = np.stack([np.full_like(ids, cls_id), ids, np.full_like(ids, sep_id)], axis=1)
         table[ids] = encode(rows)
@@ -100,15 +112,19 @@ class StaticEmbedder:
 
     @classmethod
     def load_or_build(
-        cls, folder: Path, encoder: Callable[[], TokenEncoder] = onnx_token_encoder
+        cls,
+        folder: Path,
+        encoder: Callable[[], TokenEncoder] = onnx_token_encoder,
+        cancel: threading.Event | None = None,
     ) -> "StaticEmbedder":
         """The cached table in `folder`, built from the bundled model first if missing or stale."""
         tokenizer = _tokenizer()
         vocab: dict[str, int] = tokenizer.get_vocab()
         table = load_table(folder)
         if table is None:
+            log.info("Building the fast-tier static embedding table in %s (once)", folder)
             started = time.monotonic()
-            table = build_table(encoder(), max(vocab.values()) + 1)
+            table = build_table(encoder(), max(vocab.values()) + 1, cancel=cancel)
             save_table(folder, table)
             log.info("Built the static embedding table in %.0f s", time.monotonic() - started)
         return cls(table, token_weights(vocab))
@@ -174,3 +190,70 @@ def load_table(folder: Path) -> Vectors | None:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class FastTier:
+    """The fast-tier embedder, loaded (or built, the first time) in a background thread.
+
+    Until it is ready, ingestion goes straight to the quality model and search uses the
+    quality vectors and keywords only: nothing waits for the table.
+    """
+
+    def __init__(self, folder: Path, encoder: Callable[[], TokenEncoder] = onnx_token_encoder):
+        self._folder = folder
+        self._encoder = encoder
+        self._embedder: StaticEmbedder | None = None
+        self._ready = threading.Event()
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def of(cls, embedder: StaticEmbedder) -> "FastTier":
+        """A tier whose embedder is already at hand (tests, benchmarks)."""
+        tier = cls(Path())
+        tier._embedder = embedder
+        tier._ready.set()
+        return tier
+
+    def start(self) -> None:
+        """Load or build the table in the background; returns at once."""
+        if self._ready.is_set() or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._load, name="fast-tier-table", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
+            self._embedder = StaticEmbedder.load_or_build(
+                self._folder, self._encoder, cancel=self._cancel
+            )
+        except BuildCancelledError:
+            log.info("Stopped building the static embedding table")
+        except Exception:  # the quality tier still works; say why the fast one does not
+            log.exception("The fast tier is off: its static embedding table failed to load")
+        finally:
+            self._ready.set()
+
+    @property
+    def embedder(self) -> StaticEmbedder | None:
+        """The static embedder once ready, else None."""
+        return self._embedder if self._ready.is_set() else None
+
+    def for_query(self, timeout: float = 10.0) -> StaticEmbedder | None:
+        """The embedder for a search: started if need be; waited for when it is only being
+        loaded from the cache (a second or so), not while the table is being built."""
+        self.start()
+        if self._ready.is_set() or not (self._folder / STATIC_MANIFEST_FILE).is_file():
+            return self.embedder
+        return self.wait(timeout)
+
+    def wait(self, timeout: float | None = None) -> StaticEmbedder | None:
+        """Block until the table is loaded (or failed); the embedder or None."""
+        self._ready.wait(timeout)
+        return self.embedder
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop a build in progress (between batches) and wait for the thread."""
+        self._cancel.set()
+        if self._thread is not None:
+            self._thread.join(timeout)

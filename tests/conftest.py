@@ -25,6 +25,13 @@ from ragspace.worker import Ingestor
 _database_numbers = itertools.count()
 
 
+@pytest.fixture(autouse=True)
+def single_tier_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands that read the environment (CLI, `ragspace serve`) take the single-tier path
+    unless a test turns the fast tier on: building its table takes a minute per data folder."""
+    monkeypatch.setenv("RAGSPACE_FAST_TIER", "off")
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
     """URI of the real embedded PostgreSQL + pgvector server, started once.
@@ -83,6 +90,8 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
         database_url=database_url,
         data_dir=tmp_path / "data",
         allow_private_urls=True,
+        # the single-tier path; tests/test_two_tier.py turns the fast tier on
+        fast_tier="off",
     )
 
 
