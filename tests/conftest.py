@@ -18,6 +18,7 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.static_embedder import StaticEmbedder
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
@@ -113,6 +114,21 @@ def store(database: Database) -> Store:
 def embedder() -> LocalEmbedder:
     """The real bundled MiniLM model, loaded once."""
     return LocalEmbedder(batch_size=16)
+
+
+@pytest.fixture(scope="session")
+def static_table_dir(request: pytest.FixtureRequest) -> Path:
+    """The fast tier's table, built from the bundled model once (about a minute on 2 cores)
+    and kept in pytest's cache between runs; the manifest check rebuilds a stale one."""
+    folder: Path = request.config.cache.mkdir("static-embedder")
+    StaticEmbedder.load_or_build(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def static_embedder(static_table_dir: Path) -> StaticEmbedder:
+    """The fast-tier embedder over the real distilled table."""
+    return StaticEmbedder.load_or_build(static_table_dir)
 
 
 @pytest.fixture

@@ -1,29 +1,23 @@
 """The fast-tier static embedder: table built from the real MiniLM, cached and verified."""
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import pytest
 
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder
 from ragspace.static_embedder import (
     STATIC_MANIFEST_FILE,
     STATIC_TABLE_FILE,
+    FastTier,
     StaticEmbedder,
     TokenEncoder,
     build_table,
     load_table,
     save_table,
 )
-
-
-@pytest.fixture(scope="module")
-def static_embedder(request: pytest.FixtureRequest) -> StaticEmbedder:
-    """Built from the bundled model (full vocabulary, ~2 min on 2 cores), kept in pytest's
-    cache between runs; the manifest check rebuilds it if the model or format changed."""
-    return StaticEmbedder.load_or_build(request.config.cache.mkdir("static-embedder"))
 
 
 def test_table_rows_are_the_real_model_output(embedder: LocalEmbedder) -> None:
@@ -77,3 +71,30 @@ def test_cache_is_reused_and_rebuilt_when_damaged(tmp_path: Path) -> None:
     manifest["source_model_sha256"] = "0" * 64  # built from another model: stale
     (tmp_path / STATIC_MANIFEST_FILE).write_text(json.dumps(manifest))
     assert load_table(tmp_path) is None
+
+
+def test_fast_tier_builds_in_the_background_and_stops_when_asked(tmp_path: Path) -> None:
+    entered, go = threading.Event(), threading.Event()
+
+    def encoder() -> TokenEncoder:
+        def encode(ids: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+            entered.set()
+            assert go.wait(30)
+            return np.ones((len(ids), LOCAL_DIMENSIONS), dtype=np.float32)
+
+        return encode
+
+    tier = FastTier(tmp_path / "stopped", encoder)
+    tier.start()
+    assert entered.wait(30)
+    assert tier.embedder is None  # still building: ingestion and search do not wait
+    assert tier.for_query() is None  # nothing cached yet, so a search does not wait either
+    threading.Timer(0, go.set).start()
+    tier.stop()
+    assert tier.wait(30) is None  # stopped between batches, nothing half-written kept
+    assert load_table(tmp_path / "stopped") is None
+
+    done = FastTier(tmp_path / "built", lambda: lambda ids: np.ones((len(ids), 384), "float32"))
+    done.start()
+    assert done.wait(60) is not None
+    assert load_table(tmp_path / "built") is not None

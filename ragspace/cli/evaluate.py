@@ -91,12 +91,16 @@ def run_eval(args: argparse.Namespace) -> int:
 
     Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
     """
+    from ragspace.errors import ConfigError
     from ragspace.eval.datasets import load_dataset
     from ragspace.runtime import open_runtime
 
     _check_usage(args)
     datasets = [load_dataset(path) for path in args.datasets]
-    runtime = open_runtime(eval_settings(args), worker_threads=0)
+    settings = eval_settings(args)
+    if args.tier == "fast" and not settings.fast_tier_enabled:
+        raise ConfigError("--tier fast needs the fast tier: set RAGSPACE_FAST_TIER=on.")
+    runtime = open_runtime(settings, worker_threads=0)
     if runtime.fast is not None:  # so that every corpus chunk gets its fast vector too
         runtime.fast.wait()
     try:
@@ -154,8 +158,7 @@ def check_fast_tier(runtime: "Runtime", name: str) -> None:
 
     if runtime.fast is None or runtime.fast.wait() is None:
         raise ConfigError(
-            "--tier fast needs the fast tier: set RAGSPACE_FAST_TIER=on (see the log if its "
-            "static table failed to build)."
+            "--tier fast needs the fast tier, but its static table did not load (see the log)."
         )
     chunks, fast, _quality = runtime.store.vector_coverage(runtime.service.get_docset(name).id)
     if fast < chunks:
