@@ -240,11 +240,14 @@ class FastTier:
         return self._embedder if self._ready.is_set() else None
 
     def for_query(self, timeout: float = 10.0) -> StaticEmbedder | None:
-        """The embedder for a search: started if need be; waited for when it is only being
-        loaded from the cache (a second or so), not while the table is being built."""
-        self.start()
+        """The embedder for a search: loaded first if the table is cached (a second or so).
+
+        A search never starts or waits for a build (only the app and workers build it), so a
+        short command such as `ragspace query` never spends a minute of CPU on it.
+        """
         if self._ready.is_set() or not (self._folder / STATIC_MANIFEST_FILE).is_file():
             return self.embedder
+        self.start()
         return self.wait(timeout)
 
     def wait(self, timeout: float | None = None) -> StaticEmbedder | None:

@@ -280,6 +280,14 @@ def test_runtime_wires_the_fast_tier_from_the_cached_table(
         assert hits and hits[0].path == "textwrap.py"
     finally:
         runtime.close()
+    # a CLI command (models loaded on first use) loads the cached table for its search
+    command = open_runtime(tiered, worker_threads=0, load_models=False)
+    try:
+        assert command.fast is not None and command.fast.embedder is None
+        hits = command.service.search(PARAPHRASE, ["code"], k=3, mode=RetrievalMode.VECTOR)
+        assert hits and hits[0].path == "textwrap.py"
+    finally:
+        command.close()
 
 
 def test_eval_scores_the_fast_tier_alone(
