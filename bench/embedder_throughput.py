@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from app_harness import default_eval_dir
 
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
@@ -26,7 +27,7 @@ from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.settings import Settings
 from ragspace.static_embedder import StaticEmbedder
 
-DEFAULT_EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+DEFAULT_EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 
 
 def chunk_texts(eval_dir: Path) -> list[str]:
@@ -75,7 +76,9 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2000)
     parser.add_argument("--batch-sizes", default="16,32,64")
     parser.add_argument("--threads", type=int, default=0)
-    parser.add_argument("--static-dir", type=Path, default=Path(".ragspace") / "models")
+    parser.add_argument(
+        "--static-dir", type=Path, default=Settings(_env_file=None).static_table_dir
+    )
     args = parser.parse_args()
     texts = chunk_texts(args.eval_dir)
     random.Random(14).shuffle(texts)
