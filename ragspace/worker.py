@@ -164,18 +164,7 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
-        self._check_length(job)
-        chunks = self._chunker.split(job.content, job.language, job.path)
-        if not chunks:
-            raise RagspaceError(f"{job.path} has no text to index.")
-        if len(chunks) > self._options.max_chunks:
-            raise RagspaceError(
-                f"{job.path} splits into {len(chunks):,} chunks; the limit is "
-                f"{self._options.max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
-                "Split the file or raise the limit."
-            )
-        chunks = [with_document_metadata(chunk, job.metadata) for chunk in chunks]
-        chunks, texts = self._embeddable(chunks)
+        chunks, texts = self._embeddable(self._split(job))
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
         cached = {} if job.force else self._jobs.cached_vectors(model, hashes)
         static = self._fast.embedder if self._fast is not None else None
@@ -204,6 +193,20 @@ class Ingestor:
         if job.vector_tier is not None:  # already searchable: upgrade (or re-embed) directly
             return False
         return not all(h in cached for h in hashes)
+
+    def _split(self, job: ClaimedJob) -> list[ChunkDraft]:
+        """The document's chunks with its citation metadata, within the chunk limit."""
+        self._check_length(job)
+        chunks = self._chunker.split(job.content, job.language, job.path)
+        if not chunks:
+            raise RagspaceError(f"{job.path} has no text to index.")
+        if len(chunks) > self._options.max_chunks:
+            raise RagspaceError(
+                f"{job.path} splits into {len(chunks):,} chunks; the limit is "
+                f"{self._options.max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
+                "Split the file or raise the limit."
+            )
+        return [with_document_metadata(chunk, job.metadata) for chunk in chunks]
 
     def _check_length(self, job: ClaimedJob) -> None:
         """Refuse, before chunking it, text too long for the chunk limit (character units)."""
