@@ -79,7 +79,7 @@ class LocalEmbedder:
         tokenizer_file = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
         self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
         self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer.no_padding()  # each batch is padded to its own longest text
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.inter_op_num_threads = 1
@@ -113,7 +113,7 @@ class LocalEmbedder:
         return LOCAL_DIMENSIONS
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """See `Embedder.embed`. Batches are formed from texts of similar length."""
+        """See `Embedder.embed`. Batches are formed from texts of the same token count."""
         if not texts:
             return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
         if len(texts) == 1:
@@ -126,17 +126,30 @@ class LocalEmbedder:
         return vectors
 
     def _embed_all(self, texts: Sequence[str]) -> Vectors:
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # Tokenise once, then sort by token count (not characters) so each batch is padded
+        # only to its own longest text: attention cost grows with the padded length.
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         result = np.empty((len(texts), LOCAL_DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
-            result[batch] = self._embed_batch([texts[i] for i in batch])
+            result[batch] = self._embed_ids([encodings[i].ids for i in batch])
         return result
 
-    def _embed_batch(self, texts: list[str]) -> Vectors:
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _embed_ids(self, rows: list[list[int]]) -> Vectors:
+        width = max(len(row) for row in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for index, row in enumerate(rows):
+            ids[index, : len(row)] = row
+            mask[index, : len(row)] = 1
+        return self._run(ids, mask)
+
+    def embed_token_ids(self, ids: npt.NDArray[np.int64]) -> Vectors:
+        """Mean-pooled vectors of rows of token ids (special tokens included, no padding)."""
+        return self._run(ids, np.ones_like(ids))
+
+    def _run(self, ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> Vectors:
         inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden: npt.NDArray[np.float32] = self._session.run(["last_hidden_state"], inputs)[0]
         weights = mask[:, :, None].astype(np.float32)

@@ -1,5 +1,6 @@
 """Domain nouns shared by the service layer and every front end."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -15,6 +16,21 @@ class EmbeddingStatus(StrEnum):
     PROCESSING = "processing"
     DONE = "done"
     ERROR = "error"
+
+
+class VectorTier(StrEnum):
+    """Which embedding tier the vectors of a document's current content come from."""
+
+    FAST = "fast"  # the static table distilled from MiniLM: cheap, searchable at once
+    QUALITY = "quality"  # the DocSet's model (local MiniLM or OpenAI)
+
+
+class SearchTier(StrEnum):
+    """Which vectors a vector search ranks."""
+
+    BEST = "best"  # each chunk's best: quality where present, else fast
+    FAST = "fast"  # only the fast (static) vectors, for evaluating that tier
+    QUALITY = "quality"  # only quality vectors (what search did before the fast tier)
 
 
 class SourceKind(StrEnum):
@@ -84,6 +100,21 @@ class Document(BaseModel):
     chunks_total: int = 0
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    vector_tier: VectorTier | None = None
+
+
+def tier_counts(documents: Sequence[Document]) -> dict[str, int]:
+    """Documents searchable by vectors (fast tier or better) and those at quality."""
+    fast = sum(d.vector_tier is not None for d in documents)
+    quality = sum(d.vector_tier is VectorTier.QUALITY for d in documents)
+    return {"documents": len(documents), "fast": fast, "quality": quality}
+
+
+def tier_text(documents: Sequence[Document]) -> str:
+    """Both tiers' progress, e.g. `fast 120/120, quality 40/120`."""
+    counts = tier_counts(documents)
+    total = counts["documents"]
+    return f"fast {counts['fast']}/{total}, quality {counts['quality']}/{total}"
 
 
 class DocumentText(BaseModel):

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import Hit, RetrievalMode, SearchTier
+from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
 
@@ -25,6 +26,7 @@ class RetrievalOptions:
     candidates: int = 50
     rrf_k: int = 60
     ef_search: int = 400
+    tier: SearchTier = SearchTier.BEST
 
 
 def keyword_terms(text: str) -> list[str]:
@@ -40,10 +42,17 @@ def keyword_terms(text: str) -> list[str]:
 class Retriever:
     """Runs searches against the store with the configured embedder."""
 
-    def __init__(self, store: Store, embedder: Embedder, options: RetrievalOptions) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        options: RetrievalOptions,
+        fast: FastTier | None = None,
+    ) -> None:
         self._store = store
         self._embedder = embedder
         self.options = options
+        self._fast = fast
 
     def search(
         self,
@@ -51,11 +60,12 @@ class Retriever:
         docset_ids: Sequence[int],
         k: int,
         mode: RetrievalMode | None = None,
+        tier: SearchTier | None = None,
     ) -> list[Hit]:
         """The k best chunks, at most one per prose section; each side offers `candidates`."""
         fetch = max(k, min(k * SECTION_OVERFETCH, self.options.candidates))
         return one_per_section(
-            self._store.search(self._request(query, docset_ids, k, fetch, mode))
+            self._store.search(self._request(query, docset_ids, k, fetch, mode, tier))
         )[:k]
 
     def fused(
@@ -75,19 +85,26 @@ class Retriever:
         k: int,
         fetch: int,
         mode: RetrievalMode | None,
+        tier: SearchTier | None = None,
     ) -> SearchRequest:
         mode = mode or self.options.mode
+        tier = tier or self.options.tier
         use_vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
+        static = self._fast.for_query() if self._fast is not None and use_vector else None
+        use_quality = use_vector and tier is not SearchTier.FAST
+        use_fast = use_vector and tier is not SearchTier.QUALITY and static is not None
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
             k=fetch,
-            query_vector=self._embedder.embed([query])[0] if use_vector else None,
+            query_vector=self._embedder.embed([query])[0] if use_quality else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             rrf_k=self.options.rrf_k,
             ef_search=max(k, self.options.ef_search),
+            fast_vector=static.embed([query])[0] if use_fast and static else None,
+            fast_everywhere=tier is SearchTier.FAST,
         )
 
 

@@ -26,6 +26,7 @@ from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github import GithubClient, GithubConfig
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
+from ragspace.static_embedder import FastTier
 from ragspace.store import Database, Store
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
@@ -106,8 +107,13 @@ def build_service(
     chat: ChatModel | None = None,
     on_new_work: Callable[[], None] | None = None,
     syncer: SourceSyncer | None = None,
+    fast: FastTier | None = None,
 ) -> RagspaceService:
-    """The service layer over a store, with retrieval, answers and sources from settings."""
+    """The service layer over a store, with retrieval, answers and sources from settings.
+
+    With `fast`, searches also rank chunks still waiting for their quality vector by their
+    fast (static) vector.
+    """
     retriever = Retriever(
         store,
         embedder,
@@ -117,6 +123,7 @@ def build_service(
             rrf_k=settings.rrf_k,
             ef_search=settings.hnsw_ef_search,
         ),
+        fast,
     )
     reranker = Reranker(chat, settings.rerank_timeout_seconds) if chat and settings.rerank else None
     answers = AnswerPipeline(
@@ -196,10 +203,13 @@ class Runtime:
     ingestor: Ingestor
     workers: WorkerPool
     service: RagspaceService
+    fast: FastTier | None = None
 
     def close(self) -> None:
         """Stop the workers, close the pool and stop the embedded database."""
         self.workers.stop()
+        if self.fast is not None:
+            self.fast.stop()
         self.database.close()
 
 
@@ -215,17 +225,27 @@ def open_runtime(
     try:
         store = Store(database.pool)
         embedder = build_embedder(settings) if load_models else lazy_embedder(settings)
-        ingestor = Ingestor(store, build_chunker(settings), embedder, ingest_options(settings))
+        fast = FastTier(settings.static_table_dir) if settings.fast_tier_enabled else None
+        if fast is not None and load_models:
+            fast.start()  # loads the cached table, or builds it once (about a minute)
+        ingestor = Ingestor(
+            store, build_chunker(settings), embedder, ingest_options(settings), fast=fast
+        )
         threads = settings.worker_threads if worker_threads is None else worker_threads
         # jobs of a stopped process are taken over when their lease expires, never at
         # start-up: other processes sharing the database may still be running them
         workers = WorkerPool(ingestor, threads, settings.worker_poll_seconds)
         service = build_service(
-            settings, store, embedder, build_chat_model(settings), on_new_work=workers.wake
+            settings,
+            store,
+            embedder,
+            build_chat_model(settings),
+            on_new_work=workers.wake,
+            fast=fast,
         )
         workers.start()
     except BaseException:
         database.close()
         raise
     log.info("RAGSpace ready (embedding model %s)", embedder.model_id)
-    return Runtime(settings, database, store, embedder, ingestor, workers, service)
+    return Runtime(settings, database, store, embedder, ingestor, workers, service, fast)

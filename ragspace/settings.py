@@ -109,6 +109,23 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_LOCAL_EMBEDDING_THREADS"),
         description="onnxruntime intra-op threads for the local embedder; 0 = all cores.",
     )
+    fast_tier: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        validation_alias=AliasChoices("RAGSPACE_FAST_TIER"),
+        description=(
+            "Fast embedding tier: new documents get static vectors (distilled from the bundled "
+            "MiniLM) and are searchable in seconds, then the quality model replaces them in the "
+            "background. auto = on with the local model, off with OpenAI embeddings."
+        ),
+    )
+    static_embedder_dir: Path | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RAGSPACE_STATIC_EMBEDDER_DIR"),
+        description=(
+            "Folder of the fast tier's static table (built from the bundled model at first "
+            "start, about a minute on 2 cores); unset: static-embedder/ in the data folder."
+        ),
+    )
 
     code_chunk_size: int = Field(
         default=800,
@@ -400,6 +417,18 @@ class Settings(BaseSettings):
             prose if self.relevance_floor_prose is None else self.relevance_floor_prose,
             code if self.relevance_floor_code is None else self.relevance_floor_code,
         )
+
+    @property
+    def fast_tier_enabled(self) -> bool:
+        """Whether new documents get fast static vectors before the quality model's."""
+        if self.fast_tier == "auto":
+            return not self.uses_openai
+        return self.fast_tier == "on"
+
+    @property
+    def static_table_dir(self) -> Path:
+        """Where the fast tier's static table is cached."""
+        return self.static_embedder_dir or self.data_dir / "static-embedder"
 
     @property
     def uses_openai(self) -> bool:

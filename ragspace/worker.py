@@ -21,6 +21,7 @@ from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientEr
 from ragspace.hashing import content_hash
 from ragspace.models import ChunkDraft
 from ragspace.native_memory import release_free_memory
+from ragspace.static_embedder import FastTier
 from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
 
 log = logging.getLogger(__name__)
@@ -63,17 +64,24 @@ class Ingestor:
         embedder: Embedder,
         options: IngestOptions | None = None,
         jobs: JobQueue | None = None,
+        fast: FastTier | None = None,
     ) -> None:
         self._store = store
         self._chunker = chunker
         self._embedder = embedder
         self._options = options or IngestOptions()
         self._jobs = jobs or JobQueue(store.pool)
+        self._fast = fast
 
     def process_next(self) -> bool:
         """Run the next due job; False when there was none."""
         self._jobs.reclaim_expired()
-        job = self._jobs.claim(_owner(), self._options.lease_seconds, self._options.max_attempts)
+        job = self._jobs.claim(
+            _owner(),
+            self._options.lease_seconds,
+            self._options.max_attempts,
+            fast_first=self._fast is not None and self._fast.embedder is not None,
+        )
         if job is None:
             return False
         try:
@@ -157,6 +165,38 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
+        chunks, texts = self._embeddable(self._split(job))
+        hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
+        cached = {} if job.force else self._jobs.cached_vectors(model, hashes)
+        static = self._fast.embedder if self._fast is not None else None
+        # static vectors are kept on every chunk: cheap, and they let `--tier fast` evaluate
+        # the fast tier on exactly the chunks the quality tier sees
+        fast_vectors = static.embed([chunk.embedding_text for chunk in chunks]) if static else None
+        if fast_vectors is not None and self._wants_fast_pass(job, hashes, cached):
+            if lost.is_set() or not self._jobs.complete_fast(job, chunks, fast_vectors, hashes):
+                raise LeaseLostError(job.path)
+            log.info("Fast tier: %s searchable (%d chunks)", job.path, len(chunks))
+            return
+        fresh = self._embed_missing(job, hashes, texts, cached, lost)
+        vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
+        texts_cached = sum(1 for h in hashes if h in cached)
+        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached, fast_vectors)
+        if lost.is_set() or not self._jobs.complete(job, result):
+            raise LeaseLostError(job.path)
+        log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
+
+    @staticmethod
+    def _wants_fast_pass(
+        job: ClaimedJob, hashes: Sequence[str], cached: dict[str, Vectors]
+    ) -> bool:
+        """A fast pass first when the current content has no vectors yet and the quality
+        vectors are not all in the cache (then the quality pass costs no more than it)."""
+        if job.vector_tier is not None:  # already searchable: upgrade (or re-embed) directly
+            return False
+        return not all(h in cached for h in hashes)
+
+    def _split(self, job: ClaimedJob) -> list[ChunkDraft]:
+        """The document's chunks with its citation metadata, within the chunk limit."""
         self._check_length(job)
         chunks = self._chunker.split(job.content, job.language, job.path)
         if not chunks:
@@ -167,17 +207,7 @@ class Ingestor:
                 f"{self._options.max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
                 "Split the file or raise the limit."
             )
-        chunks = [with_document_metadata(chunk, job.metadata) for chunk in chunks]
-        chunks, texts = self._embeddable(chunks)
-        hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
-        cached = {} if job.force else self._jobs.cached_vectors(model, hashes)
-        fresh = self._embed_missing(job, hashes, texts, cached, lost)
-        vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
-        texts_cached = sum(1 for h in hashes if h in cached)
-        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached)
-        if lost.is_set() or not self._jobs.complete(job, result):
-            raise LeaseLostError(job.path)
-        log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
+        return [with_document_metadata(chunk, job.metadata) for chunk in chunks]
 
     def _check_length(self, job: ClaimedJob) -> None:
         """Refuse, before chunking it, text too long for the chunk limit (character units)."""

@@ -7,7 +7,7 @@ import gradio as gr
 import pandas as pd
 
 from ragspace.errors import DatabaseUnavailableError
-from ragspace.models import Document, EmbeddingStatus
+from ragspace.models import Document, EmbeddingStatus, tier_text
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
 
@@ -93,6 +93,7 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
     summary = f"**{len(documents)} documents** · " + " · ".join(
         f"**{s.value}** {n}" for s, n in counts.items()
     )
+    summary += f" · vectors: {tier_text(documents)}"
     docsets = [d for d in service.list_docsets() if docset_name in (None, d.name)]
     notices = [service.embedding_notice(d) for d in docsets]
     notice = "\n".join(f"⚠️ {text}" for text in notices if text)

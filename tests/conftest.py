@@ -19,6 +19,7 @@ from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
+from ragspace.static_embedder import StaticEmbedder
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
@@ -26,6 +27,13 @@ from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 
 _database_numbers = itertools.count()
 DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def single_tier_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands that read the environment (CLI, `ragspace serve`) take the single-tier path
+    unless a test turns the fast tier on: building its table takes a minute per data folder."""
+    monkeypatch.setenv("RAGSPACE_FAST_TIER", "off")
 
 
 @pytest.fixture(scope="session")
@@ -86,6 +94,8 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
         database_url=database_url,
         data_dir=tmp_path / "data",
         allow_private_urls=True,
+        # the single-tier path; tests/test_two_tier.py turns the fast tier on
+        fast_tier="off",
     )
 
 
@@ -107,6 +117,21 @@ def store(database: Database) -> Store:
 def embedder() -> LocalEmbedder:
     """The real bundled MiniLM model, loaded once."""
     return LocalEmbedder(batch_size=16)
+
+
+@pytest.fixture(scope="session")
+def static_table_dir(request: pytest.FixtureRequest) -> Path:
+    """The fast tier's table, built from the bundled model once (about a minute on 2 cores)
+    and kept in pytest's cache between runs; the manifest check rebuilds a stale one."""
+    folder: Path = request.config.cache.mkdir("static-embedder")
+    StaticEmbedder.load_or_build(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def static_embedder(static_table_dir: Path) -> StaticEmbedder:
+    """The fast-tier embedder over the real distilled table."""
+    return StaticEmbedder.load_or_build(static_table_dir)
 
 
 @pytest.fixture

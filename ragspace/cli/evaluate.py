@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` sh
     from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
+TIERS = ("best", "fast", "quality")  # models.SearchTier
 EVAL_DATA_FOLDER = "eval"
 PROGRESS_EVERY = 25  # documents embedded between two progress lines
 
@@ -67,6 +68,13 @@ def add_eval_parser(commands: Subcommands) -> None:
     )
     parser.add_argument("--rebuild", action="store_true", help="re-ingest an existing corpus")
     parser.add_argument(
+        "--tier",
+        choices=TIERS,
+        default="best",
+        help="vectors ranked by the vector side: each chunk's best (default), only the fast "
+        "static vectors, or only the quality model's (the corpus keeps both)",
+    )
+    parser.add_argument(
         "--json", nargs="?", const="-", metavar="PATH", help="also write JSON (to stdout: --json)"
     )
     parser.add_argument(
@@ -83,12 +91,18 @@ def run_eval(args: argparse.Namespace) -> int:
 
     Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
     """
+    from ragspace.errors import ConfigError
     from ragspace.eval.datasets import load_dataset
     from ragspace.runtime import open_runtime
 
     _check_usage(args)
     datasets = [load_dataset(path) for path in args.datasets]
-    runtime = open_runtime(eval_settings(args), worker_threads=0)
+    settings = eval_settings(args)
+    if args.tier == "fast" and not settings.fast_tier_enabled:
+        raise ConfigError("--tier fast needs the fast tier: set RAGSPACE_FAST_TIER=on.")
+    runtime = open_runtime(settings, worker_threads=0)
+    if runtime.fast is not None:  # so that every corpus chunk gets its fast vector too
+        runtime.fast.wait()
     try:
         reports = [_evaluate(runtime, dataset, args) for dataset in datasets]
     finally:
@@ -120,6 +134,7 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
     from ragspace.eval.runner import EvalOptions
+    from ragspace.models import SearchTier
 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
@@ -128,10 +143,29 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
             runtime.service, runtime.store, runtime.ingestor, name, dataset, args.rebuild
         )
         note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
-    options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit)
+    tier = SearchTier(args.tier)
+    if tier is SearchTier.FAST:
+        check_fast_tier(runtime, name)
+    options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit, tier=tier)
     return runtime.service.evaluate(
         name, dataset, options, lambda _fraction, text: note(f"{dataset.name}: {text}")
     )
+
+
+def check_fast_tier(runtime: "Runtime", name: str) -> None:
+    """`--tier fast` needs the static table and a fast vector on every chunk of the DocSet."""
+    from ragspace.errors import ConfigError, ConflictError
+
+    if runtime.fast is None or runtime.fast.wait() is None:
+        raise ConfigError(
+            "--tier fast needs the fast tier, but its static table did not load (see the log)."
+        )
+    chunks, fast, _quality = runtime.store.vector_coverage(runtime.service.get_docset(name).id)
+    if fast < chunks:
+        raise ConflictError(
+            f"DocSet {name!r} has {chunks - fast} of {chunks} chunks without a fast vector "
+            "(ingested with the fast tier off); pass --rebuild to re-ingest it."
+        )
 
 
 def corpus_docset(
@@ -163,18 +197,32 @@ def corpus_docset(
         service.delete_docset(name)
     service.create_docset(name, f"Evaluation corpus {dataset.name}")
     store_corpus(store, name, dataset)
-    embed_with_progress(ingestor, name, len(dataset.documents))
+    embed_with_progress(ingestor, name, len(dataset.documents), store)
     return service.get_docset(name), True
 
 
-def embed_with_progress(ingestor: "Ingestor", name: str, total: int) -> int:
+def embed_with_progress(
+    ingestor: "Ingestor", name: str, total: int, store: "Store | None" = None
+) -> int:
     """Embed the pending documents, a progress line on stderr every PROGRESS_EVERY of them
-    (plain lines, so a log file or CI shows them too)."""
-    done = 0
+    (plain lines, so a log file or CI shows them too); returns how many jobs ran.
+
+    With the fast tier a document takes two jobs (fast pass, quality pass), so with a
+    `store` the line counts documents at full quality, not jobs."""
+    jobs, reported = 0, 0
     while ingestor.process_next():
-        done += 1
-        if done % PROGRESS_EVERY == 0:
+        jobs += 1
+        done = jobs if store is None else _quality_documents(store, name)
+        if done >= reported + PROGRESS_EVERY:
+            reported = done - done % PROGRESS_EVERY
             note(f"DocSet {name!r}: {done} of {total} documents embedded...")
+    return jobs
+
+
+def _quality_documents(store: "Store", name: str) -> int:
+    from ragspace.store import JobQueue
+
+    done, _total = JobQueue(store.pool).docset_progress(store.get_docset_by_name(name).id)
     return done
 
 
@@ -184,7 +232,7 @@ def format_report(report: "EvalReport") -> str:
 
     lines = [
         f"## {report.dataset} · DocSet {report.docset} · {report.questions} questions · "
-        f"k = {report.k}",
+        f"k = {report.k}" + ("" if report.tier == "best" else f" · {report.tier} vectors only"),
         "",
         "| " + " | ".join(METRIC_HEADERS) + " |",
         "|" + "---|" * 2 + "---:|" * (len(METRIC_HEADERS) - 2),

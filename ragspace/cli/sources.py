@@ -29,6 +29,8 @@ from ragspace.models import (
     SourceKind,
     SourcePreview,
     SyncReport,
+    tier_counts,
+    tier_text,
 )
 
 if TYPE_CHECKING:
@@ -322,6 +324,7 @@ def _status(args: argparse.Namespace) -> int:
             {
                 "documents": len(documents),
                 "counts": status_counts(documents),
+                "tiers": tier_counts(documents),
                 "errors": [_error_json(d) for d in failed],
                 "sources": [_source_json(s) for s in sources],
                 "notices": notices,
@@ -339,6 +342,7 @@ def _print_status(
 ) -> None:
     counts = status_counts(documents)
     print(f"{len(documents)} document(s): " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+    print(f"Searchable by vectors: {tier_text(documents)}")
     if sources:
         print("Sources:")
         for s in sources:

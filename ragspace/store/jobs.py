@@ -40,6 +40,9 @@ class ClaimedJob:
     content: str
     metadata: dict[str, Any]
     embedding_model: str
+    content_hash: str = ""
+    # the tier of the vectors the document's current content already has (None: none yet)
+    vector_tier: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class JobResult:
     model: str
     new_cache: dict[str, Vector]
     texts_cached: int
+    fast_vectors: Vector | None = None
 
 
 class JobQueue:
@@ -87,8 +91,15 @@ class JobQueue:
                     _after_final_state(conn, int(docset_id))
         return len(rows)
 
-    def claim(self, owner: str, lease_seconds: float, max_attempts: int) -> ClaimedJob | None:
-        """Take the next due job whose document no other worker is processing."""
+    def claim(
+        self, owner: str, lease_seconds: float, max_attempts: int, fast_first: bool = False
+    ) -> ClaimedJob | None:
+        """Take the next due job whose document no other worker is processing.
+
+        With `fast_first`, documents with no vectors for their current content come first:
+        their fast pass takes milliseconds and makes them searchable, so every new document
+        gets one before any document gets its (slow) quality pass.
+        """
         with (
             self._pool.connection() as conn,
             conn.transaction(),
@@ -98,12 +109,13 @@ class JobQueue:
                 """
                 with next_job as (
                     select j.id from ingestion_jobs j
+                    join documents d on d.id = j.document_id
                     where j.state = 'queued' and j.run_after <= now()
                       and not exists (select 1 from ingestion_jobs r
                                       where r.document_id = j.document_id
                                         and r.state = 'running')
-                    order by j.run_after, j.id
-                    for update skip locked limit 1)
+                    order by %(fast_first)s and d.vector_tier is null desc, j.run_after, j.id
+                    for update of j skip locked limit 1)
                 update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
                     max_attempts = %(max)s, lease_owner = %(owner)s,
                     lease_expires_at = now() + make_interval(secs => %(lease)s),
@@ -112,7 +124,12 @@ class JobQueue:
                 returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts,
                           j.max_attempts
                 """,
-                {"owner": owner, "lease": lease_seconds, "max": max_attempts},
+                {
+                    "owner": owner,
+                    "lease": lease_seconds,
+                    "max": max_attempts,
+                    "fast_first": fast_first,
+                },
             ).fetchone()
             if job is None:
                 return None
@@ -122,7 +139,8 @@ class JobQueue:
                     finished_at = null, chunks_embedded = 0, chunks_total = 0, updated_at = now()
                 from docsets ds
                 where ds.id = d.docset_id and d.id = %s
-                returning d.path, d.title, d.language, d.content, d.metadata,
+                returning d.path, d.title, d.language, d.content, d.metadata, d.content_hash,
+                    d.vector_tier,
                     coalesce(ds.target_embedding_model, ds.embedding_model) as embedding_model
                 """,
                 (job["document_id"],),
@@ -181,6 +199,7 @@ class JobQueue:
                 result.chunks,
                 result.vectors,
                 result.content_hashes,
+                result.fast_vectors,
             )
             _store_cache(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
@@ -190,11 +209,13 @@ class JobQueue:
                         select 1 from ingestion_jobs q
                         where q.document_id = d.id and q.state = 'queued')
                     then 'pending' else 'done' end,
+                    vector_tier = case when d.content_hash = %s then 'quality'
+                                  else d.vector_tier end,
                     error_message = null, chunk_count = %s, chunks_embedded = %s,
                     chunks_total = %s, finished_at = now(), updated_at = now()
                 where d.id = %s
                 """,
-                (count, count, count, job.document_id),
+                (job.content_hash, count, count, count, job.document_id),
             )
             conn.execute(
                 "update ingestion_jobs set state = 'done', last_error = null, finished_at = now(),"
@@ -203,6 +224,45 @@ class JobQueue:
                 (len(result.new_cache), result.texts_cached, job.id),
             )
             _after_final_state(conn, job.docset_id)
+        return True
+
+    def complete_fast(
+        self,
+        job: ClaimedJob,
+        chunks: Sequence[ChunkDraft],
+        fast_vectors: Vector,
+        content_hashes: Sequence[str],
+    ) -> bool:
+        """Swap in a chunk set with fast vectors only and queue the job again for quality.
+
+        The attempt is not counted: the fast pass is a first step, not a try. If the
+        content changed meanwhile (another job is queued), this one ends; that one follows.
+        """
+        with self._pool.connection() as conn, conn.transaction():
+            if not _holds_lease(conn, job):
+                return False
+            copy_chunks(
+                conn, job.document_id, job.docset_id, chunks, None, content_hashes, fast_vectors
+            )
+            # the job first: the documents' pending trigger then finds it and adds nothing
+            conn.execute(
+                f"""
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="false")},
+                    attempts = greatest(j.attempts - 1, 0), lease_owner = null,
+                    lease_expires_at = null, run_after = now(), updated_at = now(),
+                    texts_embedded = 0, texts_cached = 0
+                where j.id = %s
+                """.encode(),
+                (job.id,),
+            )
+            count = len(chunks)
+            conn.execute(
+                "update documents set embedding_status = 'pending', error_message = null,"
+                " vector_tier = case when content_hash = %s then 'fast' else vector_tier end,"
+                " chunk_count = %s, chunks_embedded = 0, chunks_total = %s, updated_at = now()"
+                " where id = %s",
+                (job.content_hash, count, count, job.document_id),
+            )
         return True
 
     def fail(self, job: ClaimedJob, message: str, retry_in: float | None) -> str:

@@ -25,6 +25,10 @@ class SearchRequest:
     candidates: int = 50
     rrf_k: int = 60
     ef_search: int = 400
+    # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
+    fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
+    # rank every chunk by its fast vector (evaluating the fast tier), not only fast-only ones
+    fast_everywhere: bool = False
 
 
 def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
@@ -38,7 +42,13 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         )
     if request.keyword_terms:
         parts.append(_KEYWORD_CANDIDATES)
-    if not parts or not request.docset_ids:
+    if not request.docset_ids:
+        return []
+    if request.fast_vector is not None and (
+        request.fast_everywhere or _has_fast_only_chunks(pool, request.docset_ids)
+    ):
+        parts.append(_FAST_EVERYWHERE if request.fast_everywhere else _FAST_CANDIDATES)
+    if not parts:
         return []
     query = sql.SQL(_FUSED).format(
         keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
@@ -46,6 +56,7 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
     )
     params = {
         "q": request.query_vector,
+        "fq": request.fast_vector,
         "terms": list(request.keyword_terms),
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
@@ -63,6 +74,23 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         with conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(query, params).fetchall()
     return [Hit.model_validate(row) for row in rows]
+
+
+def _has_fast_only_chunks(
+    pool: ConnectionPool[psycopg.Connection[Any]], docset_ids: Sequence[int]
+) -> bool:
+    """Whether some chunk of these DocSets still waits for its quality vector.
+
+    Answered from a small partial index; when false (the usual case once ingestion is
+    done) the query is exactly the single-tier one.
+    """
+    with pool.connection() as conn:
+        row = conn.execute(
+            "select exists (select 1 from chunks where docset_id = any(%s)"
+            " and embedding is null and fast_embedding is not null)",
+            (list(docset_ids),),
+        ).fetchone()
+    return bool(row and row[0])
 
 
 # Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
@@ -84,6 +112,33 @@ _VECTOR_CANDIDATES = sql.SQL(
            where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
            order by embedding::{vt} <=> %(q)s::{vt}
            limit %(candidates)s) nearest)
+    """
+)
+# The fast tier's own ranking, over the chunks that have no quality vector yet (the partial
+# HNSW index holds exactly those). Cosines of the static and the quality model are not
+# comparable, so each tier is ranked on its own and only the ranks meet, in RRF.
+_FAST_CANDIDATES = sql.SQL(
+    """
+    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
+            row_number() over (order by distance, id) as rank
+     from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
+           from chunks
+           where docset_id = any(%(docsets)s)
+             and embedding is null and fast_embedding is not null
+           order by fast_embedding <=> %(fq)s::vector(384)
+           limit %(candidates)s) nearest_fast)
+    """
+)
+# Every chunk ranked by its fast vector (exact scan; for evaluating the fast tier alone).
+_FAST_EVERYWHERE = sql.SQL(
+    """
+    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
+            row_number() over (order by distance, id) as rank
+     from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
+           from chunks
+           where docset_id = any(%(docsets)s) and fast_embedding is not null
+           order by fast_embedding <=> %(fq)s::vector(384)
+           limit %(candidates)s) nearest_fast)
     """
 )
 # BM25-style keyword side: each query lexeme is weighted by its inverse document

@@ -40,7 +40,8 @@ _SOURCE_COLUMNS = (
 _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
-    d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at
+    d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
+    d.vector_tier
 """
 
 
@@ -321,8 +322,10 @@ class Store:
             conn.execute(
                 "update documents set embedding_status = case when %s::text is null"
                 " or content_hash = %s::text then 'done' else 'pending' end,"
+                " vector_tier = case when %s::text is null or content_hash = %s::text"
+                " then 'quality' else vector_tier end,"
                 " error_message = null, chunk_count = %s, updated_at = now() where id = %s",
-                (document_hash, document_hash, len(chunks), document_id),
+                (document_hash,) * 4 + (len(chunks), document_id),
             )
 
     def mark_document_error(self, document_id: int, message: str) -> None:
@@ -339,6 +342,17 @@ class Store:
     def search(self, request: SearchRequest) -> list[Hit]:
         """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
         return run_search(self._pool, request)
+
+    def vector_coverage(self, docset_id: int) -> tuple[int, int, int]:
+        """(chunks, chunks with a fast vector, chunks with a quality vector) of a DocSet."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select count(*), count(fast_embedding), count(embedding) from chunks"
+                " where docset_id = %s",
+                (docset_id,),
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1]), int(row[2])
 
     def get_document_lines(self, document_id: int, start: int, end: int) -> str:
         """Lines start..end (1-based, inclusive) of a document's stored text."""
@@ -379,6 +393,8 @@ def _upsert_document(
             content_hash = excluded.content_hash,
             embedding_status = excluded.embedding_status,
             error_message = excluded.error_message, metadata = excluded.metadata,
+            vector_tier = case when documents.content_hash = excluded.content_hash
+                          then documents.vector_tier end,
             updated_at = now()
         where documents.content_hash is distinct from excluded.content_hash
            or documents.embedding_status = 'error'
@@ -409,9 +425,13 @@ def _upsert_document(
 
 _CHUNK_COPY = (
     "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
-    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
+    " end_line, metadata, content_hash, embedding, fast_embedding) from stdin (format binary)"
 )
-_CHUNK_TYPES = ["int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text", "vector"]
+_CHUNK_TYPES = [
+    *("int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text"),
+    *("vector", "vector"),
+]
+VectorRows = np.ndarray[Any, np.dtype[np.float32]]
 
 
 def copy_chunks(
@@ -419,14 +439,22 @@ def copy_chunks(
     document_id: int,
     docset_id: int,
     chunks: Sequence[ChunkDraft],
-    embeddings: np.ndarray[Any, np.dtype[np.float32]],
+    embeddings: VectorRows | None,
     content_hashes: Sequence[str],
+    fast_embeddings: VectorRows | None = None,
 ) -> None:
-    """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction."""
+    """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction.
+
+    `embeddings` are the quality vectors (None: fast tier only, search ranks the chunks by
+    `fast_embeddings` until the quality job replaces them); `fast_embeddings` may be None.
+    """
     conn.execute("delete from chunks where document_id = %s", (document_id,))
+    quality = [None] * len(chunks) if embeddings is None else list(embeddings)
+    fast = [None] * len(chunks) if fast_embeddings is None else list(fast_embeddings)
     with conn.cursor().copy(_CHUNK_COPY) as copy:
         copy.set_types(_CHUNK_TYPES)
-        for chunk, vector, digest in zip(chunks, embeddings, content_hashes, strict=True):
+        rows = zip(chunks, quality, content_hashes, fast, strict=True)
+        for chunk, vector, digest, fast_vector in rows:
             copy.write_row(
                 (
                     document_id,
@@ -439,5 +467,6 @@ def copy_chunks(
                     Jsonb(chunk.metadata),
                     digest,
                     vector,
+                    fast_vector,
                 )
             )
