@@ -172,13 +172,15 @@ def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
     assert "checkout/tests/certs/valid/server/server.pem: secret-looking" in dry
     assert service.list_documents("flask") == []  # a dry run stores nothing
 
-    code = main(["add", "dir", "flask", str(CHECKOUT), "--wait"])
+    # no --wait: the test is about what is added and skipped; embedding the 2,600 chunks of
+    # this tree took 3-11 minutes of the suite (the service test above embeds a subset)
+    code = main(["add", "dir", "flask", str(CHECKOUT)])
     out, err = capsys.readouterr()
     assert code == 0, err
     files = sorted(p for p in CHECKOUT.rglob("*") if p.is_file())
     assert len(files) >= 150
     documents = service.list_documents("flask")
-    assert documents and all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
+    assert documents and all(d.embedding_status is EmbeddingStatus.PENDING for d in documents)
     skipped = service.list_sources("flask")[0].sync_state["skipped"]
     assert {s["path"] for s in skipped} | {d.path for d in documents} == {
         f"checkout/{p.relative_to(CHECKOUT).as_posix()}" for p in files
