@@ -11,12 +11,17 @@ from ragspace.answering.citations import link_citations
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
+from ragspace_ui.escape import md
 
 ChatHistory = list[dict[str, Any]]
 ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
 SEARCHING = "_Searching…_"
 WRITING = "_Writing the answer…_"
 NO_ANSWER = "_No answer: the reason is in the message that appeared._"
+EXTRACTIVE_NOTICE = (
+    "Note: answers are **extractive** (the best passages, quoted with their citations) until "
+    "`OPENAI_API_KEY` is set; then a chat model writes them."
+)
 ChatTurn = tuple[ChatHistory, str, str]  # chat, sources panel, question box
 
 
@@ -47,7 +52,7 @@ def scope_text(selected: list[str] | None) -> str:
     """Which DocSets a question searches, as the sources panel states it."""
     if not selected:
         return "Searched **all DocSets**."
-    return "Searched " + ", ".join(f"**{name}**" for name in selected) + "."
+    return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + "."
 
 
 def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
@@ -58,8 +63,9 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
     cited = {c.number for c in answer.citations}
     parts = [scope]
     for citation in answer.citations:
-        where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
-        context = f" — {citation.context}" if citation.context else ""
+        label = md(citation.label)
+        where = f"[{label}]({citation.url})" if citation.url else label
+        context = f" — {md(citation.context)}" if citation.context else ""
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
         parts.append(
             f"{anchor}**[{citation.number}]** {where}{context}\n\n{fenced(citation.snippet, '')}"
@@ -67,7 +73,8 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
         parts.append(
-            "_Also retrieved, not cited:_ " + ", ".join(f"[{p.number}] {p.path}" for p in unused)
+            "_Also retrieved, not cited:_ "
+            + ", ".join(f"\\[{p.number}\\] {md(p.path)}" for p in unused)
         )
     return "\n\n".join(parts)
 
@@ -111,6 +118,8 @@ def answer_turns(
 
 def build_chat_tab(service: RagspaceService) -> ChatTab:
     """Lay out the chat tab and wire the streaming question handler."""
+    if not service.mode.llm_answers:
+        gr.Markdown(EXTRACTIVE_NOTICE, elem_id="extractive-notice")
     docsets = gr.CheckboxGroup(
         label="DocSets to search (none ticked = all)",
         info=ALL_DOCSETS_HINT,

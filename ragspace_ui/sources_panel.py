@@ -8,6 +8,7 @@ import gradio as gr
 from ragspace.models import Source, SourceKind, SourcePreview, SyncReport
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import user_errors
+from ragspace_ui.escape import md, md_code
 
 PREVIEW_ITEMS_SHOWN = 50
 SOURCE_HEADERS = ["#", "Kind", "Location", "Resolved", "Last synced", "Last error"]
@@ -44,19 +45,21 @@ def web_request(
 
 def preview_markdown(preview: SourcePreview) -> str:
     """The dry run as the user reads it before confirming."""
-    resolved = f" at `{preview.resolved}`" if preview.resolved else ""
+    resolved = f" at {md_code(preview.resolved)}" if preview.resolved else ""
     lines = [
-        f"### Preview of `{preview.location}`{resolved}",
+        f"### Preview of {md_code(preview.location)}{resolved}",
         f"**{len(preview.items)}** item(s), {preview.total_bytes:,} bytes, "
         f"about **{preview.estimated_chunks}** chunk(s).",
     ]
-    lines += [f"- `{item}`" for item in preview.items[:PREVIEW_ITEMS_SHOWN]]
+    lines += [f"- {md_code(item)}" for item in preview.items[:PREVIEW_ITEMS_SHOWN]]
     if len(preview.items) > PREVIEW_ITEMS_SHOWN:
         lines.append(f"- … and {len(preview.items) - PREVIEW_ITEMS_SHOWN} more")
     if preview.skipped:
         lines.append(f"\n**Skipped {len(preview.skipped)}:**")
-        lines += [f"- {reason}: {count}" for reason, count in preview.skipped_counts.items()]
-        lines += [f"  - `{s.path}`: {s.reason}" for s in preview.skipped[:PREVIEW_ITEMS_SHOWN]]
+        lines += [f"- {md(reason)}: {count}" for reason, count in preview.skipped_counts.items()]
+        lines += [
+            f"  - {md_code(s.path)}: {md(s.reason)}" for s in preview.skipped[:PREVIEW_ITEMS_SHOWN]
+        ]
     return "\n".join(lines)
 
 
@@ -69,8 +72,10 @@ def report_markdown(report: SyncReport) -> str:
         f"{report.unchanged} unchanged, {len(report.removed)} removed, "
         f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
     ]
-    lines += [f"- removed `{path}`" for path in report.removed[:PREVIEW_ITEMS_SHOWN]]
-    lines += [f"- error `{e.path}`: {e.reason}" for e in report.errors[:PREVIEW_ITEMS_SHOWN]]
+    lines += [f"- removed {md_code(path)}" for path in report.removed[:PREVIEW_ITEMS_SHOWN]]
+    lines += [
+        f"- error {md_code(e.path)}: {md(e.reason)}" for e in report.errors[:PREVIEW_ITEMS_SHOWN]
+    ]
     return "\n".join(lines)
 
 
