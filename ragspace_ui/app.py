@@ -23,9 +23,10 @@ CSS = """
 .readable-table th, .readable-table td { min-width: 6rem; }
 .readable-table th span, .readable-table th div { word-break: normal; overflow-wrap: normal; }
 @media (max-width: 640px) {
-  .tab-wrapper, .tab-container { flex-wrap: wrap !important; height: auto !important; }
-  .tab-container button { flex: 0 0 auto; }
-  .overflow-menu { display: none !important; }
+  /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
+  .tab-container button { padding: 4px 7px !important; font-size: 13px !important; }
+  /* the question box above the fold: a shorter conversation pane */
+  #chatbot { height: 300px !important; min-height: 0 !important; }
 }
 """
 # phones open on the Chat tab (the DocSets forms are long); desktops on DocSets
@@ -79,7 +80,10 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
         tools = set(demo.fns)
         gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
         gr.Markdown(mode_text(service.mode), elem_id="mode-indicator")
-        remembered = gr.BrowserState(None, storage_key=SELECTED_DOCSET_KEY)
+        # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
+        remembered = gr.BrowserState(
+            None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY
+        )
         if service.read_only:
             gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
         with gr.Tabs():

@@ -180,7 +180,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         name, documents = add_sample(service)
         return upload_report(name, documents), _select(service, name)
 
-    def on_selected(docset: str | None) -> tuple[Any, str]:
+    def on_docset_chosen(docset: str | None) -> tuple[Any, str]:
         chosen = bool(docset)
         button = gr.update(interactive=chosen, variant="primary" if chosen else "secondary")
         return button, "" if chosen else NO_DOCSET_SELECTED
@@ -219,7 +219,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
         *source_events,
     ]
-    selected.change(on_selected, [selected], [upload, upload_message], preprocess=False)
+    selected.change(on_docset_chosen, [selected], [upload, upload_message], preprocess=False)
     delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     return DocsetsTab(table=table, selected=selected, empty_state=empty_state, changed=changed)

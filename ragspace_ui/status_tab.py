@@ -218,7 +218,9 @@ def status_outputs(
 def build_status_tab(service: RagspaceService) -> StatusTab:
     """Lay out the status tab; the table refreshes every few seconds."""
     with gr.Row():
-        docset_filter = gr.Dropdown(label="DocSet", choices=[ALL], value=ALL, interactive=True)
+        docset_filter = gr.Dropdown(
+            label="DocSet", choices=[ALL], value=ALL, interactive=True, elem_id="status-docset"
+        )
         status_filter = gr.Dropdown(
             label="Status", choices=[ALL, *[s.value for s in EmbeddingStatus]], value=ALL
         )
