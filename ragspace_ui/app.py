@@ -20,13 +20,17 @@ CSS = """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
 #mode-indicator p { margin: 0; font-size: var(--text-sm); }
-.readable-table th, .readable-table td { min-width: 6rem; }
-.readable-table th span, .readable-table th div { word-break: normal; overflow-wrap: normal; }
 @media (max-width: 640px) {
   /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
   .tab-container button { padding: 4px 7px !important; font-size: 13px !important; }
   /* the question box above the fold: a shorter conversation pane */
   #chatbot { height: 300px !important; min-height: 0 !important; }
+  /* tables scroll sideways instead of squeezing columns to one letter per line */
+  .readable-table th, .readable-table .body-cell {
+    width: 7rem !important; min-width: 7rem !important; max-width: 7rem !important;
+    flex: 0 0 7rem !important;
+  }
+  .readable-table table, .readable-table .virtual-body { width: max-content !important; }
 }
 """
 # phones open on the Chat tab (the DocSets forms are long); desktops on DocSets
