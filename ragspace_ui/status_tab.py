@@ -58,14 +58,23 @@ class StatusView:
     chart: pd.DataFrame
 
 
-def progress_text(document: Document) -> str:
-    """Chunks embedded out of the total, for documents being or having been embedded."""
-    if document.embedding_status == EmbeddingStatus.PENDING:
+def progress_text(document: Document, now: datetime | None = None) -> str:
+    """Chunks embedded out of the total; while embedding, also the time spent so far.
+
+    Progress is recorded once per embedding batch, so a document can stay at 0/61 for a
+    while: the running time shows it is being worked on.
+    """
+    status = document.embedding_status
+    if status == EmbeddingStatus.PENDING:
         return "queued"
+    running = ""
+    if status == EmbeddingStatus.PROCESSING and document.started_at is not None:
+        elapsed = ((now or datetime.now(UTC)) - document.started_at).total_seconds()
+        running = f" · {_duration(elapsed)}"
     if document.chunks_total == 0:
-        return ""
+        return f"chunking{running}" if status == EmbeddingStatus.PROCESSING else ""
     percent = 100 * document.chunks_embedded // document.chunks_total
-    return f"{document.chunks_embedded}/{document.chunks_total} ({percent}%)"
+    return f"{document.chunks_embedded}/{document.chunks_total} ({percent}%){running}"
 
 
 def document_choice(document: Document) -> str:

@@ -24,7 +24,7 @@ from ragspace_ui.app import mode_text, pick_docset
 from ragspace_ui.docsets_tab import add_sample, size_text, upload_report
 from ragspace_ui.errors import ERROR_CLASS, UNEXPECTED, inline_errors
 from ragspace_ui.escape import md, md_code
-from ragspace_ui.status_tab import overall_progress, status_chart
+from ragspace_ui.status_tab import overall_progress, progress_text, status_chart
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -214,3 +214,14 @@ def test_an_unreachable_github_is_explained_not_named_by_exception(
     message = str(caught.value)
     assert message.startswith("GitHub could not be reached for acme/widgets:")
     assert "refused the connection" in message and "ConnectionError" not in message
+
+
+def test_a_document_being_embedded_shows_its_running_time() -> None:
+    started = NOW - timedelta(seconds=18)
+    stalled = _document(1, EmbeddingStatus.PROCESSING, chunks_total=61, started_at=started)
+    assert progress_text(stalled, NOW) == "0/61 (0%) · 18 s"
+    chunking = _document(2, EmbeddingStatus.PROCESSING, started_at=started)
+    assert progress_text(chunking, NOW) == "chunking · 18 s"
+    done = _document(3, EmbeddingStatus.DONE, chunks_total=4, chunks_embedded=4)
+    assert progress_text(done, NOW) == "4/4 (100%)"
+    assert progress_text(_document(4, EmbeddingStatus.PENDING), NOW) == "queued"
