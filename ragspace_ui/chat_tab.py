@@ -10,7 +10,7 @@ from ragspace.answering.answer import fenced
 from ragspace.answering.citations import link_citations
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md
 
 ChatHistory = list[dict[str, Any]]
@@ -150,7 +150,7 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
                 "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
             )
 
-    @user_errors
+    @inline_errors(outputs=3, message_at=1)  # the reason shows in the sources panel
     def on_ask(
         text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
     ) -> Iterator[ChatTurn]:

@@ -78,9 +78,23 @@ def unchanged_outputs(outputs: int, message_at: int, message: str) -> Any:
 
 
 def inline_errors(outputs: int, message_at: int = 0) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Show a failure as a message in output `message_at` (of `outputs`), the rest unchanged."""
+    """Show a failure as a message in output `message_at` (of `outputs`), the rest unchanged.
+
+    A streaming (generator) handler keeps what it last showed and then shows the message.
+    """
 
     def decorate(handler: Callable[P, R]) -> Callable[P, R]:
+        if inspect.isgeneratorfunction(handler):
+
+            @functools.wraps(handler)
+            def generator_wrapper(*args: P.args, **kwargs: P.kwargs) -> Iterator[Any]:
+                try:
+                    yield from handler(*args, **kwargs)
+                except Exception as exc:
+                    yield unchanged_outputs(outputs, message_at, message_of(exc))
+
+            return generator_wrapper  # type: ignore[return-value]
+
         @functools.wraps(handler)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             try:

@@ -59,6 +59,18 @@ def test_inline_errors_keep_every_output_and_name_the_problem() -> None:
     assert fine() == ("ok", 1)
 
 
+def test_a_failing_stream_keeps_what_it_showed_and_adds_the_message() -> None:
+    @inline_errors(outputs=2, message_at=1)
+    def stream() -> Iterator[tuple[str, str]]:
+        yield "partial", "panel"
+        raise ConflictError("gone away")
+
+    shown = list(stream())
+    assert shown[0] == ("partial", "panel")
+    kept, message = shown[1]
+    assert kept == gr.update() and "gone away" in message and ERROR_CLASS in message
+
+
 def _document(number: int, status: EmbeddingStatus, **fields: object) -> Document:
     values: dict[str, object] = {
         "id": number,

@@ -169,6 +169,15 @@ def test_an_error_is_shown_beside_its_form_and_every_input_keeps_its_value(
     expect(name).to_have_value("taken")
     expect(page.locator(ERROR_PILL)).to_have_count(0)
 
+    # asking nothing: the reason shows beside the chat, the question box stays a question box
+    journey.open_tab(page, "Chat")
+    page.get_by_role("button", name="Ask").click()
+    expect(page.locator("#chat-sources .inline-error")).to_contain_text(
+        "Type a question first.", timeout=WAIT_MS
+    )
+    expect(page.get_by_label("Question")).to_be_editable()
+    expect(page.locator(ERROR_PILL)).to_have_count(0)
+
 
 def test_sample_docset_escaped_names_skipped_files_and_a_remembered_selection(
     page: Page, tmp_path: Path
