@@ -70,14 +70,24 @@ def user_errors(handler: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def unchanged_outputs(outputs: int, message_at: int, message: str) -> Any:
-    """The value of an event whose handler failed: no output changes but the message."""
+def unchanged_outputs(
+    outputs: int, message_at: int, message: str, reset: dict[int, Any] | None = None
+) -> Any:
+    """The value of an event whose handler failed: no output changes but the message.
+
+    `reset` sets the outputs that must not outlive a failure (e.g. a stale preview's
+    confirm button) to the values given.
+    """
     values: list[Any] = [gr.update() for _ in range(outputs)]
+    for index, value in (reset or {}).items():
+        values[index] = value
     values[message_at] = error_markdown(message)
     return values[0] if outputs == 1 else tuple(values)
 
 
-def inline_errors(outputs: int, message_at: int = 0) -> Callable[[Callable[P, R]], Callable[P, R]]:
+def inline_errors(
+    outputs: int, message_at: int = 0, reset: dict[int, Any] | None = None
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Show a failure as a message in output `message_at` (of `outputs`), the rest unchanged.
 
     A streaming (generator) handler keeps what it last showed and then shows the message.
@@ -91,7 +101,7 @@ def inline_errors(outputs: int, message_at: int = 0) -> Callable[[Callable[P, R]
                 try:
                     yield from handler(*args, **kwargs)
                 except Exception as exc:
-                    yield unchanged_outputs(outputs, message_at, message_of(exc))
+                    yield unchanged_outputs(outputs, message_at, message_of(exc), reset)
 
             return generator_wrapper  # type: ignore[return-value]
 
@@ -100,7 +110,9 @@ def inline_errors(outputs: int, message_at: int = 0) -> Callable[[Callable[P, R]
             try:
                 return handler(*args, **kwargs)
             except Exception as exc:
-                return unchanged_outputs(outputs, message_at, message_of(exc))  # type: ignore[no-any-return]
+                return unchanged_outputs(  # type: ignore[no-any-return]
+                    outputs, message_at, message_of(exc), reset
+                )
 
         return wrapper
 

@@ -5,6 +5,7 @@ the tests run in file order on that one app, from the empty first run onwards.
 """
 
 import re
+import socket
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,7 +44,11 @@ class App:
 def app(postgres_server: str, migrated_template: str, embedder: LocalEmbedder) -> Iterator[App]:
     """The app as `ragspace serve` runs it (no keys: local model, extractive answers)."""
     folder = Path(tempfile.mkdtemp(prefix="ragspace-polish-"))
+    with socket.socket() as sock:  # GitHub is "offline": nothing listens on this port
+        sock.bind(("127.0.0.1", 0))
+        offline = f"http://127.0.0.1:{sock.getsockname()[1]}"
     settings = Settings(
+        github_api_url=offline,
         _env_file=None,
         database_url=_create_database(postgres_server, migrated_template),
         data_dir=folder / "data",
@@ -176,6 +181,22 @@ def test_an_error_is_shown_beside_its_form_and_every_input_keeps_its_value(
         "Type a question first.", timeout=WAIT_MS
     )
     expect(page.get_by_label("Question")).to_be_editable()
+    expect(page.locator(ERROR_PILL)).to_have_count(0)
+
+
+def test_an_unreachable_github_is_explained_in_words_beside_its_form(page: Page) -> None:
+    page.get_by_text("Add a GitHub repository or file").click()
+    location = page.get_by_label("Repository or file")
+    location.fill("acme/widgets")
+    page.get_by_role("button", name="Preview GitHub source").click()
+    message = page.locator("#source-preview .inline-error")
+    expect(message).to_contain_text(
+        "GitHub could not be reached for acme/widgets: 127.0.0.1 refused the connection",
+        timeout=WAIT_MS,
+    )
+    expect(message).not_to_contain_text("ConnectionError")
+    expect(location).to_have_value("acme/widgets")
+    expect(page.get_by_role("button", name="Confirm and ingest")).to_be_hidden()
     expect(page.locator(ERROR_PILL)).to_have_count(0)
 
 
