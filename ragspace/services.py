@@ -3,11 +3,12 @@
 import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ragspace.answering.answer import AnswerPipeline
-from ragspace.embeddings import Embedder
+from ragspace.embeddings import LOCAL_MODEL_ID, Embedder
 from ragspace.errors import (
     ConfigError,
     EmbeddingModelMismatchError,
@@ -84,6 +85,16 @@ def changes(
     return decorate
 
 
+@dataclass(frozen=True)
+class ServiceMode:
+    """How this instance runs, as the UI shows it: which models, which limits."""
+
+    embedding_model: str
+    local_embeddings: bool  # the bundled model, no API key
+    llm_answers: bool  # a chat model writes answers; else answers are extractive
+    max_upload_bytes: int
+
+
 class RagspaceService:
     """DocSet management, ingestion requests, search and answers."""
 
@@ -117,9 +128,14 @@ class RagspaceService:
         return self._retriever.options.mode
 
     @property
-    def writes_answers(self) -> bool:
-        """A chat model writes answers; without one they are extractive (quoted passages)."""
-        return self._answers.chat is not None
+    def mode(self) -> ServiceMode:
+        """The models and limits in use (shown as the app's mode indicator)."""
+        return ServiceMode(
+            embedding_model=self._embedder.model_id,
+            local_embeddings=self._embedder.model_id == LOCAL_MODEL_ID,
+            llm_answers=self._answers.chat is not None,
+            max_upload_bytes=self._max_upload_bytes,
+        )
 
     # DocSets
 

@@ -6,7 +6,7 @@ import gradio as gr
 from pygments.formatters import HtmlFormatter
 
 from ragspace.access import Credentials
-from ragspace.services import RagspaceService
+from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import build_chat_tab
 from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
 from ragspace_ui.errors import user_errors
@@ -15,19 +15,67 @@ from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.status_tab import ALL, build_status_tab
 from ragspace_ui.viewer import VIEWER_CSS
 
-# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines
+# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,
+# inline errors stand out, tables keep readable columns (scroll sideways rather than wrap a
+# header one letter per line), and on phones every tab keeps its label (no "…" overflow menu)
 CSS = (
     """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
+.inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
+#mode-indicator p { margin: 0; font-size: var(--text-sm); }
+@media (max-width: 640px) {
+  /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
+  .tab-container button { padding: 4px 7px !important; font-size: 13px !important; }
+  /* the question box above the fold: a shorter conversation pane */
+  #chatbot { height: 300px !important; min-height: 0 !important; }
+  /* tables scroll sideways instead of squeezing columns to one letter per line */
+  .readable-table th, .readable-table .body-cell {
+    width: 7rem !important; min-width: 7rem !important; max-width: 7rem !important;
+    flex: 0 0 7rem !important;
+  }
+  .readable-table table, .readable-table .virtual-body { width: max-content !important; }
+}
 """
     + VIEWER_CSS
     + HtmlFormatter().get_style_defs(".rs-viewer")
 )
+# phones open on the Chat tab (the DocSets forms are long); desktops on DocSets
+CHAT_FIRST_ON_PHONES = """() => {
+  if (window.matchMedia('(max-width: 640px)').matches) {
+    const chat = [...document.querySelectorAll('[role="tab"]')]
+      .find((tab) => tab.textContent.trim() === 'Chat');
+    if (chat) chat.click();
+  }
+}"""
+SELECTED_DOCSET_KEY = "ragspace-selected-docset"
 UPLOAD_CACHE_SWEEP = (600, 1800)  # every 10 min, delete cached files older than 30 min
 READ_ONLY_BANNER = (
     "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "
     "adding sources are turned off here."
 )
+
+
+def mode_text(mode: ServiceMode) -> str:
+    """The mode indicator: which embeddings and which kind of answers this app uses."""
+    embeddings = (
+        f"local model ({mode.embedding_model.split('/', 1)[-1]}, on this machine)"
+        if mode.local_embeddings
+        else f"OpenAI ({mode.embedding_model})"
+    )
+    answers = (
+        "written by the LLM (OpenAI chat model)"
+        if mode.llm_answers
+        else "extractive, quoted passages (set OPENAI_API_KEY for LLM-written answers)"
+    )
+    return f"**Embeddings:** {embeddings} · **Answers:** {answers}"
+
+
+def pick_docset(names: list[str], selected: str | None, remembered: str | None) -> str | None:
+    """The DocSet to select: the current one, else the one remembered, else the only one."""
+    for candidate in (selected, remembered):
+        if candidate in names:
+            return candidate
+    return names[0] if len(names) == 1 else None
 
 
 def build_ui(service: RagspaceService, credentials: Credentials | None = None) -> gr.Blocks:
@@ -41,6 +89,11 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
         register_mcp_tools(service, credentials)
         tools = set(demo.fns)
         gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
+        gr.Markdown(mode_text(service.mode), elem_id="mode-indicator")
+        # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
+        remembered = gr.BrowserState(
+            None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY
+        )
         if service.read_only:
             gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
         with gr.Tabs():
@@ -54,26 +107,35 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
                 build_evaluate_panel(service, evaluate_tab)
 
         @user_errors
-        def refresh_docset_lists(selected: str | None, checked: list[str]) -> tuple[Any, ...]:
+        def refresh_docset_lists(
+            selected: str | None, checked: list[str], remembered: str | None
+        ) -> tuple[Any, ...]:
             rows = docset_rows(service)
             names = [row[0] for row in rows]
             return (
                 rows,
-                gr.update(choices=names, value=selected if selected in names else None),
+                gr.update(choices=names, value=pick_docset(names, selected, remembered)),
                 gr.update(choices=[ALL, *names]),
                 gr.update(choices=names, value=[n for n in checked or [] if n in names]),
+                gr.update(visible=not names),
             )
 
-        inputs = [docsets_tab.selected, chat_tab.docsets]
+        inputs = [docsets_tab.selected, chat_tab.docsets, remembered]
         outputs = [
             docsets_tab.table,
             docsets_tab.selected,
             status_tab.docset_filter,
             chat_tab.docsets,
+            docsets_tab.empty_state,
         ]
         for event in docsets_tab.changed:
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
+        demo.load(None, js=CHAT_FIRST_ON_PHONES)
+        # remember the selection in this browser (a reload or a new tab selects it again)
+        docsets_tab.selected.change(
+            lambda name: name, [docsets_tab.selected], [remembered], preprocess=False
+        )
         # counts change while documents embed: show them fresh whenever a tab is opened
         for page in (docsets_page, chat_page):
             page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")

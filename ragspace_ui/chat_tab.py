@@ -10,7 +10,8 @@ from ragspace.answering.answer import fenced
 from ragspace.answering.citations import link_citations
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.escape import md
 from ragspace_ui.viewer import EMPTY_VIEWER, open_citation
 
 ChatHistory = list[dict[str, Any]]
@@ -60,7 +61,7 @@ def scope_text(selected: list[str] | None) -> str:
     """Which DocSets a question searches, as the sources panel states it."""
     if not selected:
         return "Searched **all DocSets**."
-    return "Searched " + ", ".join(f"**{name}**" for name in selected) + "."
+    return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + "."
 
 
 def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
@@ -71,8 +72,9 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
     cited = {c.number for c in answer.citations}
     parts = [scope]
     for citation in answer.citations:
-        where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
-        context = f" — {citation.context}" if citation.context else ""
+        label = md(citation.label)
+        where = f"[{label}]({citation.url})" if citation.url else label
+        context = f" — {md(citation.context)}" if citation.context else ""
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
         parts.append(
             f"{anchor}**[{citation.number}]** {where}{context}{check_text(citation)}\n\n"
@@ -81,7 +83,8 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
         parts.append(
-            "_Also retrieved, not cited:_ " + ", ".join(f"[{p.number}] {p.path}" for p in unused)
+            "_Also retrieved, not cited:_ "
+            + ", ".join(f"\\[{p.number}\\] {md(p.path)}" for p in unused)
         )
     return "\n\n".join(parts)
 
@@ -159,7 +162,7 @@ def open_source(service: RagspaceService, number: int | None, openable: Openable
 
 def build_chat_tab(service: RagspaceService) -> ChatTab:
     """Lay out the chat tab and wire the streaming question handler."""
-    if not service.writes_answers:
+    if not service.mode.llm_answers:
         gr.Markdown(EXTRACTIVE_NOTICE, elem_id="extractive-notice")
     docsets = gr.CheckboxGroup(
         label="DocSets to search (none ticked = all)",
@@ -200,7 +203,7 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
             )
     openable = gr.State([])
 
-    @user_errors
+    @inline_errors(outputs=5, message_at=1)  # the reason shows in the sources panel
     def on_ask(
         text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
     ) -> Iterator[tuple[Any, ...]]:

@@ -1,18 +1,30 @@
 """DocSets tab: create, rename, describe, delete, upload files, add and re-sync sources."""
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from ragspace.models import DocSet
+from ragspace.errors import ConflictError
+from ragspace.models import DocSet, Document
+from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors
+from ragspace_ui.escape import md, md_code
 from ragspace_ui.sources_panel import build_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
+
+
+EMPTY_DOCSETS = (
+    "**No DocSets yet.** Create one with a name on the left, then add files or a GitHub or "
+    "website source, or try RAGSpace right away with the sample DocSet (a few short documents "
+    "shipped with the app)."
+)
+NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
 
 
 @dataclass
@@ -21,6 +33,7 @@ class DocsetsTab:
 
     table: gr.Dataframe
     selected: gr.Dropdown
+    empty_state: gr.Column
     changed: list[Any]  # events after which every DocSet list must refresh
 
 
@@ -47,21 +60,70 @@ def _model_text(service: RagspaceService, docset: DocSet) -> str:
     return docset.embedding_model
 
 
+def size_text(size: int) -> str:
+    """A byte count as people say it: 20 MB, 512 KB."""
+    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if size >= factor:
+            value = size / factor
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def upload_limits_text(service: RagspaceService) -> str:
+    """The upload limits, shown before anything is uploaded."""
+    return (
+        f"Up to {size_text(service.mode.max_upload_bytes)} per file. Text, code, HTML, PDF and "
+        "notebooks are indexed, .zip archives unpacked; empty and binary files are skipped."
+    )
+
+
+def upload_report(name: str, documents: list[Document]) -> str:
+    """What an upload did: files added (embedding in the background) and files skipped, why."""
+    added = [d for d in documents if not d.error_message]
+    skipped = [d for d in documents if d.error_message]
+    lines: list[str] = []
+    if added:
+        lines.append(
+            f"Added {len(added)} file(s) to **{md(name)}**; embedding runs in the background "
+            "(follow it in the Embedding status tab):"
+        )
+        lines += [f"- {md_code(d.path)}" for d in added]
+    else:
+        lines.append(f"Nothing was added to **{md(name)}**.")
+    if skipped:
+        lines.append(f"\nSkipped {len(skipped)} file(s):")
+        lines += [f"- {md_code(d.path)}: {md(d.error_message)}" for d in skipped]
+    return "\n".join(lines)
+
+
+def add_sample(service: RagspaceService) -> tuple[str, list[Document]]:
+    """Create the sample DocSet (or refresh its files) from the files the package ships."""
+    # added before: its files are added again, unchanged ones are kept as they are
+    with contextlib.suppress(ConflictError):
+        service.create_docset(SAMPLE_DOCSET, SAMPLE_DESCRIPTION)
+    return SAMPLE_DOCSET, service.add_files(SAMPLE_DOCSET, sample_files())
+
+
 def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     """Lay out the DocSets tab and wire its handlers."""
     editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
-        "Create a DocSet, then upload files (text, code, HTML, PDF, notebooks, .zip) or add "
-        "GitHub and website sources. Embedding runs in the background."
+        "Create a DocSet, then upload files or add GitHub and website sources. Embedding runs "
+        "in the background."
         if editable
         else "The DocSets you can search and chat with on the Chat tab."
     )
+    with gr.Column(visible=False, elem_id="docsets-empty") as empty_state:
+        gr.Markdown(EMPTY_DOCSETS)
+        sample = gr.Button("Add the sample DocSet", variant="primary", visible=editable)
+        sample_message = gr.Markdown()
     table = gr.Dataframe(
         headers=DOCSET_HEADERS,
         label="DocSets",
         interactive=False,
         wrap=True,
         column_widths=["14%", "34%", "10%", "8%", "20%", "14%"],
+        elem_classes=["readable-table"],
     )
     with gr.Row(visible=editable):
         with gr.Column():
@@ -69,6 +131,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             new_name = gr.Textbox(label="Name", placeholder="e.g. fastapi-docs")
             new_description = gr.Textbox(label="Description", lines=2)
             create = gr.Button("Create DocSet", variant="primary")
+            create_message = gr.Markdown(elem_id="create-message")
         with gr.Column():
             gr.Markdown("### Selected DocSet")
             selected = gr.Dropdown(
@@ -80,7 +143,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                 type="filepath",
                 elem_id="docset-files",
             )
-            upload = gr.Button("Add files", variant="primary")
+            gr.Markdown(upload_limits_text(service), elem_id="upload-limits")
+            upload = gr.Button("Add files", variant="secondary", interactive=False)
+            upload_message = gr.Markdown(NO_DOCSET_SELECTED, elem_id="upload-message")
             with gr.Accordion("Rename, describe or delete", open=False):
                 rename_to = gr.Textbox(label="New name")
                 rename = gr.Button("Rename")
@@ -91,68 +156,73 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                     confirm_text = gr.Markdown()
                     confirm = gr.Button("Yes, delete it", variant="stop")
                     cancel = gr.Button("Cancel")
-    status = gr.Markdown()
+                manage_message = gr.Markdown(elem_id="manage-message")
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         source_events = build_sources_panel(service, selected)
 
-    @user_errors
+    @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
         docset = service.create_docset(name, description)
-        return f"Created DocSet **{docset.name}**.", _select(service, docset.name), "", ""
+        return f"Created DocSet **{md(docset.name)}**.", _select(service, docset.name), "", ""
 
-    @user_errors
+    @inline_errors(outputs=2)
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
         name = _required(docset)
         uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
         documents = service.add_files(name, uploads)
         for p in paths or []:  # added: the copy in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)
-        lines = [
-            f"Added {len(documents)} file(s) to **{name}**; embedding runs in the background "
-            "(follow it in the Embedding status tab):"
-        ]
-        lines += [
-            f"- `{d.path}`: {d.embedding_status.value}"
-            + (f" ({d.error_message})" if d.error_message else "")
-            for d in documents
-        ]
-        return "\n".join(lines), None
+        return upload_report(name, documents), None
 
-    @user_errors
+    @inline_errors(outputs=2)
+    def on_sample() -> tuple[str, Any]:
+        name, documents = add_sample(service)
+        return upload_report(name, documents), _select(service, name)
+
+    def on_docset_chosen(docset: str | None) -> tuple[Any, str]:
+        chosen = bool(docset)
+        button = gr.update(interactive=chosen, variant="primary" if chosen else "secondary")
+        return button, "" if chosen else NO_DOCSET_SELECTED
+
+    @inline_errors(outputs=3)
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
         renamed = service.rename_docset(_required(docset), new)
-        return f"Renamed to **{renamed.name}**.", _select(service, renamed.name), ""
+        return f"Renamed to **{md(renamed.name)}**.", _select(service, renamed.name), ""
 
-    @user_errors
+    @inline_errors(outputs=1)
     def on_describe(docset: str | None, description: str) -> str:
         service.describe_docset(_required(docset), description)
         return "Description saved."
 
-    @user_errors
-    def on_delete_request(docset: str | None) -> tuple[Any, str]:
+    @inline_errors(outputs=3)
+    def on_delete_request(docset: str | None) -> tuple[str, Any, str]:
         name = _required(docset)
-        return gr.update(visible=True), f"Delete **{name}** and all its documents?"
+        return "", gr.update(visible=True), f"Delete **{md(name)}** and all its documents?"
 
-    @user_errors
+    @inline_errors(outputs=3)
     def on_delete(docset: str | None) -> tuple[str, Any, Any]:
         name = _required(docset)
         service.delete_docset(name)
-        return f"Deleted DocSet **{name}**.", gr.update(visible=False), gr.update(value=None)
+        return f"Deleted DocSet **{md(name)}**.", gr.update(visible=False), gr.update(value=None)
 
     changed = [
         create.click(
-            on_create, [new_name, new_description], [status, selected, new_name, new_description]
+            on_create,
+            [new_name, new_description],
+            [create_message, selected, new_name, new_description],
         ),
-        upload.click(on_upload, [selected, files], [status, files]),
-        rename.click(on_rename, [selected, rename_to], [status, selected, rename_to]),
-        describe.click(on_describe, [selected, describe_as], [status]),
-        confirm.click(on_delete, [selected], [status, confirm_row, selected]),
+        upload.click(on_upload, [selected, files], [upload_message, files]),
+        sample.click(on_sample, None, [sample_message, selected]),
+        rename.click(on_rename, [selected, rename_to], [manage_message, selected, rename_to]),
+        describe.click(on_describe, [selected, describe_as], [manage_message]),
+        confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
         *source_events,
     ]
-    delete.click(on_delete_request, [selected], [confirm_row, confirm_text])
+    selected.change(on_docset_chosen, [selected], [upload, upload_message], preprocess=False)
+    delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
-    return DocsetsTab(table=table, selected=selected, changed=changed)
+    return DocsetsTab(table=table, selected=selected, empty_state=empty_state, changed=changed)
 
 
 def _select(service: RagspaceService, name: str) -> Any:

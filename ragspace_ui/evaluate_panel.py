@@ -11,6 +11,7 @@ from ragspace.errors import ValidationError
 from ragspace.eval.datasets import read_question_set
 from ragspace.eval.runner import (
     METRIC_HEADERS,
+    NO_CHAT,
     QUESTION_HEADERS,
     EvalOptions,
     EvalReport,
@@ -19,16 +20,32 @@ from ragspace.eval.runner import (
     question_rows,
 )
 from ragspace.models import RetrievalMode
+from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
 from ragspace.services import RagspaceService
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.escape import md
 
-FORMAT_HELP = """\
-Upload a question set: a `.jsonl` file, one JSON object per line, e.g.
-`{"question": "How do I set the retry limit?", "answer": "max_retries in config.toml",
-"relevant": ["src/config.py#L10-L42", "https://docs.example.com/guide#retries"]}`
-(`answer` is optional and used only for answer grading). Each question is searched in
-every retrieval mode; Recall, MRR, nDCG and Hit are computed at chunk level (the
-relevant lines or section) and at file level (any chunk of the file or page)."""
+FORMAT_HELP = (
+    "Upload a question set: a `.jsonl` file, one JSON object per line, e.g. "
+    '`{"question": "How do I set the retry limit?", "answer": "max_retries in config.toml", '
+    '"relevant": ["src/config.py#L10-L42", "https://docs.example.com/guide#retries"]}` '
+    "(`answer` is optional and used only for answer grading). Each question is searched in "
+    "every retrieval mode. Not sure where to start? Download the sample question set below: "
+    f"it goes with the sample DocSet (`{SAMPLE_DOCSET}`, one click on the DocSets tab)."
+)
+METRIC_HELP = (
+    "**What the numbers mean** (each between 0 and 1, higher is better; `@k`: among the "
+    "first k results).\n\n"
+    "- **Recall@k**: the share of a question's relevant passages found in the top k.\n"
+    "- **MRR@10**: 1 / the rank of the first relevant result (1 when it comes first, 0.5 "
+    "when second…), averaged over the questions.\n"
+    "- **nDCG@10**: how high the relevant results rank, rewarding the top places.\n"
+    "- **Hit@k**: the share of questions with at least one relevant result in the top k.\n"
+    "- **p50/p95/p99 ms**: search time of the median, 95th and 99th percentile question.\n\n"
+    "**Chunk** level counts only results overlapping the relevant lines or section; **file** "
+    "level counts any result from the relevant file or page."
+)
+NO_KEY_GRADING = "Grade answers with the chat model (needs OPENAI_API_KEY: none is set)"
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,7 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
     modes = [m.mode for m in report.modes]
     chosen = mode if mode in modes else RetrievalMode.HYBRID.value
     chosen = chosen if chosen in modes else modes[0]
-    lines = [f"**{report.questions} questions** against **{report.docset}**, k = {report.k}."]
+    lines = [f"**{report.questions} questions** against **{md(report.docset)}**, k = {report.k}."]
     if report.grading is not None:
         lines.append(grading_text(report.grading))
     lines += [f"_{note}_" for note in report.notes]
@@ -84,17 +101,40 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
 
 def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
     """Lay out the panel; its DocSet list refreshes whenever the tab is opened."""
+    can_grade = service.mode.llm_answers
     gr.Markdown(FORMAT_HELP)
+    gr.DownloadButton(
+        "Download the sample question set (.jsonl)",
+        value=str(sample_questions_path()),
+        elem_id="sample-questions",
+    )
     with gr.Row():
         docset = gr.Dropdown(label="DocSet to evaluate", choices=[], interactive=True)
         upload = gr.File(label="Question set (.jsonl)", file_types=[".jsonl"], type="filepath")
-        grade = gr.Checkbox(label="Grade answers with the chat model (needs a key)", value=True)
+        grade = gr.Checkbox(
+            label="Grade answers with the chat model" if can_grade else NO_KEY_GRADING,
+            value=False,
+            interactive=can_grade,
+            elem_id="grade-answers",
+        )
     run = gr.Button("Run evaluation", variant="primary")
-    summary = gr.Markdown()
-    metrics = gr.Dataframe(headers=METRIC_HEADERS, label="Metrics", interactive=False)
+    summary = gr.Markdown(elem_id="evaluation-summary")
+    metrics = gr.Dataframe(
+        headers=METRIC_HEADERS,
+        label="Metrics",
+        interactive=False,
+        elem_classes=["readable-table"],
+    )
+    with gr.Accordion("What the metrics mean", open=False):
+        gr.Markdown(METRIC_HELP)
     mode = gr.Dropdown(label="Per-question results for mode", choices=[], interactive=True)
     questions = gr.Dataframe(
-        headers=QUESTION_HEADERS, label="Questions", interactive=False, wrap=True
+        headers=QUESTION_HEADERS,
+        label="Questions",
+        interactive=False,
+        wrap=True,
+        column_widths=["40%", "10%", "12%", "12%", "26%"],
+        elem_classes=["readable-table"],
     )
     report_state = gr.State(None)
 
@@ -102,7 +142,7 @@ def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
     def on_open() -> Any:
         return gr.update(choices=docset_names(service))
 
-    @user_errors
+    @inline_errors(outputs=5)
     def on_run(
         name: str | None,
         path: str | None,
@@ -110,10 +150,17 @@ def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's way to ask for a tracker
     ) -> tuple[Any, ...]:
         view, report = run_evaluation(
-            service, name, path, grading, lambda fraction, text: progress(fraction, desc=text)
+            service,
+            name,
+            path,
+            grading and can_grade,
+            lambda fraction, text: progress(fraction, desc=text),
         )
         choices = gr.update(choices=view.modes, value=view.mode)
-        return view.summary, view.metrics, choices, view.questions, report
+        text = (
+            view.summary if can_grade else f"{view.summary}\n\n_Answer grading skipped: {NO_CHAT}._"
+        )
+        return text, view.metrics, choices, view.questions, report
 
     @user_errors
     def on_mode(report: EvalReport | None, chosen: str | None) -> Any:

@@ -7,9 +7,12 @@ import gradio as gr
 
 from ragspace.models import Source, SourceKind, SourcePreview, SyncReport
 from ragspace.services import RagspaceService
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.escape import md, md_code
 
 PREVIEW_ITEMS_SHOWN = 50
+# a failed preview leaves nothing to confirm: no pending request, no confirm button
+NO_PREVIEW: dict[int, Any] = {0: None, 2: gr.update(visible=False)}
 SOURCE_HEADERS = ["#", "Kind", "Location", "Resolved", "Last synced", "Last error"]
 
 
@@ -44,19 +47,21 @@ def web_request(
 
 def preview_markdown(preview: SourcePreview) -> str:
     """The dry run as the user reads it before confirming."""
-    resolved = f" at `{preview.resolved}`" if preview.resolved else ""
+    resolved = f" at {md_code(preview.resolved)}" if preview.resolved else ""
     lines = [
-        f"### Preview of `{preview.location}`{resolved}",
+        f"### Preview of {md_code(preview.location)}{resolved}",
         f"**{len(preview.items)}** item(s), {preview.total_bytes:,} bytes, "
         f"about **{preview.estimated_chunks}** chunk(s).",
     ]
-    lines += [f"- `{item}`" for item in preview.items[:PREVIEW_ITEMS_SHOWN]]
+    lines += [f"- {md_code(item)}" for item in preview.items[:PREVIEW_ITEMS_SHOWN]]
     if len(preview.items) > PREVIEW_ITEMS_SHOWN:
         lines.append(f"- … and {len(preview.items) - PREVIEW_ITEMS_SHOWN} more")
     if preview.skipped:
         lines.append(f"\n**Skipped {len(preview.skipped)}:**")
-        lines += [f"- {reason}: {count}" for reason, count in preview.skipped_counts.items()]
-        lines += [f"  - `{s.path}`: {s.reason}" for s in preview.skipped[:PREVIEW_ITEMS_SHOWN]]
+        lines += [f"- {md(reason)}: {count}" for reason, count in preview.skipped_counts.items()]
+        lines += [
+            f"  - {md_code(s.path)}: {md(s.reason)}" for s in preview.skipped[:PREVIEW_ITEMS_SHOWN]
+        ]
     return "\n".join(lines)
 
 
@@ -69,8 +74,10 @@ def report_markdown(report: SyncReport) -> str:
         f"{report.unchanged} unchanged, {len(report.removed)} removed, "
         f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
     ]
-    lines += [f"- removed `{path}`" for path in report.removed[:PREVIEW_ITEMS_SHOWN]]
-    lines += [f"- error `{e.path}`: {e.reason}" for e in report.errors[:PREVIEW_ITEMS_SHOWN]]
+    lines += [f"- removed {md_code(path)}" for path in report.removed[:PREVIEW_ITEMS_SHOWN]]
+    lines += [
+        f"- error {md_code(e.path)}: {md(e.reason)}" for e in report.errors[:PREVIEW_ITEMS_SHOWN]
+    ]
     return "\n".join(lines)
 
 
@@ -109,7 +116,7 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
             web_pages = gr.Number(label="Max pages", value=50, precision=0, minimum=1)
             web_prefix = gr.Textbox(label="Path prefix (optional)", placeholder="/docs/")
         web_preview = gr.Button("Preview website")
-    preview_text = gr.Markdown()
+    preview_text = gr.Markdown(elem_id="source-preview")
     with gr.Row(visible=False) as confirm_row:
         confirm = gr.Button("Confirm and ingest", variant="primary")
         cancel = gr.Button("Cancel")
@@ -124,15 +131,15 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
         preview = service.preview_source(*request)
         return request, preview_markdown(preview), gr.update(visible=True)
 
-    @user_errors
+    @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
     def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any]:
         return previewed(github_request(loc, ref, inc, exc))
 
-    @user_errors
+    @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
     def on_web_preview(url: str, depth: float, pages: float, prefix: str) -> tuple[Any, str, Any]:
         return previewed(web_request(url, depth, pages, prefix))
 
-    @user_errors
+    @inline_errors(outputs=5)
     def on_confirm(docset: str | None, request: Any) -> tuple[str, Any, Any, Any, Any]:
         if not docset:
             raise gr.Error("Select a DocSet first.")
@@ -148,7 +155,7 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
         choices = [(f"#{s.id} {s.kind.value}: {s.location}", s.id) for s in sources]
         return source_rows(sources), gr.update(choices=choices, value=None)
 
-    @user_errors
+    @inline_errors(outputs=3)
     def on_resync(docset: str | None, source_id: int | None) -> tuple[str, Any, Any]:
         if source_id is None:
             raise gr.Error("Choose a source to re-sync.")

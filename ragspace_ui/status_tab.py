@@ -1,6 +1,7 @@
 """Embedding status tab: every document's state and progress, refreshed live; re-embed buttons."""
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import gradio as gr
@@ -9,7 +10,8 @@ import pandas as pd
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus, tier_text
 from ragspace.services import RagspaceService
-from ragspace_ui.errors import user_errors
+from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.escape import md
 
 STATUS_HEADERS = [
     "ID",
@@ -23,6 +25,11 @@ STATUS_HEADERS = [
 ]
 ALL = "All"
 REFRESH_SECONDS = 2.0
+RATE_WINDOW = timedelta(minutes=5)  # the embedding rate is measured over recent work
+EMPTY_STATUS = (
+    "_No documents yet. Add files or a source on the **DocSets** tab (or add the sample "
+    "DocSet there); their embedding progress shows here._"
+)
 CHART_COLUMNS = ["DocSet", "Status", "Documents"]
 # one fixed colour per status, so a status keeps its colour whichever ones are present
 STATUS_COLORS = {
@@ -51,14 +58,23 @@ class StatusView:
     chart: pd.DataFrame
 
 
-def progress_text(document: Document) -> str:
-    """Chunks embedded out of the total, for documents being or having been embedded."""
-    if document.embedding_status == EmbeddingStatus.PENDING:
+def progress_text(document: Document, now: datetime | None = None) -> str:
+    """Chunks embedded out of the total; while embedding, also the time spent so far.
+
+    Progress is recorded once per embedding batch, so a document can stay at 0/61 for a
+    while: the running time shows it is being worked on.
+    """
+    status = document.embedding_status
+    if status == EmbeddingStatus.PENDING:
         return "queued"
+    running = ""
+    if status == EmbeddingStatus.PROCESSING and document.started_at is not None:
+        elapsed = ((now or datetime.now(UTC)) - document.started_at).total_seconds()
+        running = f" · {_duration(elapsed)}"
     if document.chunks_total == 0:
-        return ""
+        return f"chunking{running}" if status == EmbeddingStatus.PROCESSING else ""
     percent = 100 * document.chunks_embedded // document.chunks_total
-    return f"{document.chunks_embedded}/{document.chunks_total} ({percent}%)"
+    return f"{document.chunks_embedded}/{document.chunks_total} ({percent}%){running}"
 
 
 def document_choice(document: Document) -> str:
@@ -72,21 +88,97 @@ def chosen_ids(choices: list[str] | None) -> list[int]:
 
 
 def status_chart(documents: list[Document]) -> pd.DataFrame:
-    """Documents counted per DocSet and status: one bar per DocSet, one colour per status."""
-    counts: dict[tuple[str, str], int] = {}
+    """Documents counted per DocSet and status: one bar per DocSet, one colour per status.
+
+    Every status has a row for every DocSet, zero or not: the chart fixes its colour
+    domain from the statuses it is first given, so a status missing then never shows later.
+    """
+    counts = {
+        (document.docset_name, status.value): 0
+        for document in documents
+        for status in EmbeddingStatus
+    }
     for document in documents:
-        key = (document.docset_name, document.embedding_status.value)
-        counts[key] = counts.get(key, 0) + 1
-    rows = [[docset, status, n] for (docset, status), n in sorted(counts.items())]
+        counts[(document.docset_name, document.embedding_status.value)] += 1
+    rows = [[docset, status, n] for (docset, status), n in counts.items()]
+    rows.sort(key=lambda row: str(row[0]))
     return pd.DataFrame(rows, columns=CHART_COLUMNS).astype({"Documents": "int64"})
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def overall_progress(documents: list[Document], now: datetime | None = None) -> str:
+    """Documents and chunks done, the recent embedding rate and the time left (ETA)."""
+    if not documents:
+        return ""
+    now = now or datetime.now(UTC)
+    by_status = {s: [d for d in documents if d.embedding_status == s] for s in EmbeddingStatus}
+    done, working = by_status[EmbeddingStatus.DONE], by_status[EmbeddingStatus.PROCESSING]
+    pending, failed = by_status[EmbeddingStatus.PENDING], by_status[EmbeddingStatus.ERROR]
+    embedded = sum(d.chunk_count for d in done) + sum(d.chunks_embedded for d in working)
+    known_total = sum(d.chunk_count for d in done) + sum(d.chunks_total for d in working)
+    # a pending document's chunks are unknown until it is chunked: estimate from finished ones
+    per_document = sum(d.chunk_count for d in done) / len(done) if done else None
+    estimate = round(per_document * len(pending)) if per_document is not None else 0
+    parts = [f"**Documents:** {len(done)} of {len(documents)} done"]
+    if failed:
+        parts[0] += f" ({len(failed)} failed)"
+    about = "about " if pending and estimate else ""
+    parts.append(f"**Chunks:** {embedded:,} of {about}{known_total + estimate:,} embedded")
+    if not working and not pending:
+        return " · ".join(parts)
+    rate = embedding_rate(documents, now)
+    remaining = known_total + estimate - embedded
+    if rate is None:
+        parts.append("**Rate:** measuring…")
+    else:
+        parts.append(f"**Rate:** {rate:.1f} chunks/s")
+        if remaining > 0 and (per_document is not None or not pending):
+            parts.append(f"**ETA:** about {_duration(remaining / rate)}")
+    return " · ".join(parts)
+
+
+def embedding_rate(documents: list[Document], now: datetime) -> float | None:
+    """Chunks per second embedded by the work of the last few minutes, None before any."""
+    since = now - RATE_WINDOW
+    recent = [
+        d
+        for d in documents
+        if d.started_at is not None
+        and (
+            d.embedding_status == EmbeddingStatus.PROCESSING
+            or (
+                d.embedding_status == EmbeddingStatus.DONE
+                and d.finished_at
+                and d.finished_at > since
+            )
+        )
+    ]
+    if not recent:
+        return None
+    chunks = sum(
+        d.chunk_count if d.embedding_status == EmbeddingStatus.DONE else d.chunks_embedded
+        for d in recent
+    )
+    start = max(min(d.started_at for d in recent if d.started_at), since)
+    elapsed = (now - start).total_seconds()
+    if chunks == 0 or elapsed <= 0:
+        return None
+    return chunks / elapsed
 
 
 def status_view(service: RagspaceService, docset: str | None, status: str | None) -> StatusView:
     """Notices, summary counts, table rows and selector choices for the filters."""
     docset_name = None if docset in (None, "", ALL) else docset
-    documents = service.list_documents(
-        docset_name, None if status in (None, "", ALL) else EmbeddingStatus(status)
-    )
+    everything = service.list_documents(docset_name, None)
+    wanted = None if status in (None, "", ALL) else EmbeddingStatus(status)
+    documents = [d for d in everything if wanted in (None, d.embedding_status)]
     counts = {s: 0 for s in EmbeddingStatus}
     for document in documents:
         counts[document.embedding_status] += 1
@@ -94,9 +186,10 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
         f"**{s.value}** {n}" for s, n in counts.items()
     )
     summary += f" · vectors: {tier_text(documents)}"
+    summary += "\n\n" + (overall_progress(everything) or EMPTY_STATUS)
     docsets = [d for d in service.list_docsets() if docset_name in (None, d.name)]
     notices = [service.embedding_notice(d) for d in docsets]
-    notice = "\n".join(f"⚠️ {text}" for text in notices if text)
+    notice = "\n".join(f"⚠️ {md(text)}" for text in notices if text)
     rows = [
         [
             d.id,
@@ -135,18 +228,22 @@ def status_outputs(
 def build_status_tab(service: RagspaceService) -> StatusTab:
     """Lay out the status tab; the table refreshes every few seconds."""
     with gr.Row():
-        docset_filter = gr.Dropdown(label="DocSet", choices=[ALL], value=ALL, interactive=True)
+        docset_filter = gr.Dropdown(
+            label="DocSet", choices=[ALL], value=ALL, interactive=True, elem_id="status-docset"
+        )
         status_filter = gr.Dropdown(
             label="Status", choices=[ALL, *[s.value for s in EmbeddingStatus]], value=ALL
         )
         refresh = gr.Button("Refresh")
     notice = gr.Markdown()
-    summary = gr.Markdown(elem_id="status-summary")
+    summary = gr.Markdown(EMPTY_STATUS, elem_id="status-summary")
     chart = gr.BarPlot(
         x="DocSet",
         y="Documents",
         color="Status",
         color_map=STATUS_COLORS,
+        colors_in_legend=list(STATUS_COLORS),
+        y_lim=[0, None],
         label="Documents by status per DocSet",
         x_title="DocSet",
         y_title="Documents",
@@ -159,6 +256,7 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         wrap=True,
         column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
         elem_id="status-table",
+        elem_classes=["readable-table"],
     )
     with gr.Accordion("Re-embed", open=True, visible=not service.read_only):
         selection = gr.Dropdown(
@@ -167,40 +265,70 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         with gr.Row():
             selected_button = gr.Button("Re-embed selected documents")
             failed_button = gr.Button("Re-embed failed only")
-            docset_button = gr.Button("Re-embed whole DocSet", variant="stop")
-        action = gr.Markdown()
+            docset_button = gr.Button(
+                "Re-embed whole DocSet…", variant="stop", interactive=False, elem_id="reembed-all"
+            )
+        gr.Markdown("_Choose a DocSet in the DocSet filter above to re-embed all of it._")
+        with gr.Row(visible=False) as confirm_row:
+            confirm_text = gr.Markdown()
+            confirm = gr.Button("Yes, re-embed it", variant="stop")
+            cancel = gr.Button("Cancel")
+        action = gr.Markdown(elem_id="reembed-message")
     timer = gr.Timer(REFRESH_SECONDS)
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
         return status_outputs(service, docset, status, chosen)
 
-    @user_errors
+    @inline_errors(outputs=2)
     def on_selected(chosen: list[str] | None) -> tuple[str, Any]:
         queued = service.reembed_documents(chosen_ids(chosen))
         return f"Queued {queued} document(s) for re-embedding.", gr.update(value=[])
 
-    @user_errors
+    @inline_errors(outputs=1)
     def on_failed(docset: str | None) -> str:
         queued = service.reembed_failed(None if docset in (None, ALL) else docset)
         return f"Queued {queued} failed document(s) again."
 
-    @user_errors
-    def on_docset(docset: str | None) -> str:
-        if docset in (None, "", ALL):
-            raise gr.Error("Choose a DocSet in the DocSet filter first.")
-        assert docset is not None
-        queued = service.reembed_docset(docset)
-        return (
-            f"Re-embedding all {queued} document(s) of **{docset}** with the configured model; "
-            "progress shows in the table."
+    def on_filter(docset: str | None) -> tuple[Any, Any]:
+        chosen = docset not in (None, "", ALL)
+        return gr.update(interactive=chosen), gr.update(visible=False)
+
+    @inline_errors(outputs=3)
+    def on_docset_request(docset: str | None) -> tuple[str, Any, str]:
+        name = _chosen_docset(docset)
+        count = len(service.list_documents(name, None))
+        question = (
+            f"Re-embed all {count} document(s) of **{md(name)}**? Every chunk is embedded "
+            "again with the configured model; it cannot be searched until that is done."
         )
+        return "", gr.update(visible=True), question
+
+    @inline_errors(outputs=2)
+    def on_docset(docset: str | None) -> tuple[str, Any]:
+        name = _chosen_docset(docset)
+        queued = service.reembed_docset(name)
+        message = (
+            f"Re-embedding all {queued} document(s) of **{md(name)}** with the configured "
+            "model; progress shows in the table."
+        )
+        return message, gr.update(visible=False)
 
     inputs = [docset_filter, status_filter, selection]
     outputs = [notice, summary, table, chart, selection]
     for trigger in (refresh.click, docset_filter.change, status_filter.change, timer.tick):
         trigger(load, inputs, outputs, show_progress="hidden")
+    docset_filter.change(on_filter, [docset_filter], [docset_button, confirm_row])
     selected_button.click(on_selected, [selection], [action, selection], show_progress="minimal")
     failed_button.click(on_failed, [docset_filter], [action], show_progress="minimal")
-    docset_button.click(on_docset, [docset_filter], [action], show_progress="minimal")
+    docset_button.click(on_docset_request, [docset_filter], [action, confirm_row, confirm_text])
+    confirm.click(on_docset, [docset_filter], [action, confirm_row], show_progress="minimal")
+    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     return StatusTab(docset_filter=docset_filter)
+
+
+def _chosen_docset(docset: str | None) -> str:
+    if docset in (None, "", ALL):
+        raise gr.Error("Choose a DocSet in the DocSet filter first.")
+    assert docset is not None
+    return docset

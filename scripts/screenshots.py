@@ -4,7 +4,7 @@ Run from the repository root: `python -m scripts.screenshots [output folder]`
 (default `docs/screenshots`). It starts its own embedded Postgres in a temporary folder, the
 local embedder, a background ingestion worker and a local fake chat model (no API key
 needed), then walks the journey of the end-to-end tests and photographs each tab at
-1280x900.
+1280x900, and the chat on a 390 px wide phone.
 """
 
 import shutil
@@ -27,6 +27,7 @@ OUTPUT = Path("docs/screenshots")
 SECOND_DOCSET = "samples"
 SECOND_DESCRIPTION = "File-type samples: HTML, notebook, PDF and reStructuredText."
 SECOND_FILES = [journey.DATA / n for n in ("sample.html", "sample.ipynb", "sample.pdf")]
+PHONE = {"width": 390, "height": 844}
 
 
 def take(output: Path) -> list[Path]:
@@ -59,7 +60,8 @@ def take(output: Path) -> list[Path]:
 
 
 def _walk(url: str, output: Path) -> list[Path]:
-    shots = [output / n for n in ("docsets.png", "status.png", "chat.png")]
+    names = ("docsets.png", "status.png", "chat.png", "evaluate.png", "phone-chat.png")
+    shots = [output / n for n in names]
     with journey.browser_page() as page:
         page.goto(url)
         journey.create_docset(page, SECOND_DOCSET, SECOND_DESCRIPTION)
@@ -72,6 +74,14 @@ def _walk(url: str, output: Path) -> list[Path]:
         journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
         page.get_by_text("Advanced").click()  # show the retrieval mode and rerank toggle
         journey.screenshot(page, "Chat", shots[2])
+        journey.screenshot(page, "Evaluate", shots[3])
+        browser = page.context.browser
+        assert browser is not None
+        phone = browser.new_page(viewport=PHONE, is_mobile=True)  # type: ignore[arg-type]
+        phone.goto(url)  # phones open on the Chat tab
+        journey.ask(phone, journey.QUESTION, journey.ANSWER_TEXT)
+        phone.mouse.move(0, 0)
+        phone.screenshot(path=str(shots[4]), full_page=False)
     return shots
 
 

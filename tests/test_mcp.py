@@ -5,10 +5,11 @@ import json
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from gradio_client import Client
 from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from ragspace.embeddings import LocalEmbedder
@@ -32,7 +33,8 @@ def with_mcp(
     async def run() -> T:
         endpoint = url.rstrip("/") + "/gradio_api/mcp/"
         async with (
-            streamablehttp_client(endpoint, headers=headers) as (read, write, _),
+            httpx.AsyncClient(headers=headers, timeout=30) as http,
+            streamable_http_client(endpoint, http_client=http) as (read, write, _),
             ClientSession(read, write) as session,
         ):
             await session.initialize()

@@ -83,7 +83,7 @@ def test_with_a_chat_model_no_extractive_notice_is_shown(
     settings: Settings, store: Store, embedder: LocalEmbedder, fake_chat: FakeChat
 ) -> None:
     service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
-    assert service.writes_answers
+    assert service.mode.llm_answers
     blocks = build_ui(service)
     values = [getattr(block, "value", None) for block in blocks.blocks.values()]
     assert EXTRACTIVE_NOTICE not in values
@@ -144,7 +144,16 @@ def test_status_chart_counts_documents_per_docset_and_status(service: RagspaceSe
     service.add_files("beta", [UploadedFile("c.md", b"# C\n\ngamma")])
     chart = status_chart(service.list_documents())
     rows = {(r.DocSet, r.Status): r.Documents for r in chart.itertuples()}
-    assert rows == {("alpha", "pending"): 1, ("alpha", "error"): 1, ("beta", "pending"): 1}
+    assert rows == {
+        ("alpha", "pending"): 1,
+        ("alpha", "processing"): 0,
+        ("alpha", "done"): 0,
+        ("alpha", "error"): 1,
+        ("beta", "pending"): 1,
+        ("beta", "processing"): 0,
+        ("beta", "done"): 0,
+        ("beta", "error"): 0,
+    }
     assert list(chart.columns) == ["DocSet", "Status", "Documents"]
     assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
 

@@ -16,6 +16,7 @@ from github.GithubException import GithubException
 from ragspace.errors import SourceError
 from ragspace.sources.filters import FileFilter, SkippedItem
 from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
+from ragspace.sources.network import host_of, network_problem
 
 _URL = re.compile(
     r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
@@ -129,7 +130,7 @@ class GithubClient:
 
     def list_repository(self, location: GithubLocation, file_filter: FileFilter) -> RepoListing:
         """Resolve the ref to a commit and list its tree: three API requests."""
-        with _translated(location):
+        with _translated(location, self._config.api_url):
             repo = self._api.get_repo(location.full_name)
             ref = location.ref or repo.default_branch
             commit = repo.get_commit(ref).sha
@@ -182,7 +183,7 @@ class GithubClient:
     def get_file(self, location: GithubLocation) -> tuple[RepoListing, bytes]:
         """One file at the commit its ref resolves to."""
         assert location.path is not None
-        with _translated(location):
+        with _translated(location, self._config.api_url):
             repo = self._api.get_repo(location.full_name)
             ref = location.ref or repo.default_branch
             commit = repo.get_commit(ref).sha
@@ -219,9 +220,8 @@ class GithubClient:
                 f"Downloading {listing.full_name} failed: too many redirects."
             ) from None
         except httpx.HTTPError as exc:
-            raise SourceError(
-                f"Downloading {listing.full_name} failed: {type(exc).__name__}."
-            ) from None
+            problem = network_problem(exc, host_of(url))
+            raise SourceError(f"Downloading {listing.full_name} failed: {problem}.") from None
         return bytes(body)
 
 
@@ -234,15 +234,16 @@ def _tree_skip_reason(kind: str, mode: str) -> str | None:
 
 
 @contextmanager
-def _translated(location: GithubLocation) -> Iterator[None]:
+def _translated(location: GithubLocation, api_url: str) -> Iterator[None]:
     """Turn PyGithub and network exceptions into SourceErrors that name the repository."""
     try:
         yield
     except GithubException as exc:
         raise _http_error(exc.status, exc.headers or {}, location.full_name, location) from None
     except OSError as exc:  # requests' connection errors and timeouts are OSErrors
+        problem = network_problem(exc, host_of(api_url))
         raise SourceError(
-            f"GitHub could not be reached for {location.full_name}: {type(exc).__name__}."
+            f"GitHub could not be reached for {location.full_name}: {problem}."
         ) from None
 
 

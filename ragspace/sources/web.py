@@ -18,6 +18,7 @@ from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview
 from ragspace.sources.netguard import NetGuard, guarded_client
+from ragspace.sources.network import host_of, network_problem
 from ragspace.store import StoredDocument
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -256,7 +257,8 @@ class WebCrawler:
             reason = f"{_TRANSIENT} (no answer within {self._config.timeout_seconds:g} s)"
             return _Page(url, unchanged=previous, skip=reason)
         except httpx.HTTPError as exc:
-            return _Page(url, unchanged=previous, skip=f"{_TRANSIENT} ({type(exc).__name__})")
+            problem = network_problem(exc, host_of(url))
+            return _Page(url, unchanged=previous, skip=f"{_TRANSIENT}: {problem}")
         if response.status_code == 304 and previous is not None:
             return _Page(url, unchanged=previous, links=list(previous.metadata.get("links", [])))
         if response.status_code >= 500 or response.status_code == 429:
