@@ -20,10 +20,8 @@ SEARCHING = "_Searching…_"
 WRITING = "_Writing the answer…_"
 NO_ANSWER = "_No answer: the reason is in the message that appeared._"
 EXTRACTIVE_NOTICE = (
-    "Answers are **extractive**: the sentences and lines of your documents that match the "
-    "question best, quoted with their sources. To have a model write answers (with each "
-    "claim's quote checked against the cited lines), set `OPENAI_API_KEY` (and optionally "
-    "`OPENAI_BASE_URL` for a compatible server) in `.env` or the Space's secrets, and restart."
+    "Answers are **extractive** (sentences quoted from your documents) until `OPENAI_API_KEY` "
+    "is set; then a model writes them and each quote is checked."
 )
 VERIFICATION_TEXT = {
     "verified": "✓ quote found in these lines",
