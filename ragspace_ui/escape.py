@@ -2,15 +2,12 @@
 
 import re
 
-# the characters that mean something inside a line (emphasis, code, links, images, tables,
-# strike-through, entities, tags); the text is kept on one line, so block syntax (`# `, `- `,
-# `1. `, `> `) never starts
-_SPECIAL = re.compile(r"([\\`*_{}\[\]<&!|~#])")
+from ragspace.markdown_text import escape_markdown
 
 
 def md(text: object) -> str:
     """`text` escaped so Markdown shows it as typed: `__init__.py` stays `__init__.py`."""
-    return _SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    return escape_markdown(text)
 
 
 def md_code(text: object) -> str:

@@ -237,3 +237,16 @@ def test_a_document_being_embedded_shows_its_running_time() -> None:
     done = _document(3, EmbeddingStatus.DONE, chunks_total=4, chunks_embedded=4)
     assert progress_text(done, NOW) == "4/4 (100%)"
     assert progress_text(_document(4, EmbeddingStatus.PENDING), NOW) == "queued"
+
+
+def test_an_extractive_answer_lists_its_sources_with_escaped_names(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("__pkg__")
+    service.add_files(
+        "__pkg__", [UploadedFile("__init__.py", b'"""The package."""\n\nRETRIES = 3\n')]
+    )
+    ingestor.process_all()
+    answer = service.answer("How many retries?", ["__pkg__"])
+    sources = answer.text.split("**Sources**")[1]
+    assert "\\_\\_init\\_\\_.py" in sources and "DocSet *\\_\\_pkg\\_\\_*" in sources

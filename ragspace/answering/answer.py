@@ -18,6 +18,7 @@ from ragspace.answering.prompts import (
 from ragspace.answering.quotes import split_quotes, verify_quotes
 from ragspace.answering.rerank import Reranker
 from ragspace.errors import LLMError
+from ragspace.markdown_text import escape_markdown
 from ragspace.models import (
     Answer,
     AnswerUpdate,
@@ -101,9 +102,11 @@ def _lead_markdown(text: str, passage: Passage, number: int) -> str:
 
 
 def _source_line(citation: Citation, passage: Passage) -> str:
-    where = f"[{citation.label}]({citation.url})" if citation.url else citation.label
-    context = f" · {citation.context}" if citation.context else ""
-    return f"- [{citation.number}] {where}{context} · DocSet *{passage.docset_name}*"
+    label = escape_markdown(citation.label)  # `__init__.py` must not turn bold
+    where = f"[{label}]({citation.url})" if citation.url else label
+    context = f" · {escape_markdown(citation.context)}" if citation.context else ""
+    docset = escape_markdown(passage.docset_name)
+    return f"- [{citation.number}] {where}{context} · DocSet *{docset}*"
 
 
 def format_passages(passages: Sequence[Passage]) -> str:
