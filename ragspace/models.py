@@ -101,6 +101,7 @@ class Document(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     vector_tier: VectorTier | None = None
+    size_bytes: int = 0  # of the stored text
 
 
 def tier_counts(documents: Sequence[Document]) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""DocSets tab: create, rename, describe, delete, upload files, add and re-sync sources."""
+"""DocSets tab: create, rename, describe, delete, upload files, sources, and documents."""
 
 import contextlib
 from dataclasses import dataclass
@@ -12,6 +12,7 @@ from ragspace.models import DocSet, Document
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
+from ragspace_ui.documents_panel import build_documents_panel
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.sources_panel import build_sources_panel
@@ -160,6 +161,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         source_events = build_sources_panel(service, selected)
+    document_events = build_documents_panel(service, selected)
 
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -218,6 +220,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         describe.click(on_describe, [selected, describe_as], [manage_message]),
         confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
         *source_events,
+        *document_events,
     ]
     selected.change(on_docset_chosen, [selected], [upload, upload_message], preprocess=False)
     delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])

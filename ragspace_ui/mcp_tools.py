@@ -250,7 +250,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
 
 
 def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:
-    """create_docset, add_github_source, add_website_source and resync_source."""
+    """create_docset, add_github_source, add_website_source, resync_source, remove_documents."""
 
     def create_docset(name: str, description: str = "", request: gr.Request | None = None) -> str:
         """Create an empty DocSet (a named collection) to add GitHub or website sources to.
@@ -329,7 +329,21 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
         gate.check(request)
         return _json(report_data(service.resync_source(int(source_id))))
 
-    return [create_docset, add_github_source, add_website_source, resync_source]
+    def remove_documents(docset: str, paths: list[str], request: gr.Request | None = None) -> str:
+        """Remove documents from a DocSet; their chunks leave search at once. Cannot be undone.
+
+        Args:
+            docset: Name of the DocSet (see list_docsets).
+            paths: The documents' paths, as given by list_documents, search or ask.
+
+        Returns:
+            JSON object: removed (the paths removed). A path the DocSet does not hold is an
+            error naming it (the others are still removed).
+        """
+        gate.check(request)
+        return _json({"removed": service.remove_documents(docset, list(paths))})
+
+    return [create_docset, add_github_source, add_website_source, resync_source, remove_documents]
 
 
 def register_mcp_tools(service: RagspaceService, credentials: Credentials | None) -> list[str]:

@@ -17,6 +17,7 @@ from ragspace.models import Citation, DocumentText
 from ragspace.services import RagspaceService
 
 CONTEXT_LINES = 12  # shown above and below the cited passage
+DOCUMENT_LINES = 1_000  # a document opened on its own shows this many lines at most
 # Pygments' lexer names for ragspace's language names where they differ
 _LEXERS = {"text": "text", "template": "html+jinja", "shell": "bash", "notebook": "python"}
 VIEWER_CSS = """
@@ -124,3 +125,20 @@ def open_citation(service: RagspaceService, citation: Citation, docset: str) -> 
         docset, citation.path, start, citation.end_line + CONTEXT_LINES
     )
     return viewer_html(document, citation)
+
+
+def document_html(document: DocumentText) -> str:
+    """A document (or its first lines) in the viewer, numbered, without a citation."""
+    title = html.escape(document.document.path)
+    shown = f"lines {document.start_line}-{document.end_line} of {document.total_lines}"
+    if document.end_line < document.total_lines:
+        shown += " (the rest: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
+    head = f'<div class="rs-viewer-head"><b>{title}</b> · {shown}</div>'
+    none = (0, 0)  # no passage, no focus: every line plain
+    body = numbered_html(document.text, document.document.language, document.start_line, none, none)
+    return head + body
+
+
+def open_document(service: RagspaceService, docset: str, path: str) -> str:
+    """Read a document's first DOCUMENT_LINES lines and render them."""
+    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES))

@@ -251,6 +251,7 @@ def test_read_only_http_api_and_mcp_refuse_changes(
         ("create_docset", {"name": "new"}),
         ("add_github_source", {"docset": "docs", "location": "acme/widgets"}),
         ("resync_source", {"source_id": 1}),
+        ("remove_documents", {"docset": "docs", "paths": ["guide.md"]}),
     ]:
         assert "Unknown tool" in error_text(call(url, tool, arguments))
     assert snapshot(read_only) == before

@@ -191,6 +191,16 @@ def test_ingest_search_and_ask_over_mcp(
     resynced = result_json(call(url, "resync_source", {"source_id": report["source_id"]}))
     assert resynced["unchanged"] == 2 and resynced["new_or_changed"] == 0
 
+    guide = "acme/widgets/docs/guide.md"
+    removed = result_json(call(url, "remove_documents", {"docset": "widgets", "paths": [guide]}))
+    assert removed == {"removed": [guide]}
+    left = result_json(call(url, "list_documents", {"docset": "widgets"}))
+    assert [d["path"] for d in left] == ["acme/widgets/src/widgets/app.py"]
+    hits = result_json(call(url, "search", {"query": "polish a widget", "docsets": ["widgets"]}))
+    assert all(hit["path"] != guide for hit in hits)
+    gone = error_text(call(url, "remove_documents", {"docset": "widgets", "paths": [guide]}))
+    assert "guide.md" in gone and "Traceback" not in gone
+
 
 def test_tool_errors_are_readable(
     store: Store, embedder: LocalEmbedder, github: FakeGithub, launch_app: Callable[..., str]

@@ -68,3 +68,41 @@ def test_at_phone_width_an_answer_opens_its_citation(
         _ask_and_open(page, CASES[0][0], CASES[0][1])
         expect(page.locator("#source-viewer .rs-focus").first).to_be_visible()
         browser.close()
+
+
+def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("handbook")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES[:2]])
+    ingestor.process_all()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(served)
+        page.get_by_role("tab", name="DocSets").click()
+        expect(page.locator("#docset-select input")).to_have_value("handbook", timeout=15_000)
+        page.get_by_text("Documents of the selected DocSet").click()
+        table = page.locator("#documents-table")
+        expect(table.get_by_role("gridcell", name="textwrap.py", exact=True)).to_be_visible()
+        expect(page.locator("#documents-summary")).to_contain_text("2 of 2 document(s)")
+
+        page.get_by_label("Filter").fill(".py")
+        expect(page.locator("#documents-summary")).to_contain_text("1 of 2 document(s)")
+        expect(table.get_by_role("gridcell", name="deployment-guide.md")).to_have_count(0)
+
+        page.locator("#documents-chosen input").click()
+        page.get_by_role("option", name="textwrap.py").click()
+        page.get_by_role("button", name="Open in the viewer").click()
+        viewer = page.locator("#document-viewer")
+        expect(viewer.locator(".rs-viewer-head")).to_contain_text("textwrap.py")
+        expect(viewer.locator("#rs-L1")).to_be_visible()
+
+        page.get_by_role("button", name="Remove chosen…").click()
+        expect(page.get_by_text("Remove 1 document(s) from handbook")).to_be_visible()
+        page.get_by_role("button", name="Yes, remove them").click()
+        expect(page.locator("#documents-message")).to_contain_text("Removed 1 document(s).")
+        expect(page.locator("#documents-summary")).to_contain_text("0 of 1 document(s)")
+        browser.close()
+    hits = service.search("How does dedent remove common leading whitespace?", ["handbook"])
+    assert all(hit.path != "textwrap.py" for hit in hits)

@@ -1,0 +1,191 @@
+"""The selected DocSet's documents: listed, filtered, opened in the viewer, re-embedded, removed."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from ragspace.models import Document, Source
+from ragspace.services import RagspaceService
+from ragspace_ui.errors import inline_errors
+from ragspace_ui.escape import md
+from ragspace_ui.viewer import EMPTY_VIEWER, open_document
+
+DOCUMENT_HEADERS = ["Path", "Source", "Status", "Chunks", "Size", "Last sync", "Reason"]
+UPLOADED = "upload"
+NOTHING_CHOSEN = "Choose one or more documents in the list above first."
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    """One line of the documents table, as shown."""
+
+    path: str
+    source: str
+    status: str
+    chunks: int
+    size: str
+    last_sync: str
+    reason: str
+
+    def cells(self) -> list[Any]:
+        return [
+            self.path,
+            self.source,
+            self.status,
+            self.chunks,
+            self.size,
+            self.last_sync,
+            self.reason,
+        ]
+
+    def matches(self, needle: str) -> bool:
+        """True when the filter text is in the path, source, status or reason (any case)."""
+        folded = needle.strip().casefold()
+        haystack = (self.path, self.source, self.status, self.reason)
+        return not folded or any(folded in field.casefold() for field in haystack)
+
+
+def size_text(size_bytes: int) -> str:
+    """A byte count the way people read it: 512 B, 12.3 KB, 4.1 MB."""
+    if size_bytes < 1_000:
+        return f"{size_bytes} B"
+    if size_bytes < 1_000_000:
+        return f"{size_bytes / 1_000:.1f} KB"
+    return f"{size_bytes / 1_000_000:.1f} MB"
+
+
+def source_label(source: Source) -> str:
+    """`github owner/repo@ref`, `web https://...`: where a source's documents come from."""
+    ref = source.options.get("ref")
+    return f"{source.kind.value} {source.location}" + (f"@{ref}" if ref else "")
+
+
+def document_rows(service: RagspaceService, docset: str) -> list[DocumentRow]:
+    """Every document of a DocSet, sorted by path."""
+    sources = {s.id: source_label(s) for s in service.list_sources(docset)}
+    documents = sorted(service.list_documents(docset), key=lambda d: d.path)
+    return [_row(d, sources) for d in documents]
+
+
+def _row(document: Document, sources: dict[int, str]) -> DocumentRow:
+    source = UPLOADED if document.source_id is None else sources.get(document.source_id, "")
+    return DocumentRow(
+        path=document.path,
+        source=source,
+        status=document.embedding_status.value,
+        chunks=document.chunk_count,
+        size=size_text(document.size_bytes),
+        last_sync=document.updated_at.strftime("%Y-%m-%d %H:%M"),
+        reason=document.error_message or "",
+    )
+
+
+def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[Any, Any, str]:
+    """The filtered table, the paths to choose from, and a one-line summary."""
+    if not docset:
+        return [], gr.update(choices=[], value=[]), "_Select a DocSet to list its documents._"
+    rows = document_rows(service, docset)
+    shown = [row for row in rows if row.matches(needle or "")]
+    paths = [row.path for row in shown]
+    summary = f"{len(shown)} of {len(rows)} document(s) of **{md(docset)}**"
+    if len(rows) and not shown:
+        summary += " match the filter"
+    return [row.cells() for row in shown], gr.update(choices=paths, value=[]), summary + "."
+
+
+def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:
+    """Lay out the panel under the DocSets tab; returns the events that change counts."""
+    editable = not service.read_only
+    with gr.Accordion("Documents of the selected DocSet", open=False, elem_id="documents-panel"):
+        with gr.Row():
+            needle = gr.Textbox(
+                label="Filter",
+                placeholder="part of a path, a source, a status (error, pending…) or a reason",
+                scale=4,
+            )
+            refresh = gr.Button("Refresh list", scale=1)
+        summary = gr.Markdown(elem_id="documents-summary")
+        table = gr.Dataframe(
+            headers=DOCUMENT_HEADERS,
+            label="Documents",
+            interactive=False,
+            wrap=True,
+            elem_id="documents-table",
+            elem_classes=["readable-table"],
+        )
+        chosen = gr.Dropdown(
+            label="Chosen documents",
+            choices=[],
+            value=[],
+            multiselect=True,
+            interactive=True,
+            elem_id="documents-chosen",
+        )
+        with gr.Row():
+            open_button = gr.Button("Open in the viewer")
+            reembed = gr.Button("Re-embed chosen", visible=editable)
+            remove = gr.Button("Remove chosen…", variant="stop", visible=editable)
+        with gr.Row(visible=False) as confirm_row:
+            confirm_text = gr.Markdown()
+            confirm = gr.Button("Yes, remove them", variant="stop")
+            cancel = gr.Button("Cancel")
+        message = gr.Markdown(elem_id="documents-message")
+        viewer = gr.HTML(EMPTY_VIEWER, elem_id="document-viewer")
+
+    listed = [table, chosen, summary]
+
+    @inline_errors(outputs=3, message_at=2)
+    def on_list(docset: str | None, text: str) -> tuple[Any, Any, str]:
+        return listing(service, docset, text)
+
+    @inline_errors(outputs=2)
+    def on_open(docset: str | None, paths: list[str] | None) -> tuple[str, str]:
+        path = _chosen(paths)[0]
+        note = f"Showing {md(path)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
+        return note, open_document(service, _docset(docset), path)
+
+    @inline_errors(outputs=1)
+    def on_reembed(docset: str | None, paths: list[str] | None) -> str:
+        wanted = set(_chosen(paths))
+        documents = service.list_documents(_docset(docset))
+        queued = service.reembed_documents([d.id for d in documents if d.path in wanted])
+        return (
+            f"Queued {queued} document(s) for re-embedding; progress on the Embedding status tab."
+        )
+
+    @inline_errors(outputs=3)
+    def on_remove_request(docset: str | None, paths: list[str] | None) -> tuple[str, Any, str]:
+        count = len(_chosen(paths))
+        question = f"Remove {count} document(s) from **{md(_docset(docset))}** and their chunks?"
+        return "", gr.update(visible=True), question
+
+    @inline_errors(outputs=2)
+    def on_remove(docset: str | None, paths: list[str] | None) -> tuple[str, Any]:
+        removed = service.remove_documents(_docset(docset), _chosen(paths))
+        return f"Removed {len(removed)} document(s).", gr.update(visible=False)
+
+    selected.change(on_list, [selected, needle], listed, show_progress="hidden")
+    needle.change(on_list, [selected, needle], listed, show_progress="hidden")
+    refresh.click(on_list, [selected, needle], listed)
+    open_button.click(on_open, [selected, chosen], [message, viewer])
+    reembed.click(on_reembed, [selected, chosen], [message]).then(
+        on_list, [selected, needle], listed
+    )
+    remove.click(on_remove_request, [selected, chosen], [message, confirm_row, confirm_text])
+    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
+    removed = confirm.click(on_remove, [selected, chosen], [message, confirm_row])
+    removed.then(on_list, [selected, needle], listed)
+    return [removed]
+
+
+def _docset(docset: str | None) -> str:
+    if not docset:
+        raise gr.Error("Select a DocSet first.")
+    return docset
+
+
+def _chosen(paths: list[str] | None) -> list[str]:
+    if not paths:
+        raise gr.Error(NOTHING_CHOSEN)
+    return paths
