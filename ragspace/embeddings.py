@@ -72,7 +72,7 @@ def bundled_model_path() -> Path:
 class LocalEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; runs offline on the CPU."""
 
-    def __init__(self, batch_size: int = 32, threads: int = 0) -> None:
+    def __init__(self, batch_size: int = 4, threads: int = 0) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 

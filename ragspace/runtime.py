@@ -46,7 +46,7 @@ def build_embedder(settings: Settings) -> Embedder:
             batch_size=settings.embedding_batch_size,
         )
     return LocalEmbedder(
-        batch_size=settings.embedding_batch_size, threads=settings.local_embedding_threads
+        batch_size=settings.local_embedding_batch_size, threads=settings.local_embedding_threads
     )
 
 

@@ -116,7 +116,7 @@ def store(database: Database) -> Store:
 @pytest.fixture(scope="session")
 def embedder() -> LocalEmbedder:
     """The real bundled MiniLM model, loaded once."""
-    return LocalEmbedder(batch_size=16)
+    return LocalEmbedder()
 
 
 @pytest.fixture(scope="session")
