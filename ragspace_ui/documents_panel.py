@@ -5,7 +5,7 @@ from typing import Any
 
 import gradio as gr
 
-from ragspace.models import Document, Source
+from ragspace.models import Document, Source, SourceKind
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md
@@ -56,9 +56,15 @@ def size_text(size_bytes: int) -> str:
 
 
 def source_label(source: Source) -> str:
-    """`github owner/repo@ref`, `web https://...`: where a source's documents come from."""
+    """Where a source's documents come from: `GitHub owner/repo@ref`, `folder flask`, ..."""
+    if source.kind is SourceKind.UPLOAD:
+        if source.options.get("folder"):
+            return f"folder {source.location}"
+        return f"upload of {source.created_at:%Y-%m-%d %H:%M}"
+    if source.kind is SourceKind.WEB:
+        return f"web {source.location}"
     ref = source.options.get("ref")
-    return f"{source.kind.value} {source.location}" + (f"@{ref}" if ref else "")
+    return f"GitHub {source.location}" + (f"@{ref}" if ref else "")
 
 
 def document_rows(service: RagspaceService, docset: str) -> list[DocumentRow]:

@@ -21,7 +21,13 @@ from ragspace_ui.errors import user_errors
 from ragspace_ui.sources_panel import github_request, web_request
 
 READ_TOOLS = ("list_docsets", "search", "ask", "list_documents", "read_document")
-CHANGE_TOOLS = ("create_docset", "add_github_source", "add_website_source", "resync_source")
+CHANGE_TOOLS = (
+    "create_docset",
+    "add_github_source",
+    "add_website_source",
+    "resync_source",
+    "remove_documents",
+)
 
 
 def _json(value: Any) -> str:

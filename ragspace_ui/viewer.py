@@ -64,10 +64,12 @@ class _NumberedLines(HtmlFormatter):  # type: ignore[misc]  # untyped base
 
 
 def _lexer(language: str):  # type: ignore[no-untyped-def]
+    # stripnl=False: by default Pygments drops leading and trailing blank lines, which
+    # would shift every line number after them
     try:
-        return get_lexer_by_name(_LEXERS.get(language, language or "text"))
+        return get_lexer_by_name(_LEXERS.get(language, language or "text"), stripnl=False)
     except ClassNotFound:
-        return get_lexer_by_name("text")
+        return get_lexer_by_name("text", stripnl=False)
 
 
 def numbered_html(

@@ -50,6 +50,15 @@ def test_lines_are_numbered_from_the_first_shown_and_marked_by_role() -> None:
     assert roles[10] == roles[19] == ""  # context
 
 
+def test_blank_lines_at_either_end_keep_their_numbers() -> None:
+    # a window that starts (or ends) on blank lines: Pygments would drop them by default
+    page = numbered_html("\n\nx = 1\n\n", "python", 40, passage=(40, 44), focus=(42, 42))
+    roles = _roles(page)
+    assert sorted(roles) == [40, 41, 42, 43, 44]
+    assert [n for n, r in roles.items() if r == "rs-focus"] == [42]
+    assert re.search(r'id="rs-L42"><span class="rs-ln">42</span><span class="n">x', page)
+
+
 def test_code_is_highlighted_and_a_multiline_string_stays_line_by_line() -> None:
     code = 'def f():\n    """Doc\n    string."""\n    return "<b>"'
     page = numbered_html(code, "python", 1, passage=(1, 4), focus=(1, 1))
