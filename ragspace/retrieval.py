@@ -27,6 +27,7 @@ class RetrievalOptions:
     rrf_k: int = 60
     ef_search: int = 400
     tier: SearchTier = SearchTier.BEST
+    fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)
 
 
 def keyword_terms(text: str) -> list[str]:
@@ -93,7 +94,12 @@ class Retriever:
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         static = self._fast.for_query() if self._fast is not None and use_vector else None
         use_quality = use_vector and tier is not SearchTier.FAST
-        use_fast = use_vector and tier is not SearchTier.QUALITY and static is not None
+        use_fast = (
+            use_vector
+            and tier is not SearchTier.QUALITY
+            and static is not None
+            and (self.options.fast_weight > 0 or mode is RetrievalMode.VECTOR)
+        )
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
@@ -105,6 +111,7 @@ class Retriever:
             ef_search=max(k, self.options.ef_search),
             fast_vector=static.embed([query])[0] if use_fast and static else None,
             fast_everywhere=tier is SearchTier.FAST,
+            fast_weight=self.options.fast_weight,
         )
 
 

@@ -122,6 +122,7 @@ def build_service(
             candidates=settings.retrieval_candidates,
             rrf_k=settings.rrf_k,
             ef_search=settings.hnsw_ef_search,
+            fast_weight=settings.fast_tier_weight,
         ),
         fast,
     )

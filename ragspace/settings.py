@@ -119,6 +119,18 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_LOCAL_EMBEDDING_THREADS"),
         description="onnxruntime intra-op threads for the local embedder; 0 = all cores.",
     )
+    fast_tier_weight: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        validation_alias=AliasChoices("RAGSPACE_FAST_TIER_WEIGHT"),
+        description=(
+            "Weight of the fast tier's vector ranking in hybrid fusion (1 = as much as the "
+            "keyword ranking). 0: a chunk without its quality vector yet is found by keywords "
+            "only, which scored higher on both shared sets than any fusion with the static "
+            "vectors (docs/benchmarks.md); vector mode still ranks it by its static vector."
+        ),
+    )
     fast_tier: Literal["auto", "on", "off"] = Field(
         default="auto",
         validation_alias=AliasChoices("RAGSPACE_FAST_TIER"),

@@ -24,7 +24,7 @@ from tests.test_evaluation import _write_docs
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
-# no word of it occurs in textwrap.py, so only a vector side can find that file
+# what textwrap.py does, in words other than its identifiers (wrap, fill, dedent)
 PARAPHRASE = "break a long paragraph into lines of limited width"
 
 
@@ -118,6 +118,30 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
     for tier in SearchTier:
         hits = service._retriever.search(PARAPHRASE, [docset.id], 5, RetrievalMode.VECTOR, tier)
         assert hits[0].path == "textwrap.py", tier
+
+
+def test_hybrid_search_weighs_the_fast_ranking_by_the_setting(
+    store: Store, embedder: LocalEmbedder, fast: FastTier, settings: Settings
+) -> None:
+    # by default (weight 0) a chunk without its quality vector is found by keywords only;
+    # weighted in, its fast-vector rank joins the fusion (docs/benchmarks.md: it scored lower)
+    ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
+    keywords_only = build_service(settings, store, embedder, fast=fast)
+    weighted = build_service(
+        settings.model_copy(update={"fast_tier_weight": 1.0}), store, embedder, fast=fast
+    )
+    keywords_only.create_docset("docs")
+    _upload(keywords_only, "docs", *SAMPLES)
+    for _ in SAMPLES:
+        assert ingestor.process_next()  # fast passes only
+    assert {d.vector_tier for d in keywords_only.list_documents("docs")} == {VectorTier.FAST}
+
+    hits = keywords_only.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
+    assert all(h.vector_similarity is None and h.keyword_rank is not None for h in hits)
+    hits = weighted.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
+    assert "textwrap.py" in {h.path for h in hits if h.vector_similarity is not None}
+    identifier = keywords_only.search("dedent common leading whitespace", ["docs"], k=3)
+    assert identifier[0].path == "textwrap.py"  # keywords alone find what they name
 
 
 def test_a_document_added_later_gets_its_fast_pass_before_earlier_quality_passes(

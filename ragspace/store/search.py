@@ -29,6 +29,8 @@ class SearchRequest:
     fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     # rank every chunk by its fast vector (evaluating the fast tier), not only fast-only ones
     fast_everywhere: bool = False
+    # the fast ranking's weight in the fusion; the quality and keyword rankings weigh 1
+    fast_weight: float = 1.0
 
 
 def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
@@ -61,6 +63,7 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
         "rrf_k": request.rrf_k,
+        "fast_weight": request.fast_weight,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
         "k": request.k,
@@ -102,11 +105,11 @@ def _vector_type(dimensions: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.Literal(dimensions))
 
 
-# Each side yields (id, vector_similarity, keyword_rank, rank); ranks start at 1.
+# Each side yields (id, vector_similarity, keyword_rank, rank, weight); ranks start at 1.
 _VECTOR_CANDIDATES = sql.SQL(
     """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank
+            row_number() over (order by distance, id) as rank, 1.0::float8 as weight
      from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
            from chunks
            where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
@@ -120,7 +123,8 @@ _VECTOR_CANDIDATES = sql.SQL(
 _FAST_CANDIDATES = sql.SQL(
     """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank
+            row_number() over (order by distance, id) as rank,
+            %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
            where docset_id = any(%(docsets)s)
@@ -133,7 +137,8 @@ _FAST_CANDIDATES = sql.SQL(
 _FAST_EVERYWHERE = sql.SQL(
     """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank
+            row_number() over (order by distance, id) as rank,
+            %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
            where docset_id = any(%(docsets)s) and fast_embedding is not null
@@ -181,7 +186,8 @@ _KEYWORD_TERMS = """
 """
 _KEYWORD_CANDIDATES = sql.SQL(
     """
-    (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank
+    (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank,
+            1.0::float8 as weight
      from (select id, row_number() over (order by score desc, id) as rank
            from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
                  from weighted_terms w
@@ -195,7 +201,7 @@ _FUSED = """
     with {keyword_terms}
     candidates as ({candidates}),
     fused as (
-        select id, sum(1.0 / (%(rrf_k)s + rank))::float8 as score,
+        select id, sum(weight / (%(rrf_k)s + rank))::float8 as score,
                max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank
         from candidates group by id
     )
