@@ -57,6 +57,8 @@ _STOPWORDS = frozenset(
         "did",
         "get",
         "set",
+        "many",  # "how many", "how much": they ask for a number, they name nothing
+        "much",
     ]
 )
 

@@ -15,6 +15,7 @@ from ragspace.services import RagspaceService
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
+from ragspace.terms import covers
 from ragspace.worker import Ingestor
 
 DATA = Path(__file__).parent / "data"
@@ -98,3 +99,10 @@ def test_prose_and_code_hits_have_their_own_floor() -> None:
     covered = _hit("markdown", 0.3, "## Spring tides\nThey peak at new moon.")
     assert not floor.refuses([covered], question)
     assert floor.refuses([covered], "When do spring tides peak in Brittany?")
+
+
+def test_a_how_many_question_is_covered_by_the_constant_it_names() -> None:
+    # "how many" / "how much" ask for a number; only the thing counted must be in the hit
+    assert covers("RETRIES = 3", "How many retries?")
+    assert not covers("RETRIES = 3", "How many workers?")
+    assert covers("Each upload may be 20 MB at most.", "How much can an upload be?")
