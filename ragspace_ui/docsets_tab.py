@@ -161,7 +161,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         source_events = build_sources_panel(service, selected)
-    document_events = build_documents_panel(service, selected)
+    documents_panel = build_documents_panel(service, selected)
 
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -220,8 +220,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         describe.click(on_describe, [selected, describe_as], [manage_message]),
         confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
         *source_events,
-        *document_events,
+        *documents_panel.removed,
     ]
+    documents_panel.refresh_after(changed)
     selected.change(on_docset_chosen, [selected], [upload, upload_message], preprocess=False)
     delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])

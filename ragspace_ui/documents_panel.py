@@ -1,5 +1,6 @@
 """The selected DocSet's documents: listed, filtered, opened in the viewer, re-embedded, removed."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,10 +101,20 @@ def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[
     return [row.cells() for row in shown], gr.update(choices=paths, value=[]), summary + "."
 
 
-def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:
-    """Lay out the panel under the DocSets tab; returns the events that change counts."""
+@dataclass
+class DocumentsPanel:
+    """The panel's events that change counts, and how to refresh it after other events."""
+
+    removed: list[Any]
+    refresh_after: Callable[[list[Any]], None]
+
+
+def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> DocumentsPanel:
+    """Lay out the panel under the DocSets tab and wire its own handlers."""
     editable = not service.read_only
-    with gr.Accordion("Documents of the selected DocSet", open=False, elem_id="documents-panel"):
+    with gr.Accordion(
+        "Documents of the selected DocSet", open=False, elem_id="documents-panel"
+    ) as panel:
         with gr.Row():
             needle = gr.Textbox(
                 label="Filter",
@@ -171,6 +182,7 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> li
         removed = service.remove_documents(_docset(docset), _chosen(paths))
         return f"Removed {len(removed)} document(s).", gr.update(visible=False)
 
+    panel.expand(on_list, [selected, needle], listed, show_progress="hidden")
     selected.change(on_list, [selected, needle], listed, show_progress="hidden")
     needle.change(on_list, [selected, needle], listed, show_progress="hidden")
     refresh.click(on_list, [selected, needle], listed)
@@ -182,7 +194,12 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> li
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     removed = confirm.click(on_remove, [selected, chosen], [message, confirm_row])
     removed.then(on_list, [selected, needle], listed)
-    return [removed]
+
+    def refresh_after(events: list[Any]) -> None:  # uploads and sources add documents
+        for event in events:
+            event.then(on_list, [selected, needle], listed, show_progress="hidden")
+
+    return DocumentsPanel(removed=[removed], refresh_after=refresh_after)
 
 
 def _docset(docset: str | None) -> str:

@@ -16,7 +16,7 @@ from pygments.util import ClassNotFound
 from ragspace.models import Citation, DocumentText
 from ragspace.services import RagspaceService
 
-CONTEXT_LINES = 12  # shown above and below the cited passage
+CONTEXT_LINES = 12  # shown above the best-matching lines and below the passage
 DOCUMENT_LINES = 1_000  # a document opened on its own shows this many lines at most
 # Pygments' lexer names for ragspace's language names where they differ
 _LEXERS = {"text": "text", "template": "html+jinja", "shell": "bash", "notebook": "python"}
@@ -122,10 +122,12 @@ def _origin_label(url: str) -> str:
 
 def open_citation(service: RagspaceService, citation: Citation, docset: str) -> str:
     """Read the cited document around the passage and render it (errors become a message)."""
-    start = max(1, citation.start_line - CONTEXT_LINES)
-    document = service.read_document(
-        docset, citation.path, start, citation.end_line + CONTEXT_LINES
-    )
+    # the window opens CONTEXT_LINES above the best-matching lines (not above the passage),
+    # so they are in view at once even in a long passage; the heading gives the whole range
+    focus_start, focus_end = focus_of(citation)
+    start = max(1, focus_start - CONTEXT_LINES)
+    end = max(citation.end_line, focus_end) + CONTEXT_LINES
+    document = service.read_document(docset, citation.path, start, end)
     return viewer_html(document, citation)
 
 

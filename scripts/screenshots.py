@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from playwright.sync_api import expect
+
 from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
 from ragspace.runtime import build_chunker, build_service
@@ -40,7 +42,7 @@ def take(output: Path) -> list[Path]:
             fake.reply = journey.chat_reply
             fake.piece_delay = 0.01
             store = Store(database.pool)
-            embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
+            embedder = LocalEmbedder(batch_size=settings.local_embedding_batch_size)
             chat = OpenAIChatModel(
                 api_key="sk-local-fake", model="gpt-4o-mini", base_url=fake.base_url, timeout=30
             )
@@ -69,9 +71,18 @@ def _walk(url: str, output: Path) -> list[Path]:
         journey.create_docset(page, journey.DOCSET, journey.DESCRIPTION)
         journey.upload_files(page, journey.FILES)
         journey.wait_until_done(page, len(SECOND_FILES) + len(journey.FILES))
+        journey.open_tab(page, "DocSets")  # the documents panel, one document in the viewer
+        page.get_by_text("Documents of the selected DocSet").click()
+        page.locator("#documents-chosen input").click()
+        page.get_by_role("option").first.click()
+        page.get_by_role("button", name="Open in the viewer").click()
+        expect(page.locator("#document-viewer .rs-viewer-head")).to_be_visible()
         journey.screenshot(page, "DocSets", shots[0])
         journey.screenshot(page, "Embedding status", shots[1])
         journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
+        page.locator("#viewer-pick input").click()  # the first source, open in the viewer
+        page.get_by_role("option").first.click()
+        expect(page.locator("#source-viewer .rs-focus").first).to_be_visible()
         page.get_by_text("Advanced").click()  # show the retrieval mode and rerank toggle
         journey.screenshot(page, "Chat", shots[2])
         journey.screenshot(page, "Evaluate", shots[3])

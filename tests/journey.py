@@ -29,6 +29,8 @@ ANSWER = (
     "copies [1]. Test a restore into a scratch database every month: a backup you have "
     "never restored is not a backup [1]."
 )
+# the quotes a model gives per [n] (the prompt asks for them); the app checks and hides them
+QUOTES = '\n\nQuotes:\n[1] "Take a nightly logical backup with `pg_dump --format=custom`."\n'
 ANSWER_TEXT = ANSWER.replace("`", "")  # as the browser shows it (code spans lose backticks)
 KEYWORD = "pg_dump"  # what the fake reranker puts first
 
@@ -44,7 +46,7 @@ def chat_reply(request: dict[str, Any]) -> str:
         return '{"ranking": %s}' % (first + [n for n in numbers if n not in first])
     if system == REWRITE_SYSTEM:
         return request["messages"][-1]["content"]
-    return ANSWER
+    return ANSWER + QUOTES
 
 
 @contextmanager

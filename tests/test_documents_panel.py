@@ -1,13 +1,14 @@
 """The DocSets tab's documents panel: what it lists, how it filters, what the viewer shows."""
 
+import re
 from pathlib import Path
 
-from ragspace.models import RetrievalMode
+from ragspace.models import Citation, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from ragspace_ui.documents_panel import document_rows, listing, size_text
-from ragspace_ui.viewer import open_document
+from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document
 
 DATA = Path(__file__).parent / "data"
 
@@ -93,3 +94,23 @@ def test_sizes_read_the_way_people_read_them() -> None:
         "12.3 KB",
         "4.1 MB",
     ]
+
+
+def test_a_long_passage_opens_at_its_best_lines_not_at_its_top(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    _handbook(service, ingestor)
+    citation = Citation(
+        number=1,
+        label="textwrap.py (lines 1-300)",
+        path="textwrap.py",
+        start_line=1,
+        end_line=300,
+        focus_start_line=250,
+        focus_end_line=252,
+    )
+    shown = open_citation(service, citation, "handbook")
+    numbers = [int(n) for n in re.findall(r'id="rs-L(\d+)"', shown)]
+    assert numbers[0] == 250 - CONTEXT_LINES  # the best lines a screen's top away
+    assert numbers[-1] == 300 + CONTEXT_LINES  # the passage's end, then context
+    assert "lines 1-300" in shown and "best-matching lines 250-252" in shown
