@@ -1,6 +1,8 @@
 """The source viewer in a real browser: each citation opens its document at the cited lines."""
 
 import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,24 @@ CASES = [
 ]
 
 
+@contextmanager
+def _opened(
+    served: str, service: RagspaceService, ingestor: Ingestor, files: Sequence[str], width: int
+) -> Iterator[Page]:
+    """A DocSet "handbook" of these files, embedded, and the app open at this width."""
+    service.create_docset("handbook")
+    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in files])
+    ingestor.process_all()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(served)
+            yield page
+        finally:
+            browser.close()
+
+
 def _ask_and_open(page: Page, question: str, path: str) -> None:
     page.get_by_label("Question").fill(question)
     page.get_by_role("button", name="Ask", exact=True).click()
@@ -36,13 +56,7 @@ def _ask_and_open(page: Page, question: str, path: str) -> None:
 def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
     served: str, service: RagspaceService, ingestor: Ingestor
 ) -> None:
-    service.create_docset("handbook")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES])
-    ingestor.process_all()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(served)
+    with _opened(served, service, ingestor, FILES, width=1280) as page:
         page.get_by_role("tab", name="Chat").click()
         for question, path, expected in CASES:
             _ask_and_open(page, question, path)
@@ -51,35 +65,21 @@ def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
             expect(focus.filter(has_text=expected).first).to_be_visible()
             expect(page.locator("#chatbot")).to_be_visible()  # the chat stays in view
             expect(page.locator("#chatbot")).to_be_in_viewport()
-        browser.close()
 
 
 def test_at_phone_width_an_answer_opens_its_citation(
     served: str, service: RagspaceService, ingestor: Ingestor
 ) -> None:
-    service.create_docset("handbook")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES[:2]])
-    ingestor.process_all()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 390, "height": 844})
-        page.goto(served)
+    with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="Chat").click()  # every tab stays labelled at 390 px
         _ask_and_open(page, CASES[0][0], CASES[0][1])
         expect(page.locator("#source-viewer .rs-focus").first).to_be_visible()
-        browser.close()
 
 
 def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
     served: str, service: RagspaceService, ingestor: Ingestor
 ) -> None:
-    service.create_docset("handbook")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in FILES[:2]])
-    ingestor.process_all()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 390, "height": 844})
-        page.goto(served)
+    with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="DocSets").click()
         expect(page.locator("#docset-select input")).to_have_value("handbook", timeout=15_000)
         page.get_by_text("Documents of the selected DocSet").click()
@@ -103,6 +103,5 @@ def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
         page.get_by_role("button", name="Yes, remove them").click()
         expect(page.locator("#documents-message")).to_contain_text("Removed 1 document(s).")
         expect(page.locator("#documents-summary")).to_contain_text("0 of 1 document(s)")
-        browser.close()
     hits = service.search("How does dedent remove common leading whitespace?", ["handbook"])
     assert all(hit.path != "textwrap.py" for hit in hits)

@@ -117,35 +117,22 @@ _VECTOR_CANDIDATES = sql.SQL(
            limit %(candidates)s) nearest)
     """
 )
-# The fast tier's own ranking, over the chunks that have no quality vector yet (the partial
-# HNSW index holds exactly those). Cosines of the static and the quality model are not
-# comparable, so each tier is ranked on its own and only the ranks meet, in RRF.
-_FAST_CANDIDATES = sql.SQL(
-    """
+# The fast tier's own ranking: over the chunks that have no quality vector yet (the partial
+# HNSW index holds exactly those), or over every chunk (an exact scan, for evaluating the fast
+# tier alone). Cosines of the static and the quality model are not comparable, so each tier
+# is ranked on its own and only the ranks meet, in RRF.
+_FAST_RANKING = """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
             row_number() over (order by distance, id) as rank,
             %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
-           where docset_id = any(%(docsets)s)
-             and embedding is null and fast_embedding is not null
+           where docset_id = any(%(docsets)s) and fast_embedding is not null {only}
            order by fast_embedding <=> %(fq)s::vector(384)
            limit %(candidates)s) nearest_fast)
-    """
-)
-# Every chunk ranked by its fast vector (exact scan; for evaluating the fast tier alone).
-_FAST_EVERYWHERE = sql.SQL(
-    """
-    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank,
-            %(fast_weight)s::float8 as weight
-     from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
-           from chunks
-           where docset_id = any(%(docsets)s) and fast_embedding is not null
-           order by fast_embedding <=> %(fq)s::vector(384)
-           limit %(candidates)s) nearest_fast)
-    """
-)
+"""
+_FAST_CANDIDATES = sql.SQL(_FAST_RANKING.replace("{only}", "and embedding is null"))
+_FAST_EVERYWHERE = sql.SQL(_FAST_RANKING.replace("{only}", ""))
 # BM25-style keyword side: each query lexeme is weighted by its inverse document
 # frequency within the selected DocSets (from `docset_terms`, kept by triggers), so rare
 # identifiers outrank words that appear everywhere. Only the rarest lexemes pick the
