@@ -15,6 +15,7 @@ from ragspace_ui.viewer import EMPTY_VIEWER, open_document
 DOCUMENT_HEADERS = ["Path", "Source", "Status", "Chunks", "Size", "Last sync", "Reason"]
 UPLOADED = "upload"
 NOTHING_CHOSEN = "Choose one or more documents in the list above first."
+MAX_LISTED = 500
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,14 @@ def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[
     if not docset:
         return [], gr.update(choices=[], value=[]), "_Select a DocSet to list its documents._"
     rows = document_rows(service, docset)
-    shown = [row for row in rows if row.matches(needle or "")]
-    paths = [row.path for row in shown]
-    summary = f"{len(shown)} of {len(rows)} document(s) of **{md(docset)}**"
-    if len(rows) and not shown:
+    matching = [row for row in rows if row.matches(needle or "")]
+    shown = matching[:MAX_LISTED]  # a browser table of thousands of rows is no use to anyone
+    summary = f"{len(matching)} of {len(rows)} document(s) of **{md(docset)}**"
+    if len(rows) and not matching:
         summary += " match the filter"
+    if len(shown) < len(matching):
+        summary += f"; the first {len(shown)} are listed, narrow them with the filter"
+    paths = [row.path for row in shown]
     return [row.cells() for row in shown], gr.update(choices=paths, value=[]), summary + "."
 
 

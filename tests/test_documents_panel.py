@@ -3,10 +3,13 @@
 import re
 from pathlib import Path
 
+import pytest
+
 from ragspace.models import Citation, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
+from ragspace_ui import documents_panel
 from ragspace_ui.documents_panel import document_rows, listing, size_text
 from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document
 
@@ -57,6 +60,20 @@ def test_the_filter_matches_path_status_or_reason_in_any_case(
     assert table == []
     assert summary == "0 of 3 document(s) of **handbook** match the filter."
     assert listing(service, None, "")[2].startswith("_Select a DocSet")
+
+
+def test_a_large_docset_lists_its_first_rows_and_says_so(
+    service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.create_docset("many")
+    service.add_files("many", [UploadedFile(f"note{n:02}.md", b"# Note\n") for n in range(12)])
+    monkeypatch.setattr(documents_panel, "MAX_LISTED", 5)
+    table, choices, summary = listing(service, "many", "note")
+    assert [row[0] for row in table] == [f"note{n:02}.md" for n in range(5)]
+    assert choices["choices"] == [row[0] for row in table]
+    assert summary == (
+        "12 of 12 document(s) of **many**; the first 5 are listed, narrow them with the filter."
+    )
 
 
 def test_a_removed_document_leaves_search_at_once(
