@@ -1,10 +1,14 @@
 """The words of a text that say something, by stem: what questions, lines and quotes share."""
 
 import re
+import threading
 
 import snowballstemmer
+from snowballstemmer.basestemmer import BaseStemmer
 
-_STEMMER = snowballstemmer.stemmer("english")
+# A snowball stemmer keeps the word it works on in itself: one per thread, or concurrent
+# requests corrupt each other's words (IndexError inside the stemmer, seen under load).
+_STEMMERS = threading.local()
 _WORD = re.compile(r"[A-Za-z0-9]+")  # snake_case identifiers split into their words
 _STOPWORDS = frozenset(
     [
@@ -63,12 +67,19 @@ _STOPWORDS = frozenset(
 )
 
 
+def _stemmer() -> BaseStemmer:
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return stemmer
+
+
 def terms(text: str) -> set[str]:
     """The stems of the words of a text that say something ("backups" and "backup" are one
     term): lower case, stop words and words under three letters left out."""
     words = [w.lower() for w in _WORD.findall(text)]
     kept = [w for w in words if len(w) >= 3 and w not in _STOPWORDS]
-    return set(_STEMMER.stemWords(kept))
+    return set(_stemmer().stemWords(kept))
 
 
 def covers(text: str, question: str) -> bool:
