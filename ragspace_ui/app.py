@@ -7,7 +7,7 @@ from pygments.formatters import HtmlFormatter
 
 from ragspace.access import Credentials
 from ragspace.services import RagspaceService, ServiceMode
-from ragspace_ui.chat_tab import build_chat_tab
+from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
 from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
 from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
@@ -132,6 +132,7 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
         demo.load(None, js=CHAT_FIRST_ON_PHONES)
+        demo.load(None, js=OPEN_FROM_LINK)
         # remember the selection in this browser (a reload or a new tab selects it again)
         docsets_tab.selected.change(
             lambda name: name, [docsets_tab.selected], [remembered], preprocess=False

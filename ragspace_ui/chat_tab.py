@@ -44,6 +44,47 @@ def source_anchor(number: int) -> str:
     return f"ragspace-source-{number}"
 
 
+# `[n]` of an upload (no origin URL) opens passage n in the viewer: a click on its link
+# writes `n:<click count>` into a hidden textbox (a new value each click), whose change the
+# server answers with the viewer's HTML; once that arrives, its highlighted lines are
+# scrolled into view
+OPEN_FROM_LINK = """() => {
+  let clicks = 0;
+  document.addEventListener('click', (event) => {
+    const link = event.target.closest('#chatbot a[href^="#ragspace-source-"]');
+    const box = document.querySelector('#viewer-open textarea, #viewer-open input');
+    const viewer = document.querySelector('#source-viewer');
+    if (!link || !box || !viewer) return;
+    event.preventDefault();
+    const number = link.getAttribute('href').slice('#ragspace-source-'.length);
+    const head = viewer.querySelector('.rs-viewer-head');
+    if (head && head.textContent.startsWith('[' + number + ']')) {  // already open
+      viewer.querySelector('.rs-focus')?.scrollIntoView({ block: 'center' });
+      return;
+    }
+    clicks += 1;
+    const before = viewer.innerHTML;
+    box.value = number + ':' + clicks;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    let tries = 0;
+    const timer = setInterval(() => {
+      const focus = viewer.querySelector('.rs-focus');
+      tries += 1;
+      if ((viewer.innerHTML !== before && focus) || tries > 150) {
+        clearInterval(timer);
+        if (focus) focus.scrollIntoView({ block: 'center' });
+      }
+    }, 100);
+  }, true);
+}"""
+
+
+def link_number(value: str | None) -> int | None:
+    """The citation number a `[n]` click wrote (`n:<click count>`), or None."""
+    head = (value or "").split(":", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
 def citation_href(citation: Citation) -> str:
     """Where `[n]` in an answer leads: the exact lines at their origin, else the sources panel."""
     return citation.url or f"#{source_anchor(citation.number)}"
@@ -195,6 +236,9 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
                 elem_id="viewer-pick",
             )
             viewer = gr.HTML(EMPTY_VIEWER, elem_id="source-viewer")
+            opened_by_link = gr.Textbox(
+                elem_id="viewer-open", elem_classes=["rs-hidden"], show_label=False
+            )
             gr.Markdown("### Sources")
             sources = gr.Markdown(
                 "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
@@ -220,4 +264,10 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
         lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None)), None, outputs
     )
     pick.change(on_open, [pick, openable], viewer)
+    opened_by_link.change(
+        lambda value, cited: on_open(link_number(value), cited),
+        [opened_by_link, openable],
+        viewer,
+        show_progress="hidden",
+    )
     return ChatTab(docsets=docsets)

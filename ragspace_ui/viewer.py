@@ -29,6 +29,7 @@ VIEWER_CSS = """
 .rs-passage { background: rgba(255, 200, 0, 0.10); }
 .rs-focus { background: rgba(255, 200, 0, 0.38); }
 .rs-viewer-head { margin-bottom: 0.4em; }
+.rs-hidden { display: none !important; }
 """
 EMPTY_VIEWER = "<p><em>Open a source to read it here, at the cited lines.</em></p>"
 

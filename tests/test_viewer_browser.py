@@ -105,3 +105,24 @@ def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
         expect(page.locator("#documents-summary")).to_contain_text("0 of 1 document(s)")
     hits = service.search("How does dedent remove common leading whitespace?", ["handbook"])
     assert all(hit.path != "textwrap.py" for hit in hits)
+
+
+def test_a_citation_link_in_the_answer_opens_its_source_in_the_viewer(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    with _opened(served, service, ingestor, FILES[:2], width=390) as page:
+        page.get_by_role("tab", name="Chat").click()
+        page.get_by_label("Question").fill(CASES[0][0])
+        page.get_by_role("button", name="Ask", exact=True).click()
+        answer = page.locator("#chatbot .message.bot").last
+        link = answer.get_by_role("link", name="[1]").first
+        expect(link).to_be_visible(timeout=30_000)
+        link.click()
+        viewer = page.locator("#source-viewer")
+        expect(viewer.locator(".rs-viewer-head")).to_contain_text("[1] deployment-guide.md")
+        expect(viewer.locator(".rs-focus").first).to_be_in_viewport()
+        expect(page.locator("#viewer-open")).to_be_hidden()  # the go-between stays unseen
+        page.evaluate("window.scrollTo(0, 0)")  # away; the same link again: back at the lines
+        expect(viewer.locator(".rs-focus").first).not_to_be_in_viewport()
+        link.click()
+        expect(viewer.locator(".rs-focus").first).to_be_in_viewport()
