@@ -128,6 +128,27 @@ class DocumentText(BaseModel):
     end_line: int
     total_lines: int
     text: str
+    # PDFs: [first line, page number] of each page with text, in order
+    page_lines: list[list[int]] = Field(default_factory=list)
+    # whether the original file is stored (the viewer links to it)
+    has_original: bool = False
+
+    def page_at(self, line: int) -> int | None:
+        """The PDF page a line of the document's text comes from (None: not a PDF)."""
+        page = None
+        for first, number in self.page_lines:
+            if first > line:
+                break
+            page = number
+        return page
+
+
+@dataclass(frozen=True)
+class OriginalFile:
+    """A stored original file: its media type and bytes."""
+
+    media_type: str
+    content: bytes
 
 
 class ChunkDraft(BaseModel):
@@ -319,3 +340,5 @@ class NewDocument:
     error_message: str | None = None
     # document-level facts (commit, blob sha, URL, page map); the `cite` dict goes on every chunk
     metadata: dict[str, Any] = field(default_factory=dict)
+    # the file itself, kept only when the viewer links to it (an uploaded PDF at `#page=N`)
+    original: OriginalFile | None = None

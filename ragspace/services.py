@@ -28,6 +28,7 @@ from ragspace.models import (
     Hit,
     Message,
     NewDocument,
+    OriginalFile,
     RetrievalMode,
     SkippedItem,
     Source,
@@ -353,8 +354,8 @@ class RagspaceService:
     ) -> DocumentText:
         """A document's text, whole or lines start_line..end_line (1-based, inclusive)."""
         docset = self._store.get_docset_by_name(docset_name)
-        document, content = self._store.find_document(docset.id, path)
-        lines = content.split("\n")
+        found = self._store.find_document(docset.id, path)
+        lines = found.content.split("\n")
         total = len(lines)
         if start_line < 1 or start_line > total:
             raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
@@ -363,8 +364,19 @@ class RagspaceService:
             raise ValidationError("end_line must not be before start_line.")
         text = "\n".join(lines[start_line - 1 : last])
         return DocumentText(
-            document=document, start_line=start_line, end_line=last, total_lines=total, text=text
+            document=found.document,
+            start_line=start_line,
+            end_line=last,
+            total_lines=total,
+            text=text,
+            page_lines=found.page_lines,
+            has_original=found.has_original,
         )
+
+    def read_original(self, docset_name: str, path: str) -> OriginalFile:
+        """The original file of a document when it is kept (an uploaded PDF)."""
+        docset = self._store.get_docset_by_name(docset_name)
+        return self._store.find_original(docset.id, path)
 
     @changes("remove documents")
     def remove_documents(self, docset_name: str, paths: Sequence[str]) -> list[str]:

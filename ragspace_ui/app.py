@@ -6,6 +6,8 @@ import gradio as gr
 from pygments.formatters import HtmlFormatter
 
 from ragspace.access import Credentials
+from ragspace.errors import RagspaceError
+from ragspace.links import parse_line_link
 from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
 from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
@@ -13,7 +15,7 @@ from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
 from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.status_tab import ALL, build_status_tab
-from ragspace_ui.viewer import VIEWER_CSS
+from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,
 # inline errors stand out, tables keep readable columns (scroll sideways rather than wrap a
@@ -96,7 +98,7 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
         )
         if service.read_only:
             gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             with gr.Tab("DocSets", id="docsets") as docsets_page:
                 docsets_tab = build_docsets_tab(service)
             with gr.Tab("Embedding status", id="status"):
@@ -132,6 +134,21 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
         demo.load(None, js=CHAT_FIRST_ON_PHONES)
+
+        @user_errors
+        def open_linked_lines(request: gr.Request) -> tuple[Any, Any]:
+            try:
+                link = parse_line_link(dict(request.query_params))
+                if link is None:
+                    return gr.update(), gr.update()
+                shown = open_line_link(service, link)
+            except RagspaceError as exc:  # a stale or mistyped link: say so where it points
+                shown = viewer_notice(f"The linked lines cannot be opened: {exc}")
+            return shown, gr.Tabs(selected="chat")
+
+        # `?docset=...&path=...&lines=a-b` (the `view_url` of MCP and CLI hits) opens those
+        # lines in the viewer, next to the chat
+        demo.load(open_linked_lines, None, [chat_tab.viewer, tabs])
         demo.load(None, js=OPEN_FROM_LINK)
         # remember the selection in this browser (a reload or a new tab selects it again)
         docsets_tab.selected.change(

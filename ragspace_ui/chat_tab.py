@@ -37,6 +37,7 @@ class ChatTab:
     """Components other tabs refresh."""
 
     docsets: gr.CheckboxGroup
+    viewer: gr.HTML
 
 
 def source_anchor(number: int) -> str:
@@ -44,19 +45,23 @@ def source_anchor(number: int) -> str:
     return f"ragspace-source-{number}"
 
 
-# `[n]` of an upload (no origin URL) opens passage n in the viewer: a click on its link
-# writes `n:<click count>` into a hidden textbox (a new value each click), whose change the
-# server answers with the viewer's HTML; once that arrives, its highlighted lines are
+# a plain click on a citation `[n]` (in the answer or the sources panel) opens passage n
+# in the viewer, next to the chat; a GitHub citation's link keeps its commit-pinned URL, so
+# Ctrl/Cmd/middle-click (and a copied answer) still open the lines at the commit. The click
+# writes `n:<click count>` into a hidden textbox (a new value each click), whose change
+# the server answers with the viewer's HTML; once that arrives, its highlighted lines are
 # scrolled into view
 OPEN_FROM_LINK = """() => {
   let clicks = 0;
   document.addEventListener('click', (event) => {
-    const link = event.target.closest('#chatbot a[href^="#ragspace-source-"]');
+    const link = event.target.closest('#chatbot a, #chat-sources a');
     const box = document.querySelector('#viewer-open textarea, #viewer-open input');
     const viewer = document.querySelector('#source-viewer');
     if (!link || !box || !viewer) return;
+    const cited = link.textContent.trim().match(/^\\[(\\d+)\\]$/);
+    if (!cited || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
     event.preventDefault();
-    const number = link.getAttribute('href').slice('#ragspace-source-'.length);
+    const number = cited[1];
     const head = viewer.querySelector('.rs-viewer-head');
     if (head && head.textContent.startsWith('[' + number + ']')) {  // already open
       viewer.querySelector('.rs-focus')?.scrollIntoView({ block: 'center' });
@@ -115,8 +120,9 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
         where = f"[{label}]({citation.url})" if citation.url else label
         context = f" — {md(citation.context)}" if citation.context else ""
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
+        opens = f"[**\\[{citation.number}\\]**](#{source_anchor(citation.number)})"  # the viewer
         parts.append(
-            f"{anchor}**[{citation.number}]** {where}{context}{check_text(citation)}\n\n"
+            f"{anchor}{opens} {where}{context}{check_text(citation)}\n\n"
             f"{fenced(citation.snippet, '')}"
         )
     unused = [p for p in answer.passages if p.number not in cited]
@@ -270,4 +276,4 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
         viewer,
         show_progress="hidden",
     )
-    return ChatTab(docsets=docsets)
+    return ChatTab(docsets=docsets, viewer=viewer)

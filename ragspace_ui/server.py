@@ -9,15 +9,22 @@ import gradio as gr
 
 from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
+from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
+from ragspace_ui.routes import app_routes
 
 log = logging.getLogger(__name__)
 
 
-def launch_options(settings: Settings, credentials: Credentials | None) -> dict[str, Any]:
-    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port)."""
+def launch_options(
+    settings: Settings, credentials: Credentials | None, service: RagspaceService | None = None
+) -> dict[str, Any]:
+    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port);
+    with `service`, also RAGSpace's own routes (a document's original file)."""
+    middleware = guard_middleware(credentials, settings.read_only)
+    routes = app_routes(service) if service is not None else []
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,
@@ -26,7 +33,7 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "show_error": False,
         "css": CSS,
         # refuses anonymous clients (logins on) and uploads (read-only) before any route
-        "app_kwargs": {"middleware": guard_middleware(credentials, settings.read_only)},
+        "app_kwargs": {"middleware": middleware, "routes": routes},
     }
 
 
@@ -70,7 +77,7 @@ def serve(settings: Settings) -> None:
         demo.launch(
             server_name=settings.host,
             server_port=settings.port,
-            **launch_options(settings, credentials),
+            **launch_options(settings, credentials, runtime.service),
         )
     finally:
         runtime.close()

@@ -13,8 +13,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from ragspace.links import LineLink
 from ragspace.models import Citation, DocumentText
 from ragspace.services import RagspaceService
+from ragspace_ui.routes import original_url
 
 CONTEXT_LINES = 12  # shown above the best-matching lines and below the passage
 DOCUMENT_LINES = 1_000  # a document opened on its own shows this many lines at most
@@ -32,6 +34,11 @@ VIEWER_CSS = """
 .rs-hidden { display: none !important; }
 """
 EMPTY_VIEWER = "<p><em>Open a source to read it here, at the cited lines.</em></p>"
+
+
+def viewer_notice(text: str) -> str:
+    """A message in the viewer's place (escaped)."""
+    return f"<p><em>{html.escape(text)}</em></p>"
 
 
 class _NumberedLines(HtmlFormatter):  # type: ignore[misc]  # untyped base
@@ -100,10 +107,8 @@ def viewer_html(document: DocumentText, citation: Citation) -> str:
     if citation.verification:
         parts.append(html.escape(citation.verification))
     if citation.url:
-        parts.append(
-            f'<a href="{html.escape(citation.url, quote=True)}" target="_blank" '
-            f'rel="noopener">{html.escape(_origin_label(citation.url))}</a>'
-        )
+        parts.append(_link(citation.url, _origin_label(citation.url)))
+    parts.extend(_original_link(document, _cited_line(document, citation, focus)))
     head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
     body = numbered_html(
         document.text,
@@ -113,6 +118,36 @@ def viewer_html(document: DocumentText, citation: Citation) -> str:
         focus,
     )
     return head + body
+
+
+def _link(url: str, label: str) -> str:
+    return (
+        f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener">'
+        f"{html.escape(label)}</a>"
+    )
+
+
+def _cited_line(document: DocumentText, citation: Citation, focus: tuple[int, int]) -> int:
+    """The line a citation's quote starts on (else the first highlighted line): the PDF
+    page to open is the one the quoted words are on, not the one the highlight starts on."""
+    first_line = citation.quote.strip().split("\n")[0]
+    key = " ".join(first_line.split())[:40]
+    if key:
+        lines = document.text.split("\n")
+        for number in range(focus[0], focus[1] + 1):
+            index = number - document.start_line
+            if 0 <= index < len(lines) and key in " ".join(lines[index].split()):
+                return number
+    return focus[0]
+
+
+def _original_link(document: DocumentText, line: int) -> list[str]:
+    """A link to the stored PDF at the page `line` comes from (none for other documents)."""
+    page = document.page_at(line)
+    if not document.has_original or page is None:
+        return []
+    url = original_url(document.document.docset_name, document.document.path, page)
+    return [_link(url, f"open the PDF at page {page}")]
 
 
 def _origin_label(url: str) -> str:
@@ -138,7 +173,8 @@ def document_html(document: DocumentText) -> str:
     shown = f"lines {document.start_line}-{document.end_line} of {document.total_lines}"
     if document.end_line < document.total_lines:
         shown += " (the rest: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
-    head = f'<div class="rs-viewer-head"><b>{title}</b> · {shown}</div>'
+    parts = [f"<b>{title}</b>", shown, *_original_link(document, document.start_line)]
+    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
     none = (0, 0)  # no passage, no focus: every line plain
     body = numbered_html(document.text, document.document.language, document.start_line, none, none)
     return head + body
@@ -147,3 +183,19 @@ def document_html(document: DocumentText) -> str:
 def open_document(service: RagspaceService, docset: str, path: str) -> str:
     """Read a document's first DOCUMENT_LINES lines and render them."""
     return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES))
+
+
+def open_line_link(service: RagspaceService, link: LineLink) -> str:
+    """The viewer at a linked range: the lines highlighted, some context around them."""
+    start = max(1, link.start_line - CONTEXT_LINES)
+    document = service.read_document(link.docset, link.path, start, link.end_line + CONTEXT_LINES)
+    end = min(link.end_line, document.end_line)
+    title = html.escape(document.document.path)
+    where = f"lines {link.start_line}-{end} of {document.total_lines}"
+    parts = [f"<b>{title}</b>", where, *_original_link(document, link.start_line)]
+    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
+    lines = (link.start_line, end)
+    body = numbered_html(
+        document.text, document.document.language, document.start_line, lines, lines
+    )
+    return head + body

@@ -150,10 +150,11 @@ def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ragspa
 def served(service: RagspaceService) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
     from ragspace_ui.app import CSS, build_ui
+    from ragspace_ui.routes import app_routes
     from ragspace_ui.server import launch_on_localhost
 
     demo = build_ui(service)
-    url = launch_on_localhost(demo, css=CSS)
+    url = launch_on_localhost(demo, css=CSS, app_kwargs={"routes": app_routes(service)})
     yield url
     demo.close()
 
@@ -174,7 +175,7 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     ) -> str:
         demo = build_ui(service, credentials)
         apps.append(demo)
-        options = launch_options(settings_override or settings, credentials)
+        options = launch_options(settings_override or settings, credentials, service)
         return launch_on_localhost(demo, **options)
 
     yield launch

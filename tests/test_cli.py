@@ -415,17 +415,23 @@ def test_add_web_previews_and_queues(
 
 
 @pytest.mark.usefixtures("handbook")
-def test_search_prints_ranked_cited_passages(cli: Run) -> None:
+def test_search_prints_ranked_cited_passages(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGSPACE_PUBLIC_URL", "https://ops.example/ragspace/")
     shown = cli("search", "restore the latest backup", "--docset", "handbook", "-k", "2")
     assert shown.code == 0
-    first = shown.out.splitlines()[0]
+    first, link = shown.out.splitlines()[:2]
     assert first.startswith("[1] deployment-guide.md (lines ")
     assert "handbook" in first and "score " in first
+    # an upload has no origin: the app's viewer opens its lines
+    viewer = "https://ops.example/ragspace/?docset=handbook&path=deployment-guide.md&lines="
+    assert link.startswith(f"    {viewer}")
     assert "    | " in shown.out
     as_json = json.loads(cli("search", "backup", "--mode", "keyword", "--json").out)
     assert as_json[0]["rank"] == 1
     assert as_json[0]["start_line"] <= as_json[0]["end_line"]
     assert "backup" in as_json[0]["content"].lower()
+    first_line, last_line = map(int, as_json[0]["view_url"].rsplit("=", 1)[1].split("-"))
+    assert as_json[0]["start_line"] <= first_line <= last_line <= as_json[0]["end_line"]
 
     unknown = cli("search", "backup", "--docset", "nowhere")
     assert unknown.code == 1 and "nowhere" in unknown.err
@@ -443,6 +449,9 @@ def test_ask_without_key_gives_extractive_answer(cli: Run) -> None:
     as_json = json.loads(cli("ask", "How do I roll back a migration?", "--json").out)
     assert as_json["citations"][0]["path"] == "deployment-guide.md"
     assert as_json["citations"][0]["start_line"] >= 1
+    assert as_json["citations"][0]["view_url"].startswith(
+        "http://127.0.0.1:7860/?docset=handbook&path=deployment-guide.md&lines="
+    )
     missing = cli("ask", "anything", "--docset", "nowhere")
     assert missing.code == 1 and "nowhere" in missing.err
 

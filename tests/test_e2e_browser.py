@@ -140,6 +140,14 @@ def test_github_citation_links_to_the_lines_at_the_commit_and_delete_asks_first(
         lines = (journey.DATA / "deployment-guide.md").read_text().splitlines()
         assert any("pg_dump --format=custom" in line for line in lines[start - 1 : end])
         expect(link).to_have_attribute("target", "_blank")
+        # a plain click opens the lines in the app's viewer, which links to the commit too
+        link.click()
+        head = page.locator("#source-viewer .rs-viewer-head")
+        expect(head).to_contain_text("[1] acme/ops/docs/backups.md")
+        expect(head.get_by_role("link", name="open at the commit on GitHub")).to_have_attribute(
+            "href", href
+        )
+        assert len(page.context.pages) == 1  # nothing opened in a new tab
         sources = page.locator("#chat-sources")
         expect(sources).to_contain_text("Searched ops.")
         expect(sources.get_by_role("link", name=re.compile(r"backups\.md"))).to_have_attribute(

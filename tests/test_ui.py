@@ -116,7 +116,9 @@ def test_sources_panel_anchors_each_cited_passage_and_states_the_scope() -> None
     answer = Answer(text="Nightly [1].", citations=[_citation(1)])
     panel = sources_markdown(answer, None)
     assert panel.startswith("Searched **all DocSets**.")
-    assert '<span id="ragspace-source-1"></span>**[1]** guide.md (lines 1-3)' in panel
+    # the number opens the passage in the viewer (a click handler in the page)
+    opens = "[**\\[1\\]**](#ragspace-source-1)"
+    assert f'<span id="ragspace-source-1"></span>{opens} guide.md (lines 1-3)' in panel
     assert "Guide > Backups" in panel and "Take a nightly backup." in panel
     assert scope_text(["ops", "wiki"]) == "Searched **ops**, **wiki**."
     assert sources_markdown(Answer(text="nothing"), ["ops"]).endswith("_No sources._")
@@ -129,7 +131,7 @@ def test_sources_panel_says_what_the_quote_check_found() -> None:
         _citation(3).model_copy(update={"verification": "unsupported"}),
     ]
     panel = sources_markdown(Answer(text="[1] [2] [3]", citations=checked), None)
-    blocks = panel.split("**[")[1:]
+    blocks = panel.split("<span id=")[1:]
     assert "✓ quote found in these lines" in blocks[0]
     assert "≈ a close paraphrase" in blocks[1] and "✓" not in blocks[1]
     assert "⚠ the quote was not found" in blocks[2] and "✓" not in blocks[2]

@@ -65,6 +65,23 @@ def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
             expect(focus.filter(has_text=expected).first).to_be_visible()
             expect(page.locator("#chatbot")).to_be_visible()  # the chat stays in view
             expect(page.locator("#chatbot")).to_be_in_viewport()
+            if path.endswith(".pdf"):  # the PDF itself, opened at the page of the quote
+                _assert_pdf_link_opens_the_file(page, expected_page=2)
+
+
+def _assert_pdf_link_opens_the_file(page: Page, expected_page: int) -> None:
+    link = page.locator("#source-viewer .rs-viewer-head a", has_text="open the PDF at page")
+    expect(link).to_have_text(f"open the PDF at page {expected_page}")
+    href = link.get_attribute("href") or ""
+    assert href.endswith(f"#page={expected_page}"), href
+    response = page.request.get(_absolute(page, href))
+    assert response.status == 200
+    assert response.headers["content-type"] == "application/pdf"
+    assert response.body() == (DATA / "sample.pdf").read_bytes()
+
+
+def _absolute(page: Page, href: str) -> str:
+    return str(page.evaluate("(href) => new URL(href, document.baseURI).href", href)).split("#")[0]
 
 
 def test_at_phone_width_an_answer_opens_its_citation(
@@ -125,4 +142,36 @@ def test_a_citation_link_in_the_answer_opens_its_source_in_the_viewer(
         page.evaluate("window.scrollTo(0, 0)")  # away; the same link again: back at the lines
         expect(viewer.locator(".rs-focus").first).not_to_be_in_viewport()
         link.click()
+        expect(viewer.locator(".rs-focus").first).to_be_in_viewport()
+
+
+def test_an_address_with_lines_opens_them_in_the_viewer_next_to_the_chat(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    # what the `view_url` of an MCP or CLI hit looks like
+    start = 1 + (DATA / "textwrap.py").read_text().splitlines().index("def dedent(text):")
+    with _opened(served, service, ingestor, FILES[:2], width=390) as page:
+        page.goto(f"{served}?docset=handbook&path=textwrap.py&lines={start}-{start + 1}")
+        viewer = page.locator("#source-viewer")
+        expect(viewer.locator(".rs-viewer-head")).to_contain_text(f"lines {start}-{start + 1}")
+        expect(viewer.locator(".rs-focus")).to_have_count(2)
+        expect(viewer.locator(".rs-focus").first).to_contain_text("def dedent")
+        expect(page.get_by_label("Question")).to_be_visible()  # on the Chat tab
+
+        page.goto(f"{served}?docset=handbook&path=missing.py&lines=1-2")
+        expect(viewer).to_contain_text("The linked lines cannot be opened")
+
+
+def test_a_citation_number_in_the_sources_panel_opens_the_viewer(
+    served: str, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    with _opened(served, service, ingestor, FILES[:2], width=1280) as page:
+        page.get_by_role("tab", name="Chat").click()
+        page.get_by_label("Question").fill(CASES[1][0])
+        page.get_by_role("button", name="Ask", exact=True).click()
+        number = page.locator("#chat-sources").get_by_role("link", name="[1]", exact=True)
+        expect(number).to_be_visible(timeout=30_000)
+        number.click()
+        viewer = page.locator("#source-viewer")
+        expect(viewer.locator(".rs-viewer-head")).to_contain_text("[1] textwrap.py")
         expect(viewer.locator(".rs-focus").first).to_be_in_viewport()

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ragspace.answering.citations import cite_hit
 from ragspace.cli.support import Subcommands, note, opened_service, print_json
+from ragspace.links import LineLink, view_url
 from ragspace.models import Answer, Citation, Hit
+from ragspace.settings import load_settings
 
 if TYPE_CHECKING:
     from ragspace.models import RetrievalMode
@@ -51,17 +53,19 @@ def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
 
 
 def _search(args: argparse.Namespace) -> int:
+    app_url = load_settings().app_url
     with opened_service() as service:
         hits = service.search(args.query, args.docset, args.k, _mode(args))
     if args.json:
-        print_json([_hit_json(hit, rank) for rank, hit in enumerate(hits, 1)])
+        print_json([_hit_json(hit, rank, app_url) for rank, hit in enumerate(hits, 1)])
         return 0
     if not hits:
         note("No matching passages (are the DocSet's documents done embedding?).")
     for rank, hit in enumerate(hits, 1):
         citation = cite_hit(hit, rank)
         print(f"[{rank}] {citation.label}  ·  {hit.docset_name}  ·  score {hit.score:.4f}")
-        for extra in (citation.url, citation.context):
+        opens = citation.url or citation_view_url(app_url, hit.docset_name, citation)
+        for extra in (opens, citation.context):
             if extra:
                 print(f"    {extra}")
         print(textwrap.indent(citation.snippet, "    | ", lambda _: True))
@@ -69,7 +73,14 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hit_json(hit: Hit, rank: int) -> dict[str, Any]:
+def citation_view_url(app_url: str, docset: str, citation: Citation) -> str:
+    """The app's viewer at a citation's best-matching lines."""
+    start = citation.focus_start_line or citation.start_line
+    end = citation.focus_end_line or citation.end_line
+    return view_url(app_url, LineLink(docset, citation.path, start, end))
+
+
+def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
     citation = cite_hit(hit, rank)
     return {
         "rank": rank,
@@ -80,6 +91,7 @@ def _hit_json(hit: Hit, rank: int) -> dict[str, Any]:
         "end_line": hit.end_line,
         "label": citation.label,
         "url": citation.url,
+        "view_url": citation_view_url(app_url, hit.docset_name, citation),
         "context": citation.context,
         "score": hit.score,
         "content": hit.content,
@@ -88,12 +100,13 @@ def _hit_json(hit: Hit, rank: int) -> dict[str, Any]:
 
 def _ask(args: argparse.Namespace) -> int:
     rerank = not args.no_rerank
+    app_url = load_settings().app_url
     with opened_service() as service:
         updates = service.ask(args.question, args.docset, mode=_mode(args), rerank=rerank)
         if args.json:
             *_, last = updates
             assert last.answer is not None
-            print_json(last.answer.model_dump(mode="json"))
+            print_json(_answer_json(last.answer, app_url))
             return 0
         shown = ""
         answer: Answer | None = None
@@ -104,6 +117,17 @@ def _ask(args: argparse.Namespace) -> int:
     if answer is not None:
         _print_sources(answer.citations)
     return 0
+
+
+def _answer_json(answer: Answer, app_url: str) -> dict[str, Any]:
+    """The answer as JSON; each citation also carries the viewer link to its lines."""
+    data = answer.model_dump(mode="json")
+    docsets = {p.number: p.docset_name for p in answer.passages}
+    for shown, citation in zip(data["citations"], answer.citations, strict=True):
+        docset = docsets.get(citation.number)
+        if docset is not None:
+            shown["view_url"] = citation_view_url(app_url, docset, citation)
+    return data
 
 
 def _show(shown: str, text: str, answer: Answer | None) -> None:

@@ -10,9 +10,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragspace.errors import SourceError
-from ragspace.extract import extract
+from ragspace.extract import Extracted, extract
 from ragspace.hashing import content_hash
-from ragspace.models import NewDocument, SkippedItem, UploadedFile
+from ragspace.models import NewDocument, OriginalFile, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
 
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
@@ -143,7 +143,17 @@ def classify_bytes(
         content=extracted.text,
         content_hash=content_hash(extracted.text),
         metadata=metadata,
+        original=_kept_original(extracted, data, cite),
     )
+
+
+def _kept_original(
+    extracted: Extracted, data: bytes, cite: dict[str, Any] | None
+) -> OriginalFile | None:
+    """A PDF's bytes when nothing else can show its pages (no GitHub or web origin)."""
+    if "page_lines" not in extracted.metadata or (cite or {}).get("html_url"):
+        return None
+    return OriginalFile(media_type="application/pdf", content=data)
 
 
 def error_document(path: str, data: bytes, message: str) -> NewDocument:

@@ -19,6 +19,7 @@ from ragspace.models import (
     EmbeddingStatus,
     Hit,
     NewDocument,
+    OriginalFile,
     Source,
     SourceKind,
 )
@@ -54,6 +55,16 @@ class StoredDocument:
     content_hash: str
     embedding_status: str
     metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DocumentContent:
+    """A document with its stored text, its PDF page map and whether its original is kept."""
+
+    document: Document
+    content: str
+    page_lines: list[list[int]]
+    has_original: bool
 
 
 @dataclass(frozen=True)
@@ -269,18 +280,37 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
-    def find_document(self, docset_id: int, path: str) -> tuple[Document, str]:
-        """A document of a DocSet by path, with its stored text."""
+    def find_document(self, docset_id: int, path: str) -> DocumentContent:
+        """A document of a DocSet by path, with its stored text and page map."""
         query = (
-            f"select {_DOCUMENT_COLUMNS}, d.content from documents d"
-            " join docsets ds on ds.id = d.docset_id where d.docset_id = %s and d.path = %s"
+            f"select {_DOCUMENT_COLUMNS}, d.content,"
+            " coalesce(d.metadata -> 'page_lines', '[]'::jsonb) as page_lines,"
+            " exists (select 1 from document_originals o where o.document_id = d.id)"
+            " as has_original"
+            " from documents d join docsets ds on ds.id = d.docset_id"
+            " where d.docset_id = %s and d.path = %s"
         )
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(query.encode(), (docset_id, path)).fetchone()
         if row is None:
             raise NotFoundError(f"The DocSet has no document with the path {path!r}.")
         content = str(row.pop("content") or "")
-        return Document.model_validate(row), content
+        page_lines = list(row.pop("page_lines"))
+        has_original = bool(row.pop("has_original"))
+        return DocumentContent(Document.model_validate(row), content, page_lines, has_original)
+
+    def find_original(self, docset_id: int, path: str) -> OriginalFile:
+        """The stored original file of a document (an uploaded PDF)."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select o.media_type, o.content from document_originals o"
+                " join documents d on d.id = o.document_id"
+                " where d.docset_id = %s and d.path = %s",
+                (docset_id, path),
+            ).fetchone()
+        if row is None:
+            raise NotFoundError(f"No original file is stored for {path!r}.")
+        return OriginalFile(media_type=str(row[0]), content=bytes(row[1]))
 
     def delete_documents(self, docset_id: int, paths: Sequence[str]) -> list[str]:
         """Delete documents of a DocSet by path with their chunks, at once; the paths deleted."""
@@ -420,7 +450,15 @@ def _upsert_document(
             (Jsonb(doc.metadata), docset_id, doc.path),
         ).fetchone()
     assert row is not None
-    return int(row[0])
+    document_id = int(row[0])
+    if doc.original is not None:
+        conn.execute(
+            "insert into document_originals (document_id, media_type, content)"
+            " values (%s, %s, %s) on conflict (document_id) do update"
+            " set media_type = excluded.media_type, content = excluded.content",
+            (document_id, doc.original.media_type, doc.original.content),
+        )
+    return document_id
 
 
 _CHUNK_COPY = (

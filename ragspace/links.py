@@ -1,0 +1,41 @@
+"""Links that open a document's lines in the app's viewer: `?docset=…&path=…&lines=a-b`.
+
+MCP and CLI hits carry one as `view_url`, so a person can check a cited range in the app
+(uploads have no other place to be opened at).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ragspace.errors import ValidationError
+
+
+@dataclass(frozen=True)
+class LineLink:
+    """Lines of a document of a DocSet, 1-based and inclusive."""
+
+    docset: str
+    path: str
+    start_line: int
+    end_line: int
+
+
+def view_url(app_url: str, link: LineLink) -> str:
+    """The app's address that opens `link` in its viewer."""
+    lines = f"{link.start_line}-{link.end_line}"
+    query = urlencode({"docset": link.docset, "path": link.path, "lines": lines})
+    return f"{app_url.rstrip('/')}/?{query}"
+
+
+def parse_line_link(params: Mapping[str, str]) -> LineLink | None:
+    """The lines a page address asks the viewer to open (None: it asks for none)."""
+    docset, path = params.get("docset", ""), params.get("path", "")
+    if not docset or not path:
+        return None
+    lines = params.get("lines", "1")
+    first, _, last = lines.partition("-")
+    if not first.isdigit() or not (last or first).isdigit():
+        raise ValidationError(f"lines={lines!r} is not a line range like 12-30.")
+    start = max(1, int(first))
+    return LineLink(docset, path, start, max(start, int(last or first)))

@@ -1,0 +1,124 @@
+"""Links into and out of the viewer: an uploaded PDF opened at its page, and the address
+(`?docset=…&path=…&lines=a-b`) that opens lines of a document next to the chat."""
+
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pypdf
+import pytest
+from pydantic import SecretStr
+
+from ragspace.access import parse_auth
+from ragspace.errors import NotFoundError, ValidationError
+from ragspace.links import LineLink, parse_line_link, view_url
+from ragspace.models import Citation, NewDocument
+from ragspace.services import RagspaceService
+from ragspace.sources.files import UploadedFile, classify_bytes
+from ragspace.worker import Ingestor
+from ragspace_ui.viewer import open_citation, open_document, open_line_link
+
+DATA = Path(__file__).parent / "data"
+PDF = (DATA / "sample.pdf").read_bytes()
+
+
+@pytest.fixture
+def handbook(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
+    service.create_docset("handbook")
+    files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("sample.pdf", "textwrap.py")]
+    service.add_files("handbook", files)
+    ingestor.process_all()
+    return service
+
+
+def _page_of(text: str) -> int:
+    pages = pypdf.PdfReader(DATA / "sample.pdf").pages
+    return next(n for n, page in enumerate(pages, 1) if text in (page.extract_text() or ""))
+
+
+def test_an_uploaded_pdf_is_kept_and_its_citation_links_to_the_cited_page(
+    handbook: RagspaceService,
+) -> None:
+    *_, last = handbook.ask("What do otters build dams from?", ["handbook"])
+    assert last.answer is not None
+    citation = next(c for c in last.answer.citations if c.path == "sample.pdf")
+    page = open_citation(handbook, citation, "handbook")
+    expected = _page_of("willow branches")
+    assert expected == 2  # the fact is not on the first page, so the page number matters
+    assert f'href="ragspace/original?docset=handbook&amp;path=sample.pdf#page={expected}"' in page
+    assert f"open the PDF at page {expected}" in page
+    assert handbook.read_original("handbook", "sample.pdf").content == PDF
+
+
+def test_only_pdfs_without_an_origin_keep_their_bytes(handbook: RagspaceService) -> None:
+    assert not handbook.read_document("handbook", "textwrap.py").has_original
+    assert "open the PDF" not in open_document(handbook, "handbook", "textwrap.py")
+    with pytest.raises(NotFoundError):
+        handbook.read_original("handbook", "textwrap.py")
+    cite = {"source": "github", "html_url": "https://github.com/o/r", "commit": "abc"}
+    from_github = classify_bytes("docs/sample.pdf", PDF, 10**6, cite)
+    assert isinstance(from_github, NewDocument) and from_github.original is None
+
+
+def test_removing_a_pdf_removes_its_kept_bytes(handbook: RagspaceService) -> None:
+    handbook.remove_documents("handbook", ["sample.pdf"])
+    with pytest.raises(NotFoundError):
+        handbook.read_original("handbook", "sample.pdf")
+
+
+def test_a_line_link_round_trips_and_a_bad_one_is_refused() -> None:
+    link = LineLink("my docs", "src/a b.py", 5, 8)
+    url = view_url("https://x.hf.space/", link)
+    assert url == "https://x.hf.space/?docset=my+docs&path=src%2Fa+b.py&lines=5-8"
+    assert parse_line_link(dict(parse_qsl(urlsplit(url).query))) == link
+    assert parse_line_link({}) is None  # an ordinary visit opens nothing
+    assert parse_line_link({"docset": "d", "path": "p"}) == LineLink("d", "p", 1, 1)
+    with pytest.raises(ValidationError, match="not a line range"):
+        parse_line_link({"docset": "d", "path": "p", "lines": "five"})
+
+
+def test_a_line_link_opens_its_lines_highlighted(handbook: RagspaceService) -> None:
+    start = next(
+        n
+        for n, line in enumerate((DATA / "textwrap.py").read_text().splitlines(), 1)
+        if line.startswith("def dedent")
+    )
+    page = open_line_link(handbook, LineLink("handbook", "textwrap.py", start, start + 2))
+    assert f"lines {start}-{start + 2} of" in page
+    for number in range(start, start + 3):
+        assert f'<span class="rs-line rs-focus" id="rs-L{number}">' in page
+    assert f'<span class="rs-line " id="rs-L{start - 1}">' in page  # context, plain
+
+
+def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers["content-type"], response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers["content-type"], exc.read()
+
+
+def test_the_app_serves_a_kept_pdf_to_those_who_may_read_the_docset(
+    handbook: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    url = launch_app(handbook)
+    status, kind, body = _get(f"{url}ragspace/original?docset=handbook&path=sample.pdf")
+    assert (status, kind, body) == (200, "application/pdf", PDF)
+    status, _, body = _get(f"{url}ragspace/original?docset=handbook&path=textwrap.py")
+    assert status == 404 and b"No original file" in body
+
+    credentials = parse_auth(SecretStr("ana:secret-pass-1"))
+    guarded = launch_app(handbook, credentials)
+    status, _, body = _get(f"{guarded}ragspace/original?docset=handbook&path=sample.pdf")
+    assert status == 401 and PDF not in body
+    signed = {"X-Ragspace-Auth": "ana:secret-pass-1"}
+    status, _, body = _get(f"{guarded}ragspace/original?docset=handbook&path=sample.pdf", signed)
+    assert (status, body) == (200, PDF)
+
+
+def test_a_citation_without_a_stored_page_map_has_no_pdf_link(handbook: RagspaceService) -> None:
+    citation = Citation(number=1, label="textwrap.py", path="textwrap.py", start_line=1, end_line=3)
+    assert "open the PDF" not in open_citation(handbook, citation, "handbook")
