@@ -128,7 +128,7 @@ def open_citation(service: RagspaceService, citation: Citation, docset: str) -> 
     focus_start, focus_end = focus_of(citation)
     start = max(1, focus_start - CONTEXT_LINES)
     end = max(citation.end_line, focus_end) + CONTEXT_LINES
-    document = service.read_document(docset, citation.path, start, end)
+    document = service.read_document(docset, citation.path, start, end, citation.ref)
     return viewer_html(document, citation)
 
 

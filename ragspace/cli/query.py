@@ -5,7 +5,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from ragspace.answering.citations import cite_hit
+from ragspace.answering.citations import cite_hit, version_data, version_text
 from ragspace.cli.support import Subcommands, note, opened_service, print_json
 from ragspace.models import Answer, Citation, Hit
 
@@ -42,6 +42,11 @@ def _docsets_and_mode(parser: argparse.ArgumentParser) -> None:
         help="search this DocSet (repeat for several; default: all)",
     )
     parser.add_argument("--mode", choices=MODES, help="retrieval mode (default: configured)")
+    parser.add_argument(
+        "--ref",
+        metavar="REF",
+        help="only this version (GitHub branch, tag or commit) of a versioned DocSet",
+    )
 
 
 def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
@@ -52,7 +57,7 @@ def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
 
 def _search(args: argparse.Namespace) -> int:
     with opened_service() as service:
-        hits = service.search(args.query, args.docset, args.k, _mode(args))
+        hits = service.search(args.query, args.docset, args.k, _mode(args), ref=args.ref)
     if args.json:
         print_json([_hit_json(hit, rank) for rank, hit in enumerate(hits, 1)])
         return 0
@@ -60,7 +65,8 @@ def _search(args: argparse.Namespace) -> int:
         note("No matching passages (are the DocSet's documents done embedding?).")
     for rank, hit in enumerate(hits, 1):
         citation = cite_hit(hit, rank)
-        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}  ·  score {hit.score:.4f}")
+        version = f"  ·  {version_text(citation)}" if citation.ref else ""
+        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}{version}  ·  score {hit.score:.4f}")
         for extra in (citation.url, citation.context):
             if extra:
                 print(f"    {extra}")
@@ -83,13 +89,16 @@ def _hit_json(hit: Hit, rank: int) -> dict[str, Any]:
         "context": citation.context,
         "score": hit.score,
         "content": hit.content,
+        **version_data(citation),
     }
 
 
 def _ask(args: argparse.Namespace) -> int:
     rerank = not args.no_rerank
     with opened_service() as service:
-        updates = service.ask(args.question, args.docset, mode=_mode(args), rerank=rerank)
+        updates = service.ask(
+            args.question, args.docset, mode=_mode(args), rerank=rerank, ref=args.ref
+        )
         if args.json:
             *_, last = updates
             assert last.answer is not None
@@ -123,4 +132,5 @@ def _print_sources(citations: list[Citation]) -> None:
     print("\nSources:")
     for citation in citations:
         where = f"  {citation.url}" if citation.url else ""
-        print(f"[{citation.number}] {citation.label}{where}")
+        version = f"  ({version_text(citation)})" if citation.ref else ""
+        print(f"[{citation.number}] {citation.label}{version}{where}")
