@@ -377,10 +377,13 @@ class RagspaceService:
         )
 
     @changes("remove documents")
-    def remove_documents(self, docset_name: str, paths: Sequence[str]) -> list[str]:
-        """Remove documents of a DocSet by path; search stops finding them at once."""
+    def remove_documents(
+        self, docset_name: str, paths: Sequence[str], ref: str | None = None
+    ) -> list[str]:
+        """Remove documents of a DocSet by path (at every ref, or only at `ref`; '' is the
+        unversioned documents); search stops finding them at once."""
         docset = self._store.get_docset_by_name(docset_name)
-        removed = self._store.delete_documents(docset.id, paths)
+        removed = self._store.delete_documents(docset.id, paths, ref)
         missing = sorted(set(paths) - set(removed))
         if missing:
             raise NotFoundError(

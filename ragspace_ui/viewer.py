@@ -144,6 +144,6 @@ def document_html(document: DocumentText) -> str:
     return head + body
 
 
-def open_document(service: RagspaceService, docset: str, path: str) -> str:
-    """Read a document's first DOCUMENT_LINES lines and render them."""
-    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES))
+def open_document(service: RagspaceService, docset: str, path: str, ref: str | None = None) -> str:
+    """Read a document's first DOCUMENT_LINES lines (at `ref`, if given) and render them."""
+    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES, ref))

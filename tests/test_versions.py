@@ -19,7 +19,9 @@ from ragspace.store import Store
 from ragspace.store.migrations import apply_migrations
 from ragspace.worker import Ingestor
 from ragspace_ui.chat_tab import ALL_REFS, ref_choices, sources_markdown
-from ragspace_ui.viewer import open_citation
+from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
+from ragspace_ui.mcp_tools import Gate, read_tools
+from ragspace_ui.viewer import open_citation, open_document
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
 from tests.test_github_source import APP_PY, make_service
@@ -293,3 +295,31 @@ def test_migration_gives_existing_github_documents_their_ref(
                 "insert into documents (docset_id, path, content, content_hash, ref)"
                 " values (1, 'acme/widgets/README.md', 'z', 'h3', 'v2')"
             )
+
+
+def test_mcp_tools_pass_the_ref_through(versions: Versions) -> None:
+    tools = {tool.__name__: tool for tool in read_tools(versions.service, Gate(None))}
+    hits = json.loads(tools["search"]("where widgets are made", ["widgets"], 4, "v1.0"))
+    assert hits and {(h["ref"], h["resolved_sha"]) for h in hits} == {("v1.0", versions.v1)}
+    asked = json.loads(tools["ask"](QUESTION, ["widgets"], "v2.0"))
+    assert "laser foundry" in asked["answer"]
+    assert {c["ref"] for c in asked["citations"]} == {"v2.0"}
+    read = json.loads(tools["read_document"]("widgets", "acme/widgets/README.md", 3, 3, "v1.0"))
+    assert read["text"] == "Widgets are made in the sprocket factory in Leeds."
+
+
+def test_documents_panel_chooses_opens_and_removes_one_ref_of_a_path(
+    versions: Versions,
+) -> None:
+    service = versions.service
+    _, choices, _ = listing(service, "widgets", "README")
+    assert choices["choices"] == ["acme/widgets/README.md @ v1.0", "acme/widgets/README.md @ v2.0"]
+    chosen = chosen_documents(service, "widgets", ["acme/widgets/README.md @ v2.0"])
+    assert [(d.path, d.ref) for d in chosen] == [("acme/widgets/README.md", "v2.0")]
+    shown = open_document(service, "widgets", chosen[0].path, chosen[0].ref)
+    assert "laser foundry" in shown and "sprocket" not in shown
+    assert remove_chosen(service, "widgets", ["acme/widgets/README.md @ v1.0"]) == 1
+    left = [(d.path, d.ref) for d in service.list_documents("widgets") if "README" in d.path]
+    assert left == [("acme/widgets/README.md", "v2.0")]
+    with pytest.raises(NotFoundError, match=r"README\.md @ v1\.0"):
+        remove_chosen(service, "widgets", ["acme/widgets/README.md @ v1.0"])

@@ -324,12 +324,18 @@ class Store:
             )
         return sorted(refs.values(), key=lambda info: info.ref)
 
-    def delete_documents(self, docset_id: int, paths: Sequence[str]) -> list[str]:
-        """Delete documents of a DocSet by path with their chunks, at once; the paths deleted."""
+    def delete_documents(
+        self, docset_id: int, paths: Sequence[str], ref: str | None = None
+    ) -> list[str]:
+        """Delete documents of a DocSet by path (at every ref, or at `ref` only) with their
+        chunks, at once; the paths deleted."""
+        at_ref = "" if ref is None else " and ref = %s"
+        params = (docset_id, list(paths)) if ref is None else (docset_id, list(paths), ref)
         with self._pool.connection() as conn, conn.transaction():
             rows = conn.execute(
-                "delete from documents where docset_id = %s and path = any(%s) returning path",
-                (docset_id, list(paths)),
+                "delete from documents where docset_id = %s and path = any(%s)"
+                f"{at_ref} returning path".encode(),
+                params,
             ).fetchall()
         return sorted({str(row[0]) for row in rows})  # a path at several refs: all of them
 
