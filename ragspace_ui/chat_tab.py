@@ -105,14 +105,18 @@ def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
     return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + f"{at}."
 
 
-def ref_choices(service: RagspaceService, selected: list[str] | None) -> dict[str, Any]:
+def ref_choices(
+    service: RagspaceService, selected: list[str] | None, current: str | None = None
+) -> dict[str, Any]:
     """The ref selector: shown, with "all refs" and each ref, when the one chosen DocSet is
-    indexed at more than one ref; hidden (every version searched) otherwise."""
+    indexed at more than one ref (a still indexed `current` choice stays); hidden (every
+    version searched) otherwise."""
     refs = service.list_refs(selected[0]) if selected and len(selected) == 1 else []
     if len(refs) < 2:
         return gr.update(choices=[("All refs", ALL_REFS)], value=ALL_REFS, visible=False)
     choices = [("All refs", ALL_REFS)] + [(f"{r.ref} @ {r.resolved_sha[:12]}", r.ref) for r in refs]
-    return gr.update(choices=choices, value=ALL_REFS, visible=True)
+    kept = current if current in {r.ref for r in refs} else ALL_REFS
+    return gr.update(choices=choices, value=kept, visible=True)
 
 
 def chosen_ref(value: str | None) -> str | None:
@@ -292,14 +296,14 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
             yield *turn, cited, gr.update(choices=viewer_choices(cited), value=None)
 
     @user_errors
-    def on_docsets(selected: list[str] | None) -> dict[str, Any]:
-        return ref_choices(service, selected)
+    def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
+        return ref_choices(service, selected, current)
 
     @user_errors
     def on_open(number: int | None, cited: OpenableSources) -> str:
         return open_source(service, number, cited)
 
-    docsets.change(on_docsets, docsets, ref, show_progress="hidden")
+    docsets.change(on_docsets, [docsets, ref], ref, show_progress="hidden")
     inputs = [question, chatbot, docsets, mode, rerank, ref]
     outputs = [chatbot, sources, question, openable, pick]
     ask.click(on_ask, inputs, outputs)

@@ -233,6 +233,9 @@ def test_chat_ref_selector_appears_only_for_a_docset_with_several_refs(
     values = [value for _, value in shown["choices"]]
     assert values == [ALL_REFS, "v1.0", "v2.0"]
     assert shown["choices"][1][0] == f"v1.0 @ {versions.v1[:12]}"
+    # the lists refresh whenever a tab opens: a chosen ref that is still indexed stays
+    assert ref_choices(service, ["widgets"], "v2.0")["value"] == "v2.0"
+    assert ref_choices(service, ["widgets"], "v9.9")["value"] == ALL_REFS
     service.create_docset("notes")
     for selected in ([], ["notes"], ["widgets", "notes"]):
         hidden = ref_choices(service, selected)
