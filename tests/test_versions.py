@@ -1,5 +1,6 @@
 """Versioned DocSets: one GitHub repository indexed at two refs side by side (issue 15)."""
 
+import dataclasses
 import json
 import shutil
 from collections.abc import Iterator, Sequence
@@ -15,7 +16,7 @@ from ragspace.errors import NotFoundError, ValidationError
 from ragspace.models import SourceKind
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ragspace.store import Store
+from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
 from ragspace.worker import Ingestor
 from ragspace_ui.chat_tab import ALL_REFS, ref_choices, sources_markdown
@@ -326,3 +327,26 @@ def test_documents_panel_chooses_opens_and_removes_one_ref_of_a_path(
     assert left == [("acme/widgets/README.md", "v2.0")]
     with pytest.raises(NotFoundError, match=r"README\.md @ v1\.0"):
         remove_chosen(service, "widgets", ["acme/widgets/README.md @ v1.0"])
+
+
+def test_every_search_side_filters_by_ref(
+    versions: Versions, store: Store, embedder: LocalEmbedder
+) -> None:
+    # give every chunk a fast-tier vector (the local model's, also 384 dims) so the fast
+    # ranking has something to rank, then run each side alone at each ref
+    with store.pool.connection() as conn:
+        conn.execute("update chunks set fast_embedding = embedding::vector(384)")
+    vector = embedder.embed(["where widgets are made"])[0]
+    docset_id = versions.service.get_docset("widgets").id
+    sides = {
+        "vector": SearchRequest([docset_id], 384, 20, query_vector=vector),
+        "keyword": SearchRequest([docset_id], 384, 20, keyword_terms=["widgets", "made"]),
+        "fast": SearchRequest([docset_id], 384, 20, fast_vector=vector, fast_everywhere=True),
+    }
+    for name, request in sides.items():
+        unfiltered = store.search(request)
+        assert {h.ref for h in unfiltered} == {"v1.0", "v2.0"}, name
+        for ref, sha in (("v1.0", versions.v1), ("v2.0", versions.v2)):
+            hits = store.search(dataclasses.replace(request, ref=ref))
+            assert hits and {(h.ref, h.resolved_sha) for h in hits} == {(ref, sha)}, name
+            assert len(hits) == len([h for h in unfiltered if h.ref == ref]), name
