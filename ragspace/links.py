@@ -19,12 +19,16 @@ class LineLink:
     path: str
     start_line: int
     end_line: int
+    ref: str | None = None  # of a versioned (GitHub) DocSet
 
 
 def view_url(app_url: str, link: LineLink) -> str:
     """The app's address that opens `link` in its viewer."""
-    lines = f"{link.start_line}-{link.end_line}"
-    query = urlencode({"docset": link.docset, "path": link.path, "lines": lines})
+    params = {"docset": link.docset, "path": link.path}
+    params["lines"] = f"{link.start_line}-{link.end_line}"
+    if link.ref:
+        params["ref"] = link.ref
+    query = urlencode(params)
     return f"{app_url.rstrip('/')}/?{query}"
 
 
@@ -38,4 +42,5 @@ def parse_line_link(params: Mapping[str, str]) -> LineLink | None:
     if not first.isdigit() or not (last or first).isdigit():
         raise ValidationError(f"lines={lines!r} is not a line range like 12-30.")
     start = max(1, int(first))
-    return LineLink(docset, path, start, max(start, int(last or first)))
+    end = max(start, int(last or first))
+    return LineLink(docset, path, start, end, params.get("ref") or None)

@@ -102,6 +102,7 @@ class Document(BaseModel):
     finished_at: datetime | None = None
     vector_tier: VectorTier | None = None
     size_bytes: int = 0  # of the stored text
+    ref: str = ""  # the GitHub branch, tag or commit it was synced at ('' for other sources)
 
 
 def tier_counts(documents: Sequence[Document]) -> dict[str, int]:
@@ -187,6 +188,11 @@ class Hit(BaseModel):
     score: float
     vector_similarity: float | None = None
     keyword_rank: int | None = None
+    # which version of its source the chunk is from (GitHub: the ref, the commit it resolved
+    # to at the last sync, and when that was; uploads and web pages have no ref)
+    ref: str | None = None
+    resolved_sha: str | None = None
+    indexed_at: datetime | None = None
 
 
 class Passage(BaseModel):
@@ -208,6 +214,9 @@ class Passage(BaseModel):
     focus_line: int = 0
     # last line of the best-matching chunk (0: the passage end)
     focus_end_line: int = 0
+    ref: str | None = None
+    resolved_sha: str | None = None
+    indexed_at: datetime | None = None
 
 
 # whether an answer's quote for a citation was found in the cited lines
@@ -234,6 +243,11 @@ class Citation(BaseModel):
     # whether the answer's quote for this citation was found in the cited lines
     verification: Verification | None = None
     quote: str = ""
+    # the DocSet and version of the cited lines (see Hit)
+    docset: str = ""
+    ref: str | None = None
+    resolved_sha: str | None = None
+    indexed_at: datetime | None = None
 
 
 class Answer(BaseModel):
@@ -255,6 +269,17 @@ class AnswerUpdate(BaseModel):
     text: str
     done: bool
     answer: Answer | None = None
+
+
+class RefInfo(BaseModel):
+    """One indexed version of a DocSet: a ref, the commit it resolved to and when."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ref: str
+    resolved_sha: str
+    indexed_at: datetime | None
+    locations: list[str] = Field(default_factory=list)  # the sources synced at this ref
 
 
 class SkippedItem(BaseModel):

@@ -1,5 +1,6 @@
 """Search a set of DocSets: vector, keyword (full-text) or hybrid (both, fused by RRF)."""
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,12 +63,17 @@ class Retriever:
         k: int,
         mode: RetrievalMode | None = None,
         tier: SearchTier | None = None,
+        ref: str | None = None,
     ) -> list[Hit]:
-        """The k best chunks, at most one per prose section; each side offers `candidates`."""
+        """The k best chunks, at most one per prose section; each side offers `candidates`.
+
+        With `ref`, only chunks of documents synced at that GitHub ref compete.
+        """
         fetch = max(k, min(k * SECTION_OVERFETCH, self.options.candidates))
-        return one_per_section(
-            self._store.search(self._request(query, docset_ids, k, fetch, mode, tier))
-        )[:k]
+        request = self._request(query, docset_ids, k, fetch, mode, tier)
+        if ref is not None:
+            request = dataclasses.replace(request, ref=ref)
+        return one_per_section(self._store.search(request))[:k]
 
     def fused(
         self,

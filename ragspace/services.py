@@ -29,6 +29,7 @@ from ragspace.models import (
     Message,
     NewDocument,
     OriginalFile,
+    RefInfo,
     RetrievalMode,
     SkippedItem,
     Source,
@@ -350,11 +351,20 @@ class RagspaceService:
         return self._store.list_documents(docset_ids, status)
 
     def read_document(
-        self, docset_name: str, path: str, start_line: int = 1, end_line: int | None = None
+        self,
+        docset_name: str,
+        path: str,
+        start_line: int = 1,
+        end_line: int | None = None,
+        ref: str | None = None,
     ) -> DocumentText:
-        """A document's text, whole or lines start_line..end_line (1-based, inclusive)."""
+        """A document's text, whole or lines start_line..end_line (1-based, inclusive).
+
+        A path indexed at several refs of a versioned DocSet needs `ref`.
+        """
         docset = self._store.get_docset_by_name(docset_name)
-        found = self._store.find_document(docset.id, path)
+        ref = self._checked_ref([docset], ref, named=True)
+        found = self._store.find_document(docset.id, path, ref)
         lines = found.content.split("\n")
         total = len(lines)
         if start_line < 1 or start_line > total:
@@ -379,10 +389,13 @@ class RagspaceService:
         return self._store.find_original(docset.id, path)
 
     @changes("remove documents")
-    def remove_documents(self, docset_name: str, paths: Sequence[str]) -> list[str]:
-        """Remove documents of a DocSet by path; search stops finding them at once."""
+    def remove_documents(
+        self, docset_name: str, paths: Sequence[str], ref: str | None = None
+    ) -> list[str]:
+        """Remove documents of a DocSet by path (at every ref, or only at `ref`; '' is the
+        unversioned documents); search stops finding them at once."""
         docset = self._store.get_docset_by_name(docset_name)
-        removed = self._store.delete_documents(docset.id, paths)
+        removed = self._store.delete_documents(docset.id, paths, ref)
         missing = sorted(set(paths) - set(removed))
         if missing:
             raise NotFoundError(
@@ -447,19 +460,30 @@ class RagspaceService:
 
     # Search and answers
 
+    def list_refs(self, docset_name: str) -> list[RefInfo]:
+        """The refs (versions) a DocSet's GitHub sources are indexed at, by name."""
+        return self._store.list_refs(self._store.get_docset_by_name(docset_name).id)
+
     def search(
         self,
         query: str,
         docset_names: Sequence[str] | None = None,
         k: int = 8,
         mode: RetrievalMode | None = None,
+        ref: str | None = None,
     ) -> list[Hit]:
-        """The k best chunks for the query within the selected DocSets (all if None)."""
+        """The k best chunks for the query within the selected DocSets (all if None).
+
+        With `ref`, only documents indexed at that GitHub ref are searched; a ref that is
+        not indexed is an error naming those that are.
+        """
         query = _valid_query(query)
-        docset_ids = [d.id for d in self._searchable_docsets(docset_names)]
+        docsets = self._searchable_docsets(docset_names)
+        ref = self._checked_ref(docsets, ref, named=bool(docset_names))
+        docset_ids = [d.id for d in docsets]
         if not docset_ids:
             return []
-        return self._retriever.search(query, docset_ids, max(1, min(k, 50)), mode)
+        return self._retriever.search(query, docset_ids, max(1, min(k, 50)), mode, ref=ref)
 
     def ask(
         self,
@@ -468,11 +492,14 @@ class RagspaceService:
         history: Sequence[Message] = (),
         mode: RetrievalMode | None = None,
         rerank: bool = True,
+        ref: str | None = None,
     ) -> Iterator[AnswerUpdate]:
         """A streamed answer with verified citations; the last update carries the Answer."""
         question = _valid_query(question)
-        docset_ids = [d.id for d in self._searchable_docsets(docset_names)]
-        return self._answers.stream(question, docset_ids, history, mode, rerank)
+        docsets = self._searchable_docsets(docset_names)
+        ref = self._checked_ref(docsets, ref, named=bool(docset_names))
+        docset_ids = [d.id for d in docsets]
+        return self._answers.stream(question, docset_ids, history, mode, rerank, ref)
 
     def answer(
         self,
@@ -481,11 +508,26 @@ class RagspaceService:
         history: Sequence[Message] = (),
         mode: RetrievalMode | None = None,
         rerank: bool = True,
+        ref: str | None = None,
     ) -> Answer:
         """The final answer of `ask`, without streaming."""
-        *_, last = self.ask(question, docset_names, history, mode, rerank)
+        *_, last = self.ask(question, docset_names, history, mode, rerank, ref)
         assert last.answer is not None
         return last.answer
+
+    def _checked_ref(self, docsets: Sequence[DocSet], ref: str | None, named: bool) -> str | None:
+        """The ref, if every named DocSet (or, for "all", some DocSet) is indexed at it.
+
+        Never a silent fallback to another version: the error names the refs there are.
+        """
+        if ref is None or not ref.strip():
+            return None
+        ref = ref.strip()
+        indexed = {d.name: [r.ref for r in self._store.list_refs(d.id)] for d in docsets}
+        lacking = [name for name, refs in indexed.items() if ref not in refs]
+        if lacking and (named or len(lacking) == len(indexed)):
+            raise NotFoundError(_unknown_ref_message(ref, {n: indexed[n] for n in lacking}))
+        return ref
 
     @changes("run evaluations")  # thousands of searches and, with a key, paid model calls
     def evaluate(
@@ -511,6 +553,18 @@ class RagspaceService:
             if self.needs_reembedding(docset):
                 raise EmbeddingModelMismatchError(self.embedding_notice(docset))
         return docsets
+
+
+def _unknown_ref_message(ref: str, indexed: dict[str, list[str]]) -> str:
+    """Which DocSets lack the ref, and the refs each of them is indexed at."""
+    if not indexed:
+        return f"No DocSet is indexed at ref {ref!r}."
+    parts = [
+        f"DocSet {name!r} is not indexed at ref {ref!r}; "
+        + (f"its refs: {', '.join(refs)}." if refs else "it has no versioned (GitHub) sources.")
+        for name, refs in indexed.items()
+    ]
+    return " ".join(parts)
 
 
 def _folder_options(include: Sequence[str], exclude: Sequence[str]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 import gradio as gr
 
 from ragspace.answering.answer import fenced
-from ragspace.answering.citations import link_citations
+from ragspace.answering.citations import link_citations, version_text
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
@@ -28,6 +28,7 @@ VERIFICATION_TEXT = {
     "paraphrased": "≈ a close paraphrase of these lines",
     "unsupported": "⚠ the quote was not found in these lines",
 }
+ALL_REFS = "*"  # the ref selector's "every version" entry (no git ref can be "*")
 OpenableSources = list[dict[str, Any]]  # each cited passage: its citation and DocSet
 ChatTurn = tuple[ChatHistory, str, str, OpenableSources]  # chat, sources panel, question box
 
@@ -101,16 +102,38 @@ def answer_markdown(text: str, citations: list[Citation]) -> str:
     return link_citations(text, linked)
 
 
-def scope_text(selected: list[str] | None) -> str:
-    """Which DocSets a question searches, as the sources panel states it."""
+def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
+    """Which DocSets (and ref) a question searches, as the sources panel states it."""
+    at = f" at ref **{md(ref)}**" if ref else ""
     if not selected:
-        return "Searched **all DocSets**."
-    return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + "."
+        return f"Searched **all DocSets**{at}."
+    return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + f"{at}."
 
 
-def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
-    """The sources panel: each passage with its place, context and a snippet."""
-    scope = scope_text(selected)
+def ref_choices(
+    service: RagspaceService, selected: list[str] | None, current: str | None = None
+) -> dict[str, Any]:
+    """The ref selector: shown, with "all refs" and each ref, when the one chosen DocSet is
+    indexed at more than one ref (a still indexed `current` choice stays); hidden (every
+    version searched) otherwise."""
+    refs = service.list_refs(selected[0]) if selected and len(selected) == 1 else []
+    if len(refs) < 2:
+        return gr.update(choices=[("All refs", ALL_REFS)], value=ALL_REFS, visible=False)
+    choices = [("All refs", ALL_REFS)] + [(f"{r.ref} @ {r.resolved_sha[:12]}", r.ref) for r in refs]
+    kept = current if current in {r.ref for r in refs} else ALL_REFS
+    return gr.update(choices=choices, value=kept, visible=True)
+
+
+def chosen_ref(value: str | None) -> str | None:
+    """The ref to search, or None for every version."""
+    return None if not value or value == ALL_REFS else value
+
+
+def sources_markdown(
+    answer: Answer, selected: list[str] | None = None, ref: str | None = None
+) -> str:
+    """The sources panel: each passage with its place, version, context and a snippet."""
+    scope = scope_text(selected, ref)
     if not answer.citations and not answer.passages:
         return f"{scope}\n\n_No sources._"
     cited = {c.number for c in answer.citations}
@@ -119,6 +142,8 @@ def sources_markdown(answer: Answer, selected: list[str] | None = None) -> str:
         label = md(citation.label)
         where = f"[{label}]({citation.url})" if citation.url else label
         context = f" — {md(citation.context)}" if citation.context else ""
+        if citation.ref:  # with several refs, every source says which version it is from
+            context = f" · `{version_text(citation)}`{context}"
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
         opens = f"[**\\[{citation.number}\\]**](#{source_anchor(citation.number)})"  # the viewer
         parts.append(
@@ -156,10 +181,11 @@ def answer_turns(
     selected: list[str] | None,
     mode_value: str,
     use_rerank: bool,
+    ref: str | None = None,
 ) -> Iterator[ChatTurn]:
     """Chat, sources panel and question box after each step of a streamed answer."""
     past = _history_messages(history)
-    updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank)
+    updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank, ref)
     shown = [*history, {"role": "user", "content": text}]
     yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, "", []
     try:
@@ -170,7 +196,7 @@ def answer_turns(
                 else update.text
             )
             reply = {"role": "assistant", "content": text_shown}
-            panel = sources_markdown(update.answer, selected) if update.answer else WRITING
+            panel = sources_markdown(update.answer, selected, ref) if update.answer else WRITING
             openable = openable_sources(update.answer) if update.answer else []
             yield [*shown, reply], panel, "", openable
     except Exception:
@@ -215,6 +241,15 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
         choices=[],
         interactive=True,
     )
+    ref = gr.Dropdown(
+        label="Version (ref)",
+        info="This DocSet is indexed at several refs: one, or all (each source names its ref).",
+        choices=[("All refs", ALL_REFS)],
+        value=ALL_REFS,
+        visible=False,
+        interactive=True,
+        elem_id="ref-pick",
+    )
     with gr.Row():
         with gr.Column(scale=3):
             chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"], elem_id="chatbot")
@@ -253,16 +288,29 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
 
     @inline_errors(outputs=5, message_at=1)  # the reason shows in the sources panel
     def on_ask(
-        text: str, history: ChatHistory, selected: list[str], mode_value: str, use_rerank: bool
+        text: str,
+        history: ChatHistory,
+        selected: list[str],
+        mode_value: str,
+        use_rerank: bool,
+        ref_value: str | None,
     ) -> Iterator[tuple[Any, ...]]:
-        for *turn, cited in answer_turns(service, text, history, selected, mode_value, use_rerank):
+        turns = answer_turns(
+            service, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
+        )
+        for *turn, cited in turns:
             yield *turn, cited, gr.update(choices=viewer_choices(cited), value=None)
+
+    @user_errors
+    def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
+        return ref_choices(service, selected, current)
 
     @user_errors
     def on_open(number: int | None, cited: OpenableSources) -> str:
         return open_source(service, number, cited)
 
-    inputs = [question, chatbot, docsets, mode, rerank]
+    docsets.change(on_docsets, [docsets, ref], ref, show_progress="hidden")
+    inputs = [question, chatbot, docsets, mode, rerank, ref]
     outputs = [chatbot, sources, question, openable, pick]
     ask.click(on_ask, inputs, outputs)
     question.submit(on_ask, inputs, outputs)

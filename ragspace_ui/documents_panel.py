@@ -6,6 +6,7 @@ from typing import Any
 
 import gradio as gr
 
+from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors
@@ -29,10 +30,16 @@ class DocumentRow:
     size: str
     last_sync: str
     reason: str
+    ref: str = ""  # the GitHub ref of a versioned DocSet's document ('' otherwise)
+
+    @property
+    def key(self) -> str:
+        """What the row is chosen by: its path, with the ref when it has one."""
+        return document_key(self.path, self.ref)
 
     def cells(self) -> list[Any]:
         return [
-            self.path,
+            self.key,
             self.source,
             self.status,
             self.chunks,
@@ -44,8 +51,19 @@ class DocumentRow:
     def matches(self, needle: str) -> bool:
         """True when the filter text is in the path, source, status or reason (any case)."""
         folded = needle.strip().casefold()
-        haystack = (self.path, self.source, self.status, self.reason)
+        haystack = (self.key, self.source, self.status, self.reason)
         return not folded or any(folded in field.casefold() for field in haystack)
+
+
+def document_key(path: str, ref: str) -> str:
+    """`path`, or `path @ ref` for a document of one ref of a versioned DocSet."""
+    return f"{path} @ {ref}" if ref else path
+
+
+def chosen_documents(service: RagspaceService, docset: str, keys: list[str]) -> list[Document]:
+    """The documents of a DocSet chosen by their keys (see `document_key`), in that order."""
+    documents = {document_key(d.path, d.ref): d for d in service.list_documents(docset)}
+    return [documents[key] for key in keys if key in documents]
 
 
 def size_text(size_bytes: int) -> str:
@@ -70,9 +88,9 @@ def source_label(source: Source) -> str:
 
 
 def document_rows(service: RagspaceService, docset: str) -> list[DocumentRow]:
-    """Every document of a DocSet, sorted by path."""
+    """Every document of a DocSet, sorted by path (then ref)."""
     sources = {s.id: source_label(s) for s in service.list_sources(docset)}
-    documents = sorted(service.list_documents(docset), key=lambda d: d.path)
+    documents = sorted(service.list_documents(docset), key=lambda d: (d.path, d.ref))
     return [_row(d, sources) for d in documents]
 
 
@@ -86,6 +104,7 @@ def _row(document: Document, sources: dict[int, str]) -> DocumentRow:
         size=size_text(document.size_bytes),
         last_sync=document.updated_at.strftime("%Y-%m-%d %H:%M"),
         reason=document.error_message or "",
+        ref=document.ref,
     )
 
 
@@ -101,7 +120,7 @@ def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[
         summary += " match the filter"
     if len(shown) < len(matching):
         summary += f"; the first {len(shown)} are listed, narrow them with the filter"
-    paths = [row.path for row in shown]
+    paths = [row.key for row in shown]
     return [row.cells() for row in shown], gr.update(choices=paths, value=[]), summary + "."
 
 
@@ -162,15 +181,17 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> Do
 
     @inline_errors(outputs=2)
     def on_open(docset: str | None, paths: list[str] | None) -> tuple[str, str]:
-        path = _chosen(paths)[0]
-        note = f"Showing {md(path)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
-        return note, open_document(service, _docset(docset), path)
+        key = _chosen(paths)[0]
+        note = f"Showing {md(key)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
+        found = chosen_documents(service, _docset(docset), [key])
+        ref = (found[0].ref or None) if found else None
+        path = found[0].path if found else key
+        return note, open_document(service, _docset(docset), path, ref)
 
     @inline_errors(outputs=1)
     def on_reembed(docset: str | None, paths: list[str] | None) -> str:
-        wanted = set(_chosen(paths))
-        documents = service.list_documents(_docset(docset))
-        queued = service.reembed_documents([d.id for d in documents if d.path in wanted])
+        documents = chosen_documents(service, _docset(docset), _chosen(paths))
+        queued = service.reembed_documents([d.id for d in documents])
         return (
             f"Queued {queued} document(s) for re-embedding; progress on the Embedding status tab."
         )
@@ -183,8 +204,9 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> Do
 
     @inline_errors(outputs=2)
     def on_remove(docset: str | None, paths: list[str] | None) -> tuple[str, Any]:
-        removed = service.remove_documents(_docset(docset), _chosen(paths))
-        return f"Removed {len(removed)} document(s).", gr.update(visible=False)
+        return f"Removed {remove_chosen(service, _docset(docset), _chosen(paths))} document(s).", (
+            gr.update(visible=False)
+        )
 
     panel.expand(on_list, [selected, needle], listed, show_progress="hidden")
     selected.change(on_list, [selected, needle], listed, show_progress="hidden")
@@ -204,6 +226,25 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> Do
             event.then(on_list, [selected, needle], listed, show_progress="hidden")
 
     return DocumentsPanel(removed=[removed], refresh_after=refresh_after)
+
+
+def remove_chosen(service: RagspaceService, docset: str, keys: list[str]) -> int:
+    """Remove the chosen documents, each only at its own ref; how many were removed."""
+    by_ref: dict[str, list[str]] = {}
+    found = chosen_documents(service, docset, keys)
+    for document in found:
+        by_ref.setdefault(document.ref, []).append(document.path)
+    removed = sum(
+        len(service.remove_documents(docset, paths, ref)) for ref, paths in by_ref.items()
+    )
+    known = {document_key(d.path, d.ref) for d in found}
+    missing = [key for key in keys if key not in known]
+    if missing:  # listed, then removed elsewhere: say which, and what was removed
+        raise NotFoundError(
+            f"DocSet {docset!r} has no document {', '.join(map(repr, missing))}"
+            + (f"; removed {removed} other(s)." if removed else ".")
+        )
+    return removed
 
 
 def _docset(docset: str | None) -> str:

@@ -13,7 +13,7 @@ import gradio as gr
 from gradio.events import api as gradio_api
 
 from ragspace.access import AUTH_HEADER, Credentials
-from ragspace.answering.citations import cite_hit
+from ragspace.answering.citations import cite_hit, version_data
 from ragspace.errors import AuthenticationError
 from ragspace.models import Answer, Citation, DocSet, Document, Hit, Passage, SyncReport
 from ragspace.services import RagspaceService
@@ -50,6 +50,7 @@ def citation_data(citation: Citation, source: Hit | Passage) -> dict[str, Any]:
         "score": round(source.score, 6),
         "focus_start_line": citation.focus_start_line,
         "focus_end_line": citation.focus_end_line,
+        **version_data(citation),
     }
 
 
@@ -162,7 +163,11 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         return _json([docset_data(service, d) for d in service.list_docsets()])
 
     def search(
-        query: str, docsets: list[str] | None = None, k: int = 8, request: gr.Request | None = None
+        query: str,
+        docsets: list[str] | None = None,
+        k: int = 8,
+        ref: str | None = None,
+        request: gr.Request | None = None,
     ) -> str:
         """Search the DocSets for the passages (code or documentation) most relevant to a query.
 
@@ -174,16 +179,21 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             query: What to look for: a question, a concept, or identifiers such as function names.
             docsets: Names of DocSets to search (see list_docsets); empty or omitted: all.
             k: How many passages to return, 1 to 50 (default 8).
+            ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet;
+                omitted: every version, each result says its ref.
 
         Returns:
             JSON list of passages, best first: number, docset, title, path, start_line,
             end_line, label, url, context (heading path or symbol), snippet and score.
         """
         gate.check(request)
-        return _json(search_data(service.search(query, docsets or None, int(k))))
+        return _json(search_data(service.search(query, docsets or None, int(k), ref=ref or None)))
 
     def ask(
-        question: str, docsets: list[str] | None = None, request: gr.Request | None = None
+        question: str,
+        docsets: list[str] | None = None,
+        ref: str | None = None,
+        request: gr.Request | None = None,
     ) -> str:
         """Answer a question from the DocSets, with numbered citations [n] of the passages used.
 
@@ -195,6 +205,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         Args:
             question: The question, in natural language.
             docsets: Names of the DocSets to use (see list_docsets); empty or omitted uses all.
+            ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet.
 
         Returns:
             JSON object: answer (text with [n] markers), citations (number, docset, title,
@@ -203,7 +214,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             and notes.
         """
         gate.check(request)
-        return _json(answer_data(service.answer(question, docsets or None)))
+        return _json(answer_data(service.answer(question, docsets or None, ref=ref or None)))
 
     def list_documents(docset: str, request: gr.Request | None = None) -> str:
         """List the documents of a DocSet with their ingestion state.
@@ -222,6 +233,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         path: str,
         start_line: int = 1,
         end_line: int | None = None,
+        ref: str | None = None,
         request: gr.Request | None = None,
     ) -> str:
         """Read a document of a DocSet, whole or a line range, e.g. around a cited passage.
@@ -231,13 +243,14 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             path: The document's path, as given by search, ask or list_documents.
             start_line: First line to return, 1-based (default 1).
             end_line: Last line to return, inclusive; omitted: to the end of the document.
+            ref: The version (as search and ask give it) when the path is at several refs.
 
         Returns:
             JSON object: docset, path, title, language, start_line, end_line, total_lines, text.
         """
         gate.check(request)
         read = service.read_document(
-            docset, path, int(start_line), None if end_line is None else int(end_line)
+            docset, path, int(start_line), None if end_line is None else int(end_line), ref or None
         )
         return _json(
             {

@@ -163,7 +163,7 @@ def open_citation(service: RagspaceService, citation: Citation, docset: str) -> 
     focus_start, focus_end = focus_of(citation)
     start = max(1, focus_start - CONTEXT_LINES)
     end = max(citation.end_line, focus_end) + CONTEXT_LINES
-    document = service.read_document(docset, citation.path, start, end)
+    document = service.read_document(docset, citation.path, start, end, citation.ref)
     return viewer_html(document, citation)
 
 
@@ -180,15 +180,16 @@ def document_html(document: DocumentText) -> str:
     return head + body
 
 
-def open_document(service: RagspaceService, docset: str, path: str) -> str:
-    """Read a document's first DOCUMENT_LINES lines and render them."""
-    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES))
+def open_document(service: RagspaceService, docset: str, path: str, ref: str | None = None) -> str:
+    """Read a document's first DOCUMENT_LINES lines (at `ref`, if given) and render them."""
+    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES, ref))
 
 
 def open_line_link(service: RagspaceService, link: LineLink) -> str:
     """The viewer at a linked range: the lines highlighted, some context around them."""
     start = max(1, link.start_line - CONTEXT_LINES)
-    document = service.read_document(link.docset, link.path, start, link.end_line + CONTEXT_LINES)
+    end_line = link.end_line + CONTEXT_LINES
+    document = service.read_document(link.docset, link.path, start, end_line, link.ref)
     end = min(link.end_line, document.end_line)
     title = html.escape(document.document.path)
     where = f"lines {link.start_line}-{end} of {document.total_lines}"

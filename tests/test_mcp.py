@@ -99,11 +99,13 @@ def test_tools_are_listed_with_descriptions_and_schemas(
     assert search.description and "passages" in search.description
     assert "url" in search.description  # the Returns section tells the assistant the fields
     properties = search.inputSchema["properties"]
-    assert set(properties) == {"query", "docsets", "k"}
+    assert set(properties) == {"query", "docsets", "k", "ref"}
     assert search.inputSchema["required"] == ["query"]
     assert properties["k"]["type"] == "integer" and properties["k"]["default"] == 8
     assert "DocSets" in properties["docsets"]["description"]
-    assert set(tools["ask"].inputSchema["properties"]) == {"question", "docsets"}
+    assert set(tools["ask"].inputSchema["properties"]) == {"question", "docsets", "ref"}
+    assert "version" in properties["ref"]["description"]
+    assert "ref" in tools["read_document"].inputSchema["properties"]
     assert all(tool.description for tool in tools.values())
     # the Gradio HTTP API offers the same endpoints and nothing else
     endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")

@@ -4,7 +4,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ragspace.answering.citations import cite, passage_label, verify_citations
+from ragspace.answering.citations import cite, passage_label, verify_citations, version_text
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.focus import is_prose_passage, lead
 from ragspace.answering.llm import ChatModel
@@ -106,12 +106,19 @@ def _source_line(citation: Citation, passage: Passage) -> str:
     where = f"[{label}]({citation.url})" if citation.url else label
     context = f" · {escape_markdown(citation.context)}" if citation.context else ""
     docset = escape_markdown(passage.docset_name)
-    return f"- [{citation.number}] {where}{context} · DocSet *{docset}*"
+    version = f" · ref `{version_text(citation)}`" if citation.ref else ""
+    return f"- [{citation.number}] {where}{context} · DocSet *{docset}*{version}"
 
 
 def format_passages(passages: Sequence[Passage]) -> str:
     """Passages delimited as data for the prompt; a passage cannot close its own tag."""
-    return "\n\n".join(passage_block(p.number, passage_label(p), p.content) for p in passages)
+    return "\n\n".join(passage_block(p.number, _versioned_label(p), p.content) for p in passages)
+
+
+def _versioned_label(passage: Passage) -> str:
+    """The label, with the ref when the passage is from one (two refs may share a path)."""
+    label = passage_label(passage)
+    return f"{label} at ref {passage.ref}" if passage.ref else label
 
 
 class AnswerPipeline:
@@ -141,10 +148,12 @@ class AnswerPipeline:
         """True when a reranker is configured."""
         return self._reranker is not None
 
-    def reranked_search(self, query: str, docset_ids: Sequence[int], k: int) -> list[Hit]:
+    def reranked_search(
+        self, query: str, docset_ids: Sequence[int], k: int, ref: str | None = None
+    ) -> list[Hit]:
         """The k best hybrid hits after the reranker orders `rerank_candidates` of them."""
         depth = max(k, self._options.rerank_candidates)
-        hits = self._retriever.search(query, docset_ids, depth, RetrievalMode.HYBRID)
+        hits = self._retriever.search(query, docset_ids, depth, RetrievalMode.HYBRID, ref=ref)
         if self._reranker is not None:
             hits = self._reranker.rerank(query, hits)
         return hits[:k]
@@ -156,10 +165,11 @@ class AnswerPipeline:
         history: Sequence[Message] = (),
         mode: RetrievalMode | None = None,
         rerank: bool = True,
+        ref: str | None = None,
     ) -> Iterator[AnswerUpdate]:
         """Partial answers as they are written, then one final update with citations."""
         query = self._standalone(question, history)
-        passages = self.passages(query, docset_ids, mode, rerank)
+        passages = self.passages(query, docset_ids, mode, rerank, ref)
         if not passages:
             yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=Answer(text=NOTHING_FOUND))
         elif self._chat is None:
@@ -169,12 +179,17 @@ class AnswerPipeline:
             yield from self._generate(question, passages, history)
 
     def passages(
-        self, query: str, docset_ids: Sequence[int], mode: RetrievalMode | None, rerank: bool
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        mode: RetrievalMode | None,
+        rerank: bool,
+        ref: str | None = None,
     ) -> list[Passage]:
-        """Relevant passages for a query, reranked when asked and possible."""
+        """Relevant passages for a query (at `ref` when given), reranked when asked and possible."""
         wanted = self._options.passages
         depth = self._options.rerank_candidates if rerank and self._reranker else wanted
-        found = self._retriever.search(query, docset_ids, depth, mode)
+        found = self._retriever.search(query, docset_ids, depth, mode, ref=ref)
         if self._options.relevance_floor.refuses(found, query):
             return []
         hits = relevant(found, self._options.min_similarity)

@@ -1,6 +1,7 @@
 """Citations: where a passage lives, as a label a person reads and a link that opens it."""
 
 import re
+from typing import Any
 from urllib.parse import quote
 
 from ragspace.answering.focus import focus_range
@@ -66,7 +67,24 @@ def cite(passage: Passage, question: str = "") -> Citation:
         snippet=snippet(focused(passage, focus[0])),
         focus_start_line=focus[0],
         focus_end_line=focus[1],
+        docset=passage.docset_name,
+        ref=passage.ref,
+        resolved_sha=passage.resolved_sha,
+        indexed_at=passage.indexed_at,
     )
+
+
+def version_data(citation: Citation) -> dict[str, Any]:
+    """Which version the cited lines are from, as JSON: ref, resolved_sha, indexed_at."""
+    indexed = citation.indexed_at.isoformat(timespec="seconds") if citation.indexed_at else None
+    return {"ref": citation.ref, "resolved_sha": citation.resolved_sha, "indexed_at": indexed}
+
+
+def version_text(citation: Citation) -> str:
+    """`v3.0 @ 1a2b3c4d5e6f`, or '' for a source without versions."""
+    if not citation.ref:
+        return ""
+    return f"{citation.ref} @ {(citation.resolved_sha or '?')[:12]}"
 
 
 def focused(passage: Passage, first_line: int | None = None) -> str:
@@ -91,6 +109,9 @@ def hit_passage(hit: Hit, number: int) -> Passage:
         content=hit.content,
         metadata=hit.metadata,
         score=hit.score,
+        ref=hit.ref,
+        resolved_sha=hit.resolved_sha,
+        indexed_at=hit.indexed_at,
     )
 
 

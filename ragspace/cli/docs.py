@@ -32,6 +32,7 @@ def register(commands: Subcommands) -> None:
     show.add_argument("docset", help="DocSet name")
     show.add_argument("path", help="document path (see `docs list`)")
     show.add_argument("--lines", metavar="START[-END]", help="only these lines, e.g. 10-40")
+    show.add_argument("--ref", metavar="REF", help="the version, when the path is at several refs")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(run=_show)
 
@@ -82,11 +83,12 @@ def _line_range(text: str | None) -> tuple[int, int | None]:
 def _show(args: argparse.Namespace) -> int:
     start, end = _line_range(args.lines)
     with opened_service() as service:
-        read = service.read_document(args.docset, args.path, start, end)
+        read = service.read_document(args.docset, args.path, start, end, args.ref)
     if args.json:
         print_json(
             {
                 "path": read.document.path,
+                "ref": read.document.ref or None,
                 "start_line": read.start_line,
                 "end_line": read.end_line,
                 "total_lines": read.total_lines,

@@ -5,7 +5,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from ragspace.answering.citations import cite_hit
+from ragspace.answering.citations import cite_hit, version_data, version_text
 from ragspace.cli.support import Subcommands, note, opened_service, print_json
 from ragspace.links import LineLink, view_url
 from ragspace.models import Answer, Citation, Hit
@@ -44,6 +44,11 @@ def _docsets_and_mode(parser: argparse.ArgumentParser) -> None:
         help="search this DocSet (repeat for several; default: all)",
     )
     parser.add_argument("--mode", choices=MODES, help="retrieval mode (default: configured)")
+    parser.add_argument(
+        "--ref",
+        metavar="REF",
+        help="only this version (GitHub branch, tag or commit) of a versioned DocSet",
+    )
 
 
 def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
@@ -55,7 +60,7 @@ def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
 def _search(args: argparse.Namespace) -> int:
     app_url = load_settings().app_url
     with opened_service() as service:
-        hits = service.search(args.query, args.docset, args.k, _mode(args))
+        hits = service.search(args.query, args.docset, args.k, _mode(args), ref=args.ref)
     if args.json:
         print_json([_hit_json(hit, rank, app_url) for rank, hit in enumerate(hits, 1)])
         return 0
@@ -63,7 +68,8 @@ def _search(args: argparse.Namespace) -> int:
         note("No matching passages (are the DocSet's documents done embedding?).")
     for rank, hit in enumerate(hits, 1):
         citation = cite_hit(hit, rank)
-        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}  ·  score {hit.score:.4f}")
+        version = f"  ·  {version_text(citation)}" if citation.ref else ""
+        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}{version}  ·  score {hit.score:.4f}")
         opens = citation.url or citation_view_url(app_url, hit.docset_name, citation)
         for extra in (opens, citation.context):
             if extra:
@@ -77,7 +83,7 @@ def citation_view_url(app_url: str, docset: str, citation: Citation) -> str:
     """The app's viewer at a citation's best-matching lines."""
     start = citation.focus_start_line or citation.start_line
     end = citation.focus_end_line or citation.end_line
-    return view_url(app_url, LineLink(docset, citation.path, start, end))
+    return view_url(app_url, LineLink(docset, citation.path, start, end, citation.ref or None))
 
 
 def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
@@ -95,6 +101,7 @@ def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
         "context": citation.context,
         "score": hit.score,
         "content": hit.content,
+        **version_data(citation),
     }
 
 
@@ -102,7 +109,9 @@ def _ask(args: argparse.Namespace) -> int:
     rerank = not args.no_rerank
     app_url = load_settings().app_url
     with opened_service() as service:
-        updates = service.ask(args.question, args.docset, mode=_mode(args), rerank=rerank)
+        updates = service.ask(
+            args.question, args.docset, mode=_mode(args), rerank=rerank, ref=args.ref
+        )
         if args.json:
             *_, last = updates
             assert last.answer is not None
@@ -147,4 +156,5 @@ def _print_sources(citations: list[Citation]) -> None:
     print("\nSources:")
     for citation in citations:
         where = f"  {citation.url}" if citation.url else ""
-        print(f"[{citation.number}] {citation.label}{where}")
+        version = f"  ({version_text(citation)})" if citation.ref else ""
+        print(f"[{citation.number}] {citation.label}{version}{where}")

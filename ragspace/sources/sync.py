@@ -86,7 +86,9 @@ class SourceSyncer:
         else:
             raise ValidationError("Uploaded files are re-synced by uploading them again.")
         state["skipped_counts"] = _counts(skipped)
-        result = self._store.apply_sync(source.docset_id, source.id, documents, kept, state)
+        # a GitHub source is one version of its repository: its documents carry the ref
+        ref = str(state.get("ref") or "") if source.kind is not SourceKind.WEB else ""
+        result = self._store.apply_sync(source.docset_id, source.id, documents, kept, state, ref)
         return SyncReport(
             source_id=source.id,
             resolved=str(state.get("commit") or state.get("start_url") or ""),

@@ -31,25 +31,33 @@ class SearchRequest:
     fast_everywhere: bool = False
     # the fast ranking's weight in the fusion; the quality and keyword rankings weigh 1
     fast_weight: float = 1.0
+    # only chunks of documents synced at this ref (a GitHub branch, tag or commit); None: all
+    ref: str | None = None
 
 
 def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
     """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
     parts: list[sql.Composable] = []
+    # the ref filter is added only when asked for, so an unversioned search keeps its plan
+    ref = sql.SQL(_REF_FILTER if request.ref is not None else "")
+    ref_c = sql.SQL(
+        _REF_FILTER.replace("= document_id", "= c.document_id") if request.ref is not None else ""
+    )
     if request.query_vector is not None:
         parts.append(
             _VECTOR_CANDIDATES.format(
-                vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions)
+                vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions), ref=ref
             )
         )
     if request.keyword_terms:
-        parts.append(_KEYWORD_CANDIDATES)
+        parts.append(_KEYWORD_CANDIDATES.format(ref=ref_c))
     if not request.docset_ids:
         return []
     if request.fast_vector is not None and (
         request.fast_everywhere or _has_fast_only_chunks(pool, request.docset_ids)
     ):
-        parts.append(_FAST_EVERYWHERE if request.fast_everywhere else _FAST_CANDIDATES)
+        fast = _FAST_EVERYWHERE if request.fast_everywhere else _FAST_CANDIDATES
+        parts.append(fast.format(ref=ref))
     if not parts:
         return []
     query = sql.SQL(_FUSED).format(
@@ -67,6 +75,7 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
         "k": request.k,
+        "ref": request.ref,
     }
     with pool.connection() as conn, conn.transaction():
         # keep walking the HNSW graph until enough rows pass the DocSet filter
@@ -105,6 +114,13 @@ def _vector_type(dimensions: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.Literal(dimensions))
 
 
+# A chunk is at the ref when its document is (documents.ref; '' for unversioned sources).
+# A primary-key probe per candidate, so the HNSW scan keeps its order and filters as it goes.
+_REF_FILTER = (
+    " and exists (select 1 from documents rd where rd.id = document_id and rd.ref = %(ref)s)"
+)
+
+
 # Each side yields (id, vector_similarity, keyword_rank, rank, weight); ranks start at 1.
 _VECTOR_CANDIDATES = sql.SQL(
     """
@@ -112,7 +128,7 @@ _VECTOR_CANDIDATES = sql.SQL(
             row_number() over (order by distance, id) as rank, 1.0::float8 as weight
      from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
            from chunks
-           where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}
+           where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}
            order by embedding::{vt} <=> %(q)s::{vt}
            limit %(candidates)s) nearest)
     """
@@ -127,7 +143,7 @@ _FAST_RANKING = """
             %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
-           where docset_id = any(%(docsets)s) and fast_embedding is not null {only}
+           where docset_id = any(%(docsets)s) and fast_embedding is not null {only}{ref}
            order by fast_embedding <=> %(fq)s::vector(384)
            limit %(candidates)s) nearest_fast)
 """
@@ -178,7 +194,7 @@ _KEYWORD_CANDIDATES = sql.SQL(
      from (select id, row_number() over (order by score desc, id) as rank
            from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
                  from weighted_terms w
-                 join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s)
+                 join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s){ref}
                  group by c.id
                  order by score desc, c.id
                  limit %(candidates)s) matched) ranked)
@@ -194,11 +210,15 @@ _FUSED = """
     )
     select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
            c.ordinal, c.content, c.start_line, c.end_line, c.metadata,
-           f.score, f.vector_similarity, f.keyword_rank
+           f.score, f.vector_similarity, f.keyword_rank,
+           nullif(d.ref, '') as ref,
+           case when d.ref <> '' then s.sync_state ->> 'commit' end as resolved_sha,
+           coalesce(s.last_synced_at, d.updated_at) as indexed_at
     from fused f
     join chunks c on c.id = f.id
     join documents d on d.id = c.document_id
     join docsets ds on ds.id = c.docset_id
+    left join sources s on s.id = d.source_id
     order by f.score desc, c.id
     limit %(k)s
 """

@@ -11,7 +11,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from ragspace.errors import ConflictError, NotFoundError
+from ragspace.errors import ConflictError, NotFoundError, ValidationError
 from ragspace.models import (
     ChunkDraft,
     DocSet,
@@ -20,6 +20,7 @@ from ragspace.models import (
     Hit,
     NewDocument,
     OriginalFile,
+    RefInfo,
     Source,
     SourceKind,
 )
@@ -42,7 +43,7 @@ _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
-    d.vector_tier, octet_length(d.content) as size_bytes
+    d.vector_tier, octet_length(d.content) as size_bytes, d.ref
 """
 
 
@@ -177,7 +178,7 @@ class Store:
     ) -> list[int]:
         """Add or update documents by path; changed or new ones become pending (or error)."""
         with self._pool.connection() as conn, conn.transaction():
-            return [_upsert_document(conn, docset_id, source_id, doc) for doc in documents]
+            return [_upsert_document(conn, docset_id, source_id, doc, "") for doc in documents]
 
     def get_source(self, source_id: int) -> Source:
         """One source by id, with its last sync state."""
@@ -215,8 +216,13 @@ class Store:
         documents: Sequence[NewDocument],
         kept_paths: Sequence[str],
         sync_state: dict[str, Any],
+        ref: str = "",
     ) -> SyncResult:
-        """In one transaction: upsert fetched documents, delete the source's vanished ones."""
+        """In one transaction: upsert fetched documents, delete the source's vanished ones.
+
+        `ref` is the GitHub ref the source is synced at: its documents are that version's
+        ('' for sources without versions).
+        """
         keep = {doc.path for doc in documents} | set(kept_paths)
         with self._pool.connection() as conn, conn.transaction():
             before = {
@@ -225,7 +231,7 @@ class Store:
                     "select path, content_hash from documents where source_id = %s", (source_id,)
                 ).fetchall()
             }
-            ids = [_upsert_document(conn, docset_id, source_id, doc) for doc in documents]
+            ids = [_upsert_document(conn, docset_id, source_id, doc, ref) for doc in documents]
             removed = [path for path in before if path not in keep]
             conn.execute(
                 "delete from documents where source_id = %s and path = any(%s)",
@@ -280,8 +286,12 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
-    def find_document(self, docset_id: int, path: str) -> DocumentContent:
-        """A document of a DocSet by path, with its stored text and page map."""
+    def find_document(self, docset_id: int, path: str, ref: str | None = None) -> DocumentContent:
+        """A document of a DocSet by path (at `ref`, when given), with its stored text, page
+        map and whether its original file is kept.
+
+        A path indexed at several refs needs the ref: the error names them.
+        """
         query = (
             f"select {_DOCUMENT_COLUMNS}, d.content,"
             " coalesce(d.metadata -> 'page_lines', '[]'::jsonb) as page_lines,"
@@ -289,11 +299,19 @@ class Store:
             " as has_original"
             " from documents d join docsets ds on ds.id = d.docset_id"
             " where d.docset_id = %s and d.path = %s"
+            + ("" if ref is None else " and d.ref = %s")
+            + " order by d.ref"
         )
+        params = (docset_id, path) if ref is None else (docset_id, path, ref)
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            row = cur.execute(query.encode(), (docset_id, path)).fetchone()
-        if row is None:
-            raise NotFoundError(f"The DocSet has no document with the path {path!r}.")
+            rows = cur.execute(query.encode(), params).fetchall()
+        if not rows:
+            at = "" if ref is None else f" at ref {ref!r}"
+            raise NotFoundError(f"The DocSet has no document with the path {path!r}{at}.")
+        if len(rows) > 1:
+            refs = ", ".join(repr(str(row["ref"])) for row in rows)
+            raise ValidationError(f"{path!r} is indexed at several refs ({refs}): choose one.")
+        row = rows[0]
         content = str(row.pop("content") or "")
         page_lines = list(row.pop("page_lines"))
         has_original = bool(row.pop("has_original"))
@@ -312,14 +330,43 @@ class Store:
             raise NotFoundError(f"No original file is stored for {path!r}.")
         return OriginalFile(media_type=str(row[0]), content=bytes(row[1]))
 
-    def delete_documents(self, docset_id: int, paths: Sequence[str]) -> list[str]:
-        """Delete documents of a DocSet by path with their chunks, at once; the paths deleted."""
+    def list_refs(self, docset_id: int) -> list[RefInfo]:
+        """The refs a DocSet's GitHub sources were synced at: resolved commit, sync time."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "select sync_state ->> 'ref' as ref, sync_state ->> 'commit' as resolved_sha,"
+                " last_synced_at as indexed_at, location from sources"
+                " where docset_id = %s and kind in ('github_repo', 'github_file')"
+                " and coalesce(sync_state ->> 'ref', '') <> '' and sync_state ? 'commit'"
+                " order by last_synced_at, id",
+                (docset_id,),
+            ).fetchall()
+        refs: dict[str, RefInfo] = {}
+        for row in rows:  # several sources at one ref: the latest sync names its commit
+            known = refs.get(row["ref"])
+            locations = [*(known.locations if known else []), row["location"]]
+            refs[row["ref"]] = RefInfo(
+                ref=row["ref"],
+                resolved_sha=row["resolved_sha"],
+                indexed_at=row["indexed_at"],
+                locations=locations,
+            )
+        return sorted(refs.values(), key=lambda info: info.ref)
+
+    def delete_documents(
+        self, docset_id: int, paths: Sequence[str], ref: str | None = None
+    ) -> list[str]:
+        """Delete documents of a DocSet by path (at every ref, or at `ref` only) with their
+        chunks, at once; the paths deleted."""
+        at_ref = "" if ref is None else " and ref = %s"
+        params = (docset_id, list(paths)) if ref is None else (docset_id, list(paths), ref)
         with self._pool.connection() as conn, conn.transaction():
             rows = conn.execute(
-                "delete from documents where docset_id = %s and path = any(%s) returning path",
-                (docset_id, list(paths)),
+                "delete from documents where docset_id = %s and path = any(%s)"
+                f"{at_ref} returning path".encode(),
+                params,
             ).fetchall()
-        return sorted(str(row[0]) for row in rows)
+        return sorted({str(row[0]) for row in rows})  # a path at several refs: all of them
 
     def get_chunks(self, document_id: int) -> list[ChunkDraft]:
         """A document's stored chunks in order."""
@@ -408,16 +455,21 @@ class Store:
 
 
 def _upsert_document(
-    conn: psycopg.Connection[Any], docset_id: int, source_id: int | None, doc: NewDocument
+    conn: psycopg.Connection[Any],
+    docset_id: int,
+    source_id: int | None,
+    doc: NewDocument,
+    ref: str,
 ) -> int:
-    """Insert or update one document; unchanged content keeps its chunks, metadata refreshes."""
+    """Insert or update one document (by DocSet, ref and path); unchanged content keeps its
+    chunks, metadata refreshes."""
     status = EmbeddingStatus.ERROR if doc.error_message else EmbeddingStatus.PENDING
     row = conn.execute(
         """
         insert into documents (docset_id, source_id, path, title, language, content,
-                               content_hash, embedding_status, error_message, metadata)
-        values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-        on conflict (docset_id, path) do update set
+                               content_hash, embedding_status, error_message, metadata, ref)
+        values (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+        on conflict (docset_id, ref, path) do update set
             source_id = excluded.source_id, title = excluded.title,
             language = excluded.language, content = excluded.content,
             content_hash = excluded.content_hash,
@@ -442,12 +494,14 @@ def _upsert_document(
             status.value,
             doc.error_message,
             Jsonb(doc.metadata),
+            ref,
         ),
     ).fetchone()
     if row is None:  # unchanged content: keep the existing chunks, refresh ETag and such
         row = conn.execute(
-            "update documents set metadata = %s where docset_id = %s and path = %s returning id",
-            (Jsonb(doc.metadata), docset_id, doc.path),
+            "update documents set metadata = %s"
+            " where docset_id = %s and ref = %s and path = %s returning id",
+            (Jsonb(doc.metadata), docset_id, ref, doc.path),
         ).fetchone()
     assert row is not None
     document_id = int(row[0])
