@@ -12,6 +12,7 @@ from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
+from ragspace_ui.mcp_server import mcp_lifespan
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,11 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "show_error": False,
         "css": CSS,
         # refuses anonymous clients (logins on) and uploads (read-only) before any route
-        "app_kwargs": {"middleware": guard_middleware(credentials, settings.read_only)},
+        "app_kwargs": {
+            "middleware": guard_middleware(credentials, settings.read_only),
+            # tool annotations and server instructions, which Gradio cannot set itself
+            "lifespan": mcp_lifespan,
+        },
     }
 
 
