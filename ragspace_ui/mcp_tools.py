@@ -91,8 +91,7 @@ def search_data(hits: list[Hit], max_tokens: int | None) -> dict[str, Any]:
 
 
 def short_quote(quote: str) -> str:
-    """A quote cut to QUOTE_CHARS at a word, marked with an ellipsis."""
-    quote = " ".join(quote.split())
+    """A quote cut to QUOTE_CHARS at a space, marked with an ellipsis (code keeps its lines)."""
     if len(quote) <= QUOTE_CHARS:
         return quote
     cut = quote.rfind(" ", 0, QUOTE_CHARS)
