@@ -458,3 +458,12 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     starved = result_json(call(url, "ask", {"question": question, "max_tokens": 1}))
     assert starved["citations"] == [] and starved["truncated"] is True
     assert starved["dropped_passages"] >= 1
+
+
+def test_without_mcp_the_app_still_starts(
+    service: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    # the lifespan that describes the MCP server has nothing to describe
+    url = launch_app(service, settings_override=Settings(_env_file=None, mcp_server=False))
+    assert httpx.get(url, timeout=10).status_code == 200
+    assert httpx.post(f"{url}gradio_api/mcp/", json={}, timeout=10).status_code == 404
