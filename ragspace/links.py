@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from ragspace.errors import ValidationError
+from ragspace.models import Citation
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,13 @@ class LineLink:
     start_line: int
     end_line: int
     ref: str | None = None  # of a versioned (GitHub) DocSet
+
+
+def citation_link(docset: str, citation: Citation) -> LineLink:
+    """The lines a citation points at (its best-matching ones), at its ref."""
+    start = citation.focus_start_line or citation.start_line
+    end = citation.focus_end_line or citation.end_line
+    return LineLink(docset, citation.path, start, end, citation.ref or None)
 
 
 def view_url(app_url: str, link: LineLink) -> str:

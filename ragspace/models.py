@@ -112,6 +112,53 @@ def tier_counts(documents: Sequence[Document]) -> dict[str, int]:
     return {"documents": len(documents), "fast": fast, "quality": quality}
 
 
+class IngestionProgress(BaseModel):
+    """How far the ingestion of some documents (a source, a DocSet, everything) has got."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pending: int = 0
+    processing: int = 0
+    done: int = 0
+    error: int = 0
+    # chunks with vectors: all of finished documents, the recorded part of running ones
+    chunks_embedded: int = 0
+    # chunks known so far (a pending document's count is unknown until it is chunked)
+    chunks_total: int = 0
+
+    @property
+    def documents(self) -> int:
+        """Documents counted, in any state."""
+        return self.pending + self.processing + self.done + self.error
+
+    @property
+    def finished(self) -> bool:
+        """No document waits or runs (done or in error)."""
+        return self.pending == 0 and self.processing == 0
+
+
+def ingestion_progress(documents: Sequence[Document]) -> IngestionProgress:
+    """Documents per state and chunks embedded of the known total (the status tab's counts)."""
+    counts = {status: 0 for status in EmbeddingStatus}
+    embedded = total = 0
+    for d in documents:
+        counts[d.embedding_status] += 1
+        if d.embedding_status is EmbeddingStatus.DONE:
+            embedded += d.chunk_count
+            total += d.chunk_count
+        elif d.embedding_status is EmbeddingStatus.PROCESSING:
+            embedded += d.chunks_embedded
+            total += d.chunks_total
+    return IngestionProgress(
+        pending=counts[EmbeddingStatus.PENDING],
+        processing=counts[EmbeddingStatus.PROCESSING],
+        done=counts[EmbeddingStatus.DONE],
+        error=counts[EmbeddingStatus.ERROR],
+        chunks_embedded=embedded,
+        chunks_total=total,
+    )
+
+
 def tier_text(documents: Sequence[Document]) -> str:
     """Both tiers' progress, e.g. `fast 120/120, quality 40/120`."""
     counts = tier_counts(documents)
@@ -259,6 +306,16 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     passages: list[Passage] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    # passages left out to keep within a token budget (AnswerBudget.max_tokens)
+    dropped_passages: int = 0
+
+
+@dataclass(frozen=True)
+class AnswerBudget:
+    """Limits on what an answer draws on: at most `passages`, their text within max_tokens."""
+
+    passages: int | None = None
+    max_tokens: int | None = None
 
 
 class AnswerUpdate(BaseModel):

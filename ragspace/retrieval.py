@@ -75,6 +75,24 @@ class Retriever:
             request = dataclasses.replace(request, ref=ref)
         return one_per_section(self._store.search(request))[:k]
 
+    def with_similarity(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
+        """The hits, each with its cosine similarity to the query where it has a vector.
+
+        Hybrid search measures similarity only for the vector side's candidates; a hit the
+        keyword side alone brought in gets it here (one more query embedding, one lookup).
+        """
+        missing = [hit.chunk_id for hit in hits if hit.vector_similarity is None]
+        if not missing:
+            return list(hits)
+        vector = self._embedder.embed([query])[0]
+        measured = self._store.similarities(missing, vector, self._embedder.dimensions)
+        return [
+            hit.model_copy(update={"vector_similarity": measured[hit.chunk_id]})
+            if hit.chunk_id in measured
+            else hit
+            for hit in hits
+        ]
+
     def fused(
         self,
         query: str,

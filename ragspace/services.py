@@ -20,12 +20,14 @@ from ragspace.eval.evaluation import Dataset
 from ragspace.eval.runner import EvalOptions, EvalReport, Evaluator, Progress
 from ragspace.models import (
     Answer,
+    AnswerBudget,
     AnswerUpdate,
     DocSet,
     Document,
     DocumentText,
     EmbeddingStatus,
     Hit,
+    IngestionProgress,
     Message,
     NewDocument,
     OriginalFile,
@@ -36,6 +38,7 @@ from ragspace.models import (
     SourceKind,
     SourcePreview,
     SyncReport,
+    ingestion_progress,
 )
 from ragspace.retrieval import Retriever
 from ragspace.sources.files import (
@@ -350,6 +353,18 @@ class RagspaceService:
             docset_ids = [self._store.get_docset_by_name(docset_name).id]
         return self._store.list_documents(docset_ids, status)
 
+    def ingestion_status(
+        self, docset_name: str | None = None, source_id: int | None = None
+    ) -> IngestionProgress:
+        """Ingestion progress of one source, one DocSet, or everything (the status tab's counts)."""
+        if source_id is not None:
+            source = self._store.get_source(source_id)  # NotFoundError names a wrong id
+            if docset_name and self._store.get_docset_by_name(docset_name).id != source.docset_id:
+                raise ValidationError(f"Source #{source_id} is not in DocSet {docset_name!r}.")
+            documents = self._store.list_documents([source.docset_id], None)
+            return ingestion_progress([d for d in documents if d.source_id == source_id])
+        return ingestion_progress(self.list_documents(docset_name or None))
+
     def read_document(
         self,
         docset_name: str,
@@ -485,6 +500,25 @@ class RagspaceService:
             return []
         return self._retriever.search(query, docset_ids, max(1, min(k, 50)), mode, ref=ref)
 
+    def relevant_search(
+        self,
+        query: str,
+        docset_names: Sequence[str] | None = None,
+        k: int = 8,
+        ref: str | None = None,
+    ) -> list[Hit]:
+        """`search` without the hits below the relevance floor, each with its similarity.
+
+        Every hit gets its cosine similarity to the query (hybrid search measures it only
+        for the vector side's candidates); the floor that lets `ask` refuse a question then
+        judges each hit, so an assistant never sees passages too far from the query.
+        """
+        query = _valid_query(query)
+        hits = self.search(query, docset_names, k, ref=ref)
+        hits = self._retriever.with_similarity(query, hits)
+        floor = self._answers.relevance_floor
+        return [hit for hit in hits if floor.admits(hit, query)]
+
     def ask(
         self,
         question: str,
@@ -493,13 +527,14 @@ class RagspaceService:
         mode: RetrievalMode | None = None,
         rerank: bool = True,
         ref: str | None = None,
+        budget: AnswerBudget | None = None,
     ) -> Iterator[AnswerUpdate]:
         """A streamed answer with verified citations; the last update carries the Answer."""
         question = _valid_query(question)
         docsets = self._searchable_docsets(docset_names)
         ref = self._checked_ref(docsets, ref, named=bool(docset_names))
         docset_ids = [d.id for d in docsets]
-        return self._answers.stream(question, docset_ids, history, mode, rerank, ref)
+        return self._answers.stream(question, docset_ids, history, mode, rerank, ref, budget)
 
     def answer(
         self,
@@ -509,9 +544,10 @@ class RagspaceService:
         mode: RetrievalMode | None = None,
         rerank: bool = True,
         ref: str | None = None,
+        budget: AnswerBudget | None = None,
     ) -> Answer:
         """The final answer of `ask`, without streaming."""
-        *_, last = self.ask(question, docset_names, history, mode, rerank, ref)
+        *_, last = self.ask(question, docset_names, history, mode, rerank, ref, budget)
         assert last.answer is not None
         return last.answer
 

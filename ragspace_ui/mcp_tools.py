@@ -1,8 +1,9 @@
 """MCP tools (and the public HTTP API): thin wrappers over RagspaceService for assistants.
 
 Gradio turns each function registered here with `gr.api` into an MCP tool named after the
-function; the docstring is the tool's description and its Args the parameters' descriptions.
-Results are JSON text, which every MCP client passes to the assistant as it is.
+function; the docstring is the tool's description and its Args the parameters' descriptions
+(one line each: Gradio reads one line per parameter). Results are JSON text, which every MCP
+client passes to the assistant as it is. Annotations and server instructions: mcp_server.py.
 """
 
 import json
@@ -11,65 +12,143 @@ from typing import Any
 
 import gradio as gr
 from gradio.events import api as gradio_api
+from gradio.route_utils import get_root_url
+from gradio.utils import get_function_description
+from starlette.requests import Request as StarletteRequest
 
 from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.answering.answer import without_sources
 from ragspace.answering.citations import cite_hit, version_data
 from ragspace.errors import AuthenticationError
-from ragspace.models import Answer, Citation, DocSet, Document, Hit, Passage, SyncReport
+from ragspace.links import citation_link, view_url
+from ragspace.models import (
+    Answer,
+    AnswerBudget,
+    Citation,
+    DocSet,
+    Document,
+    Hit,
+    IngestionProgress,
+    SyncReport,
+)
 from ragspace.services import RagspaceService
+from ragspace.tokens import count_tokens, leading_within
 from ragspace_ui.errors import user_errors
 from ragspace_ui.sources_panel import github_request, web_request
 
-READ_TOOLS = ("list_docsets", "search", "ask", "list_documents", "read_document")
+READ_TOOLS = ("list_docsets", "search", "ask", "list_documents", "read_document", "job_status")
 CHANGE_TOOLS = (
     "create_docset",
     "add_github_source",
     "add_website_source",
-    "resync_source",
+    "sync_source",
     "remove_documents",
 )
+QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
+
+
+def app_url_of(request: gr.Request | None) -> str | None:
+    """The address the caller reached the app at (behind a proxy: the forwarded one)."""
+    # a gr.Request wraps Starlette's; MCP's direct calls hand Starlette's over as it is
+    raw = getattr(request, "request", None) or request
+    if not isinstance(raw, StarletteRequest):
+        return None
+    return get_root_url(raw, raw.url.path, None)
 
 
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def citation_data(citation: Citation, source: Hit | Passage) -> dict[str, Any]:
-    """One cited passage as structured data: where it is, a link, a snippet and its score."""
+def location_data(
+    citation: Citation, docset: str, title: str, app_url: str | None = None
+) -> dict[str, Any]:
+    """Where a cited passage lives: DocSet, path, lines, the best-matching lines, a link to
+    its origin and, with the app's address, one that opens the lines in the app's viewer."""
+    viewer = {"view_url": view_url(app_url, citation_link(docset, citation))} if app_url else {}
     return {
         "number": citation.number,
-        "docset": source.docset_name,
-        "title": source.title,
+        "docset": docset,
+        "title": title,
         "path": citation.path,
         "start_line": citation.start_line,
         "end_line": citation.end_line,
-        "label": citation.label,
-        "url": citation.url,
-        "context": citation.context,
-        "snippet": citation.snippet,
-        "score": round(source.score, 6),
         "focus_start_line": citation.focus_start_line,
         "focus_end_line": citation.focus_end_line,
+        "url": citation.url,
+        **viewer,
         **version_data(citation),
     }
 
 
-def search_data(hits: list[Hit]) -> list[dict[str, Any]]:
-    """Search results, numbered from 1 in rank order."""
-    return [citation_data(cite_hit(hit, n), hit) for n, hit in enumerate(hits, start=1)]
+def score(hit: Hit) -> float | None:
+    """The hit's cosine similarity to the query, on 0-1 (None: it has no vector yet)."""
+    if hit.vector_similarity is None:
+        return None
+    return round(min(1.0, max(0.0, hit.vector_similarity)), 4)
 
 
-def answer_data(answer: Answer) -> dict[str, Any]:
-    """An answer with the citations it rests on (and any notes, e.g. no LLM configured)."""
-    passages = {p.number: p for p in answer.passages}
+def search_data(
+    hits: list[Hit], max_tokens: int | None, app_url: str | None = None
+) -> dict[str, Any]:
+    """Search results numbered from 1 in rank order, cut (whole hits) to a token budget."""
+    found = [
+        location_data(citation, hit.docset_name, hit.title, app_url)
+        | {"context": citation.context, "snippet": citation.snippet, "score": score(hit)}
+        for hit, citation in ((hit, cite_hit(hit, n)) for n, hit in enumerate(hits, start=1))
+    ]
+    snippets = [entry["snippet"] for entry in found]
+    if max_tokens is None:
+        kept, tokens = len(found), sum(map(count_tokens, snippets))
+    else:
+        kept, tokens = leading_within(snippets, max(0, max_tokens))
     return {
-        "answer": answer.text,
-        "citations": [
-            citation_data(c, passages[c.number])
-            | {"verification": c.verification, "quote": c.quote}
-            for c in answer.citations
-        ],
+        "hits": found[:kept],
+        "tokens": tokens,
+        "truncated": kept < len(found),
+        "dropped_hits": len(found) - kept,
+    }
+
+
+def short_quote(quote: str) -> str:
+    """A quote cut to QUOTE_CHARS at a space, marked with an ellipsis (code keeps its lines)."""
+    if len(quote) <= QUOTE_CHARS:
+        return quote
+    cut = quote.rfind(" ", 0, QUOTE_CHARS)
+    return quote[: cut if cut > QUOTE_CHARS // 2 else QUOTE_CHARS].rstrip() + " …"
+
+
+def answer_data(answer: Answer, app_url: str | None = None) -> dict[str, Any]:
+    """A lean answer: its text and where each citation points; passage text is not repeated."""
+    passages = {p.number: p for p in answer.passages}
+    citations = []
+    for c in answer.citations:
+        passage = passages[c.number]
+        citations.append(
+            location_data(c, passage.docset_name, passage.title, app_url)
+            | {"verification": c.verification, "quote": short_quote(c.quote)}
+        )
+    return {
+        "answer": without_sources(answer.text),
+        "citations": citations,
         "notes": answer.notes,
+        "truncated": answer.dropped_passages > 0,
+        "dropped_passages": answer.dropped_passages,
+    }
+
+
+def progress_data(progress: IngestionProgress) -> dict[str, Any]:
+    """Ingestion progress as job_status returns it."""
+    return {
+        "done": progress.finished,
+        "documents": {
+            "total": progress.documents,
+            "pending": progress.pending,
+            "processing": progress.processing,
+            "done": progress.done,
+            "error": progress.error,
+        },
+        "chunks": {"embedded": progress.chunks_embedded, "total": progress.chunks_total},
     }
 
 
@@ -121,7 +200,8 @@ def report_data(report: SyncReport) -> dict[str, Any]:
         "removed": len(report.removed),
         "skipped": len(report.skipped),
         "errors": [{"path": e.path, "reason": e.reason} for e in report.errors[:50]],
-        "note": "Embedding runs in the background; call list_docsets to watch the counts.",
+        "note": "Embedding runs in the background: poll job_status with this source_id until "
+        "done is true.",
     }
 
 
@@ -166,32 +246,46 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
         query: str,
         docsets: list[str] | None = None,
         k: int = 8,
+        max_tokens: int | None = None,
         ref: str | None = None,
         request: gr.Request | None = None,
     ) -> str:
         """Search the DocSets for the passages (code or documentation) most relevant to a query.
 
-        Hybrid search: meaning (embeddings) and exact words (identifiers, error codes) fused.
-        Cite results by their url, which points at the exact lines (GitHub links are pinned to
-        the commit).
+        Hybrid search: meaning (embeddings) and exact words (identifiers, error codes) fused,
+        best first. Each hit's score is the cosine similarity of query and passage under the
+        embedding model, from 0 to 1 (higher is closer in meaning; with the bundled model
+        about 0.5 and up is close, 0.3 loosely related); the order also weighs exact words,
+        so scores need not fall monotonically. Hits below the relevance floor (the score
+        under which `ask` treats a passage as no evidence; 0.40 for prose and 0.24 for code
+        with the bundled model, unless the server sets others) are not returned, so fewer
+        than k (or none) is a real answer. Cite hits by their url (exact lines, GitHub links
+        pinned to the commit); read_document with path, start_line and end_line reads more.
 
         Args:
             query: What to look for: a question, a concept, or identifiers such as function names.
             docsets: Names of DocSets to search (see list_docsets); empty or omitted: all.
-            k: How many passages to return, 1 to 50 (default 8).
+            k: At most this many hits, 1 to 50 (default 8).
+            max_tokens: Cap on all snippets' tokens; whole hits cut from the end (omitted: none).
             ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet;
                 omitted: every version, each result says its ref.
 
         Returns:
-            JSON list of passages, best first: number, docset, title, path, start_line,
-            end_line, label, url, context (heading path or symbol), snippet and score.
+            JSON object: hits (best first: number, docset, title, path, start_line, end_line,
+            focus_start_line, focus_end_line, url, view_url: the lines in the app's viewer,
+            context, snippet, score), tokens (of the snippets returned), truncated (true when
+            max_tokens cut hits) and dropped_hits.
         """
         gate.check(request)
-        return _json(search_data(service.search(query, docsets or None, int(k), ref=ref or None)))
+        hits = service.relevant_search(query, docsets or None, int(k), ref=ref or None)
+        budget = None if max_tokens is None else int(max_tokens)
+        return _json(search_data(hits, budget, app_url_of(request)))
 
     def ask(
         question: str,
         docsets: list[str] | None = None,
+        k: int = 6,
+        max_tokens: int | None = None,
         ref: str | None = None,
         request: gr.Request | None = None,
     ) -> str:
@@ -199,22 +293,56 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
 
         Without a chat model configured on the server the answer is extractive (the best
         sentences of the passages, verbatim, each cited). Every [n] in the answer matches an
-        entry of "citations"; "verification" says whether the quote backing it was found in
-        the cited lines ("verified"), only nearly ("paraphrased"), or not ("unsupported").
+        entry of "citations", which says where the passage is (no passage text: read it with
+        read_document). "verification" says whether the quote backing it was found in the
+        cited lines ("verified"), only nearly ("paraphrased"), not ("unsupported"), or null
+        when the passage is cited as a source without a quote.
 
         Args:
             question: The question, in natural language.
             docsets: Names of the DocSets to use (see list_docsets); empty or omitted uses all.
+            k: At most this many passages to answer from and cite, 1 to 20 (default 6).
+            max_tokens: Cap on the tokens of the passages used; whole ones cut (omitted: none).
             ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet.
 
         Returns:
             JSON object: answer (text with [n] markers), citations (number, docset, title,
-            path, start_line, end_line, label, url, context, snippet, score, focus_start_line,
-            focus_end_line: the best-matching lines the url points at, verification, quote)
-            and notes.
+            path, start_line, end_line, focus_start_line and focus_end_line: the lines the url
+            points at, url, view_url: the lines in the app's viewer, verification, quote: at
+            most 160 characters), notes, truncated
+            (true when max_tokens dropped passages) and dropped_passages.
         """
         gate.check(request)
-        return _json(answer_data(service.answer(question, docsets or None, ref=ref or None)))
+        budget = AnswerBudget(
+            passages=max(1, min(int(k), 20)),
+            max_tokens=None if max_tokens is None else max(0, int(max_tokens)),
+        )
+        answer = service.answer(question, docsets or None, ref=ref or None, budget=budget)
+        return _json(answer_data(answer, app_url_of(request)))
+
+    def job_status(
+        docset: str = "", source_id: int | None = None, request: gr.Request | None = None
+    ) -> str:
+        """Ingestion progress of a source, a DocSet, or everything: poll it after a change.
+
+        Adding or syncing a source fetches its files at once; embedding them runs in the
+        background. Poll (every few seconds) until "done" is true; documents in "error" are
+        finished too, with the reason in list_documents.
+
+        Args:
+            docset: Name of a DocSet (see list_docsets); empty: every DocSet.
+            source_id: A source's id (from add_*_source or list_docsets); omitted: whole DocSet.
+
+        Returns:
+            JSON object: done (true when no document is pending or processing), documents
+            (total, pending, processing, done, error) and chunks (embedded, total: the total
+            grows while pending documents are chunked).
+        """
+        gate.check(request)
+        progress = service.ingestion_status(
+            docset or None, None if source_id is None else int(source_id)
+        )
+        return _json(progress_data(progress))
 
     def list_documents(docset: str, request: gr.Request | None = None) -> str:
         """List the documents of a DocSet with their ingestion state.
@@ -265,11 +393,11 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             }
         )
 
-    return [list_docsets, search, ask, list_documents, read_document]
+    return [list_docsets, search, ask, list_documents, read_document, job_status]
 
 
 def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:
-    """create_docset, add_github_source, add_website_source, resync_source, remove_documents."""
+    """create_docset, add_github_source, add_website_source, sync_source, remove_documents."""
 
     def create_docset(name: str, description: str = "", request: gr.Request | None = None) -> str:
         """Create an empty DocSet (a named collection) to add GitHub or website sources to.
@@ -294,7 +422,7 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
     ) -> str:
         """Add a GitHub repository (or one file) to a DocSet and fetch it.
 
-        Embedding continues in the background; list_docsets shows the counts grow.
+        Embedding continues in the background: poll job_status with the source_id.
 
         Args:
             docset: Name of an existing DocSet (create_docset makes one).
@@ -304,8 +432,8 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             exclude: Glob patterns to leave out, comma-separated (e.g. "tests/**").
 
         Returns:
-            JSON object: source_id (for resync_source), resolved commit, and counts of new,
-            unchanged, removed, skipped and unreadable files.
+            JSON object: source_id (for job_status and sync_source), resolved commit, and
+            counts of new, unchanged, removed, skipped and unreadable files.
         """
         gate.check(request)
         report = service.add_source(docset, *github_request(location, ref, include, exclude))
@@ -329,24 +457,30 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             path_prefix: Only follow pages whose path starts with this, e.g. "/docs/".
 
         Returns:
-            JSON object: source_id (for resync_source) and counts of new, unchanged, removed,
-            skipped and unreadable pages.
+            JSON object: source_id (for job_status and sync_source) and counts of new,
+            unchanged, removed, skipped and unreadable pages.
         """
         gate.check(request)
         report = service.add_source(docset, *web_request(url, depth, max_pages, path_prefix))
         return _json(report_data(report))
 
-    def resync_source(source_id: int, request: gr.Request | None = None) -> str:
+    def sync_source(source_id: int, request: gr.Request | None = None) -> str:
         """Fetch a GitHub or website source again; only what changed is re-embedded.
+
+        Fetching happens in this call; embedding the changes runs in the background: poll
+        job_status with the source_id until done is true. Files gone upstream are removed.
 
         Args:
             source_id: The source's id, from list_docsets or the add_*_source result.
 
         Returns:
-            JSON object with counts of new, unchanged, removed, skipped and unreadable items.
+            JSON object: source_id (for job_status), resolved commit, counts of new, unchanged,
+            removed, skipped and unreadable items, and progress (as job_status returns it).
         """
         gate.check(request)
-        return _json(report_data(service.resync_source(int(source_id))))
+        report = service.resync_source(int(source_id))
+        progress = service.ingestion_status(source_id=report.source_id)
+        return _json(report_data(report) | {"progress": progress_data(progress)})
 
     def remove_documents(docset: str, paths: list[str], request: gr.Request | None = None) -> str:
         """Remove documents from a DocSet; their chunks leave search at once. Cannot be undone.
@@ -362,7 +496,7 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
         gate.check(request)
         return _json({"removed": service.remove_documents(docset, list(paths))})
 
-    return [create_docset, add_github_source, add_website_source, resync_source, remove_documents]
+    return [create_docset, add_github_source, add_website_source, sync_source, remove_documents]
 
 
 def register_mcp_tools(service: RagspaceService, credentials: Credentials | None) -> list[str]:
@@ -377,5 +511,20 @@ def register_mcp_tools(service: RagspaceService, credentials: Credentials | None
     if not service.read_only:
         tools += change_tools(service, gate)
     for tool in tools:
-        gradio_api(user_errors(tool), api_name=tool.__name__, queue=False)
+        gradio_api(
+            user_errors(tool),
+            api_name=tool.__name__,
+            api_description=tool_description(tool),
+            queue=False,
+        )
     return [tool.__name__ for tool in tools]
+
+
+def tool_description(tool: Callable[..., str]) -> str:
+    """The docstring's text and its Returns section, wrapped lines joined by spaces.
+
+    Gradio joins the lines of a Returns section with ", ", so a line ending in a comma
+    became ",," in the description; the parameters' descriptions still come from Args.
+    """
+    description, _, returns = get_function_description(tool)
+    return f"{description} Returns: {' '.join(returns)}" if returns else description

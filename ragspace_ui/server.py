@@ -13,6 +13,7 @@ from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
+from ragspace_ui.mcp_server import mcp_lifespan
 from ragspace_ui.routes import app_routes
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,12 @@ def launch_options(
         "show_error": False,
         "css": CSS,
         # refuses anonymous clients (logins on) and uploads (read-only) before any route
-        "app_kwargs": {"middleware": middleware, "routes": routes},
+        "app_kwargs": {
+            "middleware": middleware,
+            "routes": routes,
+            # tool annotations and server instructions, which Gradio cannot set itself
+            "lifespan": mcp_lifespan,
+        },
     }
 
 

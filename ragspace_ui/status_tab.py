@@ -8,7 +8,7 @@ import gradio as gr
 import pandas as pd
 
 from ragspace.errors import DatabaseUnavailableError
-from ragspace.models import Document, EmbeddingStatus, tier_text
+from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
@@ -118,20 +118,18 @@ def overall_progress(documents: list[Document], now: datetime | None = None) -> 
     if not documents:
         return ""
     now = now or datetime.now(UTC)
-    by_status = {s: [d for d in documents if d.embedding_status == s] for s in EmbeddingStatus}
-    done, working = by_status[EmbeddingStatus.DONE], by_status[EmbeddingStatus.PROCESSING]
-    pending, failed = by_status[EmbeddingStatus.PENDING], by_status[EmbeddingStatus.ERROR]
-    embedded = sum(d.chunk_count for d in done) + sum(d.chunks_embedded for d in working)
-    known_total = sum(d.chunk_count for d in done) + sum(d.chunks_total for d in working)
+    progress = ingestion_progress(documents)  # the same counts as MCP's job_status
+    embedded, known_total = progress.chunks_embedded, progress.chunks_total
+    done = [d for d in documents if d.embedding_status == EmbeddingStatus.DONE]
     # a pending document's chunks are unknown until it is chunked: estimate from finished ones
     per_document = sum(d.chunk_count for d in done) / len(done) if done else None
-    estimate = round(per_document * len(pending)) if per_document is not None else 0
-    parts = [f"**Documents:** {len(done)} of {len(documents)} done"]
-    if failed:
-        parts[0] += f" ({len(failed)} failed)"
-    about = "about " if pending and estimate else ""
+    estimate = round(per_document * progress.pending) if per_document is not None else 0
+    parts = [f"**Documents:** {progress.done} of {len(documents)} done"]
+    if progress.error:
+        parts[0] += f" ({progress.error} failed)"
+    about = "about " if progress.pending and estimate else ""
     parts.append(f"**Chunks:** {embedded:,} of {about}{known_total + estimate:,} embedded")
-    if not working and not pending:
+    if progress.finished:
         return " · ".join(parts)
     rate = embedding_rate(documents, now)
     remaining = known_total + estimate - embedded
@@ -139,7 +137,7 @@ def overall_progress(documents: list[Document], now: datetime | None = None) -> 
         parts.append("**Rate:** measuring…")
     else:
         parts.append(f"**Rate:** {rate:.1f} chunks/s")
-        if remaining > 0 and (per_document is not None or not pending):
+        if remaining > 0 and (per_document is not None or not progress.pending):
             parts.append(f"**ETA:** about {_duration(remaining / rate)}")
     return " · ".join(parts)
 

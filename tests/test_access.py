@@ -250,12 +250,12 @@ def test_read_only_http_api_and_mcp_refuse_changes(
     for tool, arguments in [
         ("create_docset", {"name": "new"}),
         ("add_github_source", {"docset": "docs", "location": "acme/widgets"}),
-        ("resync_source", {"source_id": 1}),
+        ("sync_source", {"source_id": 1}),
         ("remove_documents", {"docset": "docs", "paths": ["guide.md"]}),
     ]:
         assert "Unknown tool" in error_text(call(url, tool, arguments))
     assert snapshot(read_only) == before
-    hits = result_json(call(url, "search", {"query": "soft cloth"}))
+    hits = result_json(call(url, "search", {"query": "soft cloth"}))["hits"]
     assert hits[0]["path"] == "guide.md"
 
 
@@ -284,7 +284,7 @@ def test_login_is_required_for_the_app_its_api_and_mcp(
 
     # a logged-in API client (cookie) may use the tools
     client = Client(url, auth=("alice", "s3cret"), verbose=False)
-    hits = json.loads(client.predict("soft cloth", None, 3, api_name="/search"))
+    hits = json.loads(client.predict("soft cloth", None, 3, None, api_name="/search"))["hits"]
     assert hits[0]["path"] == "guide.md"
 
     # Gradio's login does not guard MCP; the guard in front of it asks for the header
@@ -295,7 +295,8 @@ def test_login_is_required_for_the_app_its_api_and_mcp(
         assert refused.status_code == 401 and "requires a login" in refused.text
     assert [d.name for d in service.list_docsets()] == ["docs"]
     good = {AUTH_HEADER: "alice:s3cret"}
-    assert result_json(call(url, "search", {"query": "soft cloth"}, good))[0]["path"] == "guide.md"
+    found = result_json(call(url, "search", {"query": "soft cloth"}, good))["hits"]
+    assert found[0]["path"] == "guide.md"
     assert result_json(call(url, "create_docset", {"name": "x"}, good))["name"] == "x"
 
 

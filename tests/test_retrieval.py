@@ -2,10 +2,12 @@
 
 import pytest
 
+from ragspace.embeddings import LocalEmbedder
 from ragspace.models import RetrievalMode
-from ragspace.retrieval import keyword_terms
+from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
 from ragspace.worker import Ingestor
 
 # Many passages about error handling in general, one table that names the exact code.
@@ -130,3 +132,25 @@ def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
     anchors = [hit.metadata.get("anchor") for hit in hits]
     assert len(chunks_of_long_section) == 1, "several chunks of one section: one hit stands for it"
     assert sorted(anchors) == ["streaming-errors", "streaming-events", "streaming-with-tools"]
+
+
+@pytest.mark.usefixtures("corpus")
+def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
+    store: Store, embedder: LocalEmbedder
+) -> None:
+    question = "heartbeats of shards and the verbosity of logging"
+    ops = [store.get_docset_by_name("ops").id]
+    retriever = Retriever(store, embedder, RetrievalOptions())
+    # what the keyword side found carries no cosine from the search
+    hits = retriever.search(question, ops, 5, RetrievalMode.KEYWORD)
+    assert len(hits) >= 2 and all(hit.vector_similarity is None for hit in hits)
+    measured = retriever.with_similarity(question, hits)
+    assert [h.chunk_id for h in measured] == [h.chunk_id for h in hits]  # order kept
+    assert all(h.vector_similarity is not None for h in measured)
+    # the same cosines a vector search over every chunk reports
+    exact = {
+        h.chunk_id: h.vector_similarity
+        for h in retriever.search(question, ops, 50, RetrievalMode.VECTOR)
+    }
+    for hit in measured:
+        assert hit.vector_similarity == pytest.approx(exact[hit.chunk_id], abs=1e-5)

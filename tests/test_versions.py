@@ -303,9 +303,10 @@ def test_migration_gives_existing_github_documents_their_ref(
 
 def test_mcp_tools_pass_the_ref_through(versions: Versions) -> None:
     tools = {tool.__name__: tool for tool in read_tools(versions.service, Gate(None))}
-    hits = json.loads(tools["search"]("where widgets are made", ["widgets"], 4, "v1.0"))
+    found = json.loads(tools["search"]("where widgets are made", ["widgets"], 4, ref="v1.0"))
+    hits = found["hits"]
     assert hits and {(h["ref"], h["resolved_sha"]) for h in hits} == {("v1.0", versions.v1)}
-    asked = json.loads(tools["ask"](QUESTION, ["widgets"], "v2.0"))
+    asked = json.loads(tools["ask"](QUESTION, ["widgets"], ref="v2.0"))
     assert "laser foundry" in asked["answer"]
     assert {c["ref"] for c in asked["citations"]} == {"v2.0"}
     read = json.loads(tools["read_document"]("widgets", "acme/widgets/README.md", 3, 3, "v1.0"))

@@ -21,6 +21,7 @@ from ragspace.errors import LLMError
 from ragspace.markdown_text import escape_markdown
 from ragspace.models import (
     Answer,
+    AnswerBudget,
     AnswerUpdate,
     Citation,
     Hit,
@@ -29,6 +30,7 @@ from ragspace.models import (
     RetrievalMode,
 )
 from ragspace.retrieval import RelevanceFloor, Retriever, relevant
+from ragspace.tokens import leading_within
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +40,15 @@ NOTHING_FOUND = (
 )
 HISTORY_TURNS = 6
 LEAD_PASSAGES = 3  # passages an extractive answer quotes a sentence of
+# an extractive answer ends with its sources listed under this heading (for readers)
+SOURCES_HEADING = "**Sources**\n\n"
+
+
+def without_sources(text: str) -> str:
+    """An answer's text without the sources list an extractive answer ends with (callers
+    that return the citations as data need it only once)."""
+    head, _, _ = text.partition("\n\n" + SOURCES_HEADING)
+    return head
 
 
 @dataclass(frozen=True)
@@ -79,7 +90,7 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
     else:
         parts = ["No single sentence of the passages matches the question; see the sources:"]
     parts.append(
-        "**Sources**\n\n"
+        SOURCES_HEADING
         + "\n".join(_source_line(c, p) for c, p in zip(citations, passages, strict=True))
     )
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
@@ -144,6 +155,11 @@ class AnswerPipeline:
         return self._chat
 
     @property
+    def relevance_floor(self) -> RelevanceFloor:
+        """When a hit counts as evidence for a question (also what search returns to agents)."""
+        return self._options.relevance_floor
+
+    @property
     def can_rerank(self) -> bool:
         """True when a reranker is configured."""
         return self._reranker is not None
@@ -166,17 +182,27 @@ class AnswerPipeline:
         mode: RetrievalMode | None = None,
         rerank: bool = True,
         ref: str | None = None,
+        budget: AnswerBudget | None = None,
     ) -> Iterator[AnswerUpdate]:
         """Partial answers as they are written, then one final update with citations."""
         query = self._standalone(question, history)
-        passages = self.passages(query, docset_ids, mode, rerank, ref)
+        passages, dropped = self.budgeted_passages(query, docset_ids, mode, rerank, budget, ref)
         if not passages:
-            yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=Answer(text=NOTHING_FOUND))
-        elif self._chat is None:
+            answer = Answer(text=NOTHING_FOUND, dropped_passages=dropped)
+            yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=answer)
+            return
+        if self._chat is None:
             answer = extractive_answer(question, passages)
-            yield AnswerUpdate(text=answer.text, done=True, answer=answer)
+            updates: Iterator[AnswerUpdate] = iter(
+                [AnswerUpdate(text=answer.text, done=True, answer=answer)]
+            )
         else:
-            yield from self._generate(question, passages, history)
+            updates = self._generate(question, passages, history)
+        for update in updates:
+            if update.answer is not None and dropped:
+                answer = update.answer.model_copy(update={"dropped_passages": dropped})
+                update = update.model_copy(update={"answer": answer})
+            yield update
 
     def passages(
         self,
@@ -187,15 +213,38 @@ class AnswerPipeline:
         ref: str | None = None,
     ) -> list[Passage]:
         """Relevant passages for a query (at `ref` when given), reranked when asked and possible."""
-        wanted = self._options.passages
-        depth = self._options.rerank_candidates if rerank and self._reranker else wanted
+        return self.budgeted_passages(query, docset_ids, mode, rerank, ref=ref)[0]
+
+    def budgeted_passages(
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        mode: RetrievalMode | None,
+        rerank: bool,
+        budget: AnswerBudget | None = None,
+        ref: str | None = None,
+    ) -> tuple[list[Passage], int]:
+        """Relevant passages within a budget (at `ref` when given), and how many the token
+        budget left out.
+
+        The budget keeps the leading (best) passages whose text fits, whole.
+        """
+        budget = budget or AnswerBudget()
+        wanted = budget.passages or self._options.passages
+        depth = (
+            max(wanted, self._options.rerank_candidates) if rerank and self._reranker else wanted
+        )
         found = self._retriever.search(query, docset_ids, depth, mode, ref=ref)
         if self._options.relevance_floor.refuses(found, query):
-            return []
+            return [], 0
         hits = relevant(found, self._options.min_similarity)
         if rerank and self._reranker is not None:
             hits = self._reranker.rerank(query, hits)
-        return self._context.passages(hits[:wanted], widen=self._chat is not None)
+        passages = self._context.passages(hits[:wanted], widen=self._chat is not None)
+        if budget.max_tokens is None:
+            return passages, 0
+        kept, _ = leading_within([p.content for p in passages], budget.max_tokens)
+        return passages[:kept], len(passages) - kept
 
     def _standalone(self, question: str, history: Sequence[Message]) -> str:
         if self._chat is None or not history:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragspace.answering.citations import cite_hit, version_data, version_text
 from ragspace.cli.support import Subcommands, note, opened_service, print_json
-from ragspace.links import LineLink, view_url
+from ragspace.links import citation_link, view_url
 from ragspace.models import Answer, Citation, Hit
 from ragspace.settings import load_settings
 
@@ -81,9 +81,7 @@ def _search(args: argparse.Namespace) -> int:
 
 def citation_view_url(app_url: str, docset: str, citation: Citation) -> str:
     """The app's viewer at a citation's best-matching lines."""
-    start = citation.focus_start_line or citation.start_line
-    end = citation.focus_end_line or citation.end_line
-    return view_url(app_url, LineLink(docset, citation.path, start, end, citation.ref or None))
+    return view_url(app_url, citation_link(docset, citation))
 
 
 def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:

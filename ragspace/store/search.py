@@ -222,3 +222,23 @@ _FUSED = """
     order by f.score desc, c.id
     limit %(k)s
 """
+
+
+def chunk_similarities(
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    chunk_ids: Sequence[int],
+    query_vector: np.ndarray[Any, np.dtype[np.float32]],
+    dimensions: int,
+) -> dict[int, float]:
+    """Cosine similarity of the query to these chunks' quality vectors (chunks without one
+    are left out): a hit that only the keyword side found has none from the search."""
+    if not chunk_ids:
+        return {}
+    vt = _vector_type(dimensions)
+    query = sql.SQL(
+        "select id, 1 - (embedding::{vt} <=> %(q)s::{vt}) from chunks"
+        " where id = any(%(ids)s) and embedding is not null and vector_dims(embedding) = {dims}"
+    ).format(vt=vt, dims=sql.Literal(dimensions))
+    with pool.connection() as conn:
+        rows = conn.execute(query, {"q": query_vector, "ids": list(chunk_ids)}).fetchall()
+    return {int(chunk_id): float(similarity) for chunk_id, similarity in rows}

@@ -24,7 +24,7 @@ from ragspace.models import (
     Source,
     SourceKind,
 )
-from ragspace.store.search import SearchRequest, run_search
+from ragspace.store.search import SearchRequest, chunk_similarities, run_search
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
@@ -419,6 +419,15 @@ class Store:
     def search(self, request: SearchRequest) -> list[Hit]:
         """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
         return run_search(self._pool, request)
+
+    def similarities(
+        self,
+        chunk_ids: Sequence[int],
+        query_vector: np.ndarray[Any, np.dtype[np.float32]],
+        dimensions: int,
+    ) -> dict[int, float]:
+        """Cosine similarity of a query vector to these chunks' quality vectors, by chunk id."""
+        return chunk_similarities(self._pool, chunk_ids, query_vector, dimensions)
 
     def vector_coverage(self, docset_id: int) -> tuple[int, int, int]:
         """(chunks, chunks with a fast vector, chunks with a quality vector) of a DocSet."""
