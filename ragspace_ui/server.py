@@ -9,15 +9,24 @@ import gradio as gr
 
 from ragspace.access import Credentials, parse_auth
 from ragspace.runtime import open_runtime
+from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
+from ragspace_ui.webhooks import webhook_middleware
 
 log = logging.getLogger(__name__)
 
 
-def launch_options(settings: Settings, credentials: Credentials | None) -> dict[str, Any]:
-    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port)."""
+def launch_options(
+    settings: Settings, credentials: Credentials | None, service: RagspaceService | None = None
+) -> dict[str, Any]:
+    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port).
+
+    With `service` and RAGSPACE_GITHUB_WEBHOOK_SECRET set, POST /webhooks/github is served.
+    """
+    secret = settings.github_webhook_secret
+    webhook = webhook_middleware(service, secret.get_secret_value() if secret else None)
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,
@@ -25,8 +34,9 @@ def launch_options(settings: Settings, credentials: Credentials | None) -> dict[
         "max_file_size": settings.max_upload_bytes,
         "show_error": False,
         "css": CSS,
-        # refuses anonymous clients (logins on) and uploads (read-only) before any route
-        "app_kwargs": {"middleware": guard_middleware(credentials, settings.read_only)},
+        # the webhook first: GitHub cannot sign in, it proves itself with the signature;
+        # then the guard refuses anonymous clients (logins on) and uploads (read-only)
+        "app_kwargs": {"middleware": webhook + guard_middleware(credentials, settings.read_only)},
     }
 
 
@@ -55,7 +65,8 @@ def serve(settings: Settings) -> None:
     """
     credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH stops us before start-up
     previous = signal.signal(signal.SIGTERM, _interrupt)
-    runtime = open_runtime(settings)
+    # the app's in-process workers also run scheduled re-syncs (none without workers)
+    runtime = open_runtime(settings, scheduled_syncs=settings.worker_threads > 0)
     try:
         demo = build_ui(runtime.service, credentials)
         demo.queue(default_concurrency_limit=8)
@@ -70,7 +81,7 @@ def serve(settings: Settings) -> None:
         demo.launch(
             server_name=settings.host,
             server_port=settings.port,
-            **launch_options(settings, credentials),
+            **launch_options(settings, credentials, runtime.service),
         )
     finally:
         runtime.close()

@@ -174,7 +174,7 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     ) -> str:
         demo = build_ui(service, credentials)
         apps.append(demo)
-        options = launch_options(settings_override or settings, credentials)
+        options = launch_options(settings_override or settings, credentials, service)
         return launch_on_localhost(demo, **options)
 
     yield launch
