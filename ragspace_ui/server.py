@@ -25,8 +25,7 @@ def launch_options(
 
     With `service` and RAGSPACE_GITHUB_WEBHOOK_SECRET set, POST /webhooks/github is served.
     """
-    secret = settings.github_webhook_secret
-    webhook = webhook_middleware(service, secret.get_secret_value() if secret else None)
+    webhook = webhook_middleware(service, settings.github_webhook_secret)
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,

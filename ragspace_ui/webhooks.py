@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 import anyio.to_thread
+from pydantic import SecretStr
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -35,7 +36,7 @@ class GithubWebhook:
         self,
         app: ASGIApp,
         service: RagspaceService,
-        secret: str,
+        secret: SecretStr,
         max_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         self._app = app
@@ -63,7 +64,9 @@ class GithubWebhook:
                 "Webhook delivery %s refused: body over %d bytes", delivery, self._max_bytes
             )
             return 413, {"error": f"The body is larger than {self._max_bytes:,} bytes."}
-        if not signature_valid(self._secret, body, headers.get("x-hub-signature-256")):
+        if not signature_valid(
+            self._secret.get_secret_value(), body, headers.get("x-hub-signature-256")
+        ):
             log.warning("Webhook delivery %s refused: missing or wrong signature", delivery)
             return 401, {"error": "Missing or invalid X-Hub-Signature-256."}
         event = headers.get("x-github-event", "")
@@ -133,8 +136,10 @@ async def _reply(send: Send, status: int, payload: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def webhook_middleware(service: RagspaceService | None, secret: str | None) -> list[Middleware]:
+def webhook_middleware(
+    service: RagspaceService | None, secret: SecretStr | None
+) -> list[Middleware]:
     """The webhook endpoint, when a secret is configured (RAGSPACE_GITHUB_WEBHOOK_SECRET)."""
-    if service is None or not secret:
+    if service is None or secret is None or not secret.get_secret_value():
         return []
     return [Middleware(GithubWebhook, service=service, secret=secret)]
