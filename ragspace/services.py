@@ -348,12 +348,9 @@ class RagspaceService:
         """Re-sync a GitHub or web source every `every` from now on (None: not scheduled)."""
         return self._schedule.set_interval(source_id, _valid_interval(every))
 
+    @changes("re-sync sources")  # read-only is read-only for every caller, webhooks too
     def github_push(self, push: PushEvent) -> list[int]:
-        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids.
-
-        Allowed in read-only mode: a push webhook is signed with the operator's secret and
-        only refreshes sources the operator added, as the schedule does; it adds nothing.
-        """
+        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids."""
         matching = [s.id for s in self._schedule.github_sources() if push_matches(s, push)]
         queued = self._schedule.make_due(matching) if matching else []
         if queued:

@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ragspace.errors import RagspaceError, ValidationError
+from ragspace.errors import RagspaceError, ReadOnlyError, ValidationError
 from ragspace.services import RagspaceService
 from ragspace.webhooks import PushEvent, signature_valid
 
@@ -87,6 +87,9 @@ class GithubWebhook:
             return 202, {"queued": [], "ignored": "deleted ref"}
         try:
             queued = await anyio.to_thread.run_sync(self._service.github_push, push)
+        except ReadOnlyError as exc:
+            log.warning("Webhook delivery %s refused: read-only mode", delivery)
+            return 403, {"error": str(exc)}
         except RagspaceError as exc:
             log.warning("Webhook delivery %s failed: %s", delivery, exc)
             return 503, {"error": str(exc)}

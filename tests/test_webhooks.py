@@ -11,6 +11,7 @@ from pydantic import SecretStr
 
 from ragspace.access import parse_auth
 from ragspace.embeddings import LocalEmbedder
+from ragspace.errors import ReadOnlyError
 from ragspace.models import Source, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -235,13 +236,25 @@ def test_endpoint_is_off_without_a_secret(
     assert _due(service) == set()
 
 
-def test_read_only_instances_accept_signed_pushes(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub, repo: FakeRepo
+def test_read_only_instances_refuse_signed_pushes(
+    store: Store,
+    embedder: LocalEmbedder,
+    github: FakeGithub,
+    repo: FakeRepo,
+    settings: Settings,
+    launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
     service.create_docset("widgets")
-    source_id = _add(service, "acme/widgets", repo.default_branch)
-    read_only = build_service(Settings(_env_file=None, read_only=True), store, embedder)
-    assert read_only.github_push(PushEvent("acme/widgets", "refs/heads/trunk", "trunk")) == [
-        source_id
-    ]
+    _add(service, "acme/widgets", repo.default_branch)
+    secured = settings.model_copy(
+        update={"github_webhook_secret": SecretStr(SECRET), "read_only": True}
+    )
+    read_only = build_service(secured, store, embedder)
+    with pytest.raises(ReadOnlyError):
+        read_only.github_push(PushEvent("acme/widgets", "refs/heads/trunk", "trunk"))
+    url = launch_app(read_only, None, secured)
+    refused = _post(url, _push("refs/heads/trunk"))
+    assert refused.status_code == 403 and "read-only" in refused.json()["error"]
+    assert _due(service) == set()
+    assert _post(url, b"{}", signature="sha256=00").status_code == 401
