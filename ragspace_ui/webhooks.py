@@ -7,6 +7,7 @@ before any Gradio route is touched and reads at most `max_bytes` of a body.
 
 import json
 import logging
+import re
 from typing import Any
 
 import anyio.to_thread
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 WEBHOOK_PATH = "/webhooks/github"
 # GitHub caps payloads at 25 MB, but a push (at most 20 commits listed) is far smaller
 MAX_BODY_BYTES = 5 * 1024 * 1024
+_UNSAFE = re.compile(r"[^0-9A-Za-z-]")
 
 
 class BodyTooLargeError(Exception):
@@ -54,7 +56,8 @@ class GithubWebhook:
 
     async def _handle(self, scope: Scope, receive: Receive) -> tuple[int, dict[str, Any]]:
         headers = _headers(scope)
-        delivery = headers.get("x-github-delivery", "?")
+        # the delivery id goes into the logs: keep a GUID's characters only
+        delivery = _UNSAFE.sub("", headers.get("x-github-delivery", ""))[:64] or "?"
         if scope["method"] != "POST":
             return 405, {"error": "Send GitHub webhooks with POST."}
         try:
