@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal, TypedDict
 
@@ -76,6 +76,9 @@ class Source(BaseModel):
     sync_state: dict[str, Any] = Field(default_factory=dict)
     error_message: str | None = None
     last_synced_at: datetime | None = None
+    # scheduled re-sync: None is off; `next_sync_at` is when a worker runs it next
+    resync_interval: timedelta | None = None
+    next_sync_at: datetime | None = None
 
 
 class Document(BaseModel):

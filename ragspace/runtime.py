@@ -20,6 +20,7 @@ from ragspace.embeddings import (
 )
 from ragspace.models import RetrievalMode
 from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
+from ragspace.scheduler import ResyncScheduler
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
@@ -205,9 +206,12 @@ class Runtime:
     workers: WorkerPool
     service: RagspaceService
     fast: FastTier | None = None
+    scheduler: ResyncScheduler | None = None
 
     def close(self) -> None:
         """Stop the workers, close the pool and stop the embedded database."""
+        if self.scheduler is not None:
+            self.scheduler.stop()
         self.workers.stop()
         if self.fast is not None:
             self.fast.stop()
@@ -215,12 +219,16 @@ class Runtime:
 
 
 def open_runtime(
-    settings: Settings, worker_threads: int | None = None, load_models: bool = True
+    settings: Settings,
+    worker_threads: int | None = None,
+    load_models: bool = True,
+    scheduled_syncs: bool = False,
 ) -> Runtime:
     """Open the database, load the models and start the in-process ingestion workers.
 
     Without `load_models` the embedder is built on its first use: a command that never
     embeds (list, rename, status...) never imports onnxruntime. Use it without workers.
+    With `scheduled_syncs` (the app and `ragspace worker`), a thread also runs due re-syncs.
     """
     database = Database.open(settings)
     try:
@@ -236,17 +244,38 @@ def open_runtime(
         # jobs of a stopped process are taken over when their lease expires, never at
         # start-up: other processes sharing the database may still be running them
         workers = WorkerPool(ingestor, threads, settings.worker_poll_seconds)
+        syncer = build_syncer(settings, store)
+        scheduler = (
+            ResyncScheduler(
+                store,
+                syncer.sync,  # the same path as `ragspace sync` and the Re-sync button
+                workers.wake,
+                settings.resync_lease_seconds,
+                settings.worker_poll_seconds,
+            )
+            if scheduled_syncs
+            else None
+        )
+
+        def new_work() -> None:
+            workers.wake()
+            if scheduler is not None:
+                scheduler.wake()
+
         service = build_service(
             settings,
             store,
             embedder,
             build_chat_model(settings),
-            on_new_work=workers.wake,
+            on_new_work=new_work,
+            syncer=syncer,
             fast=fast,
         )
         workers.start()
+        if scheduler is not None:
+            scheduler.start()
     except BaseException:
         database.close()
         raise
     log.info("RAGSpace ready (embedding model %s)", embedder.model_id)
-    return Runtime(settings, database, store, embedder, ingestor, workers, service, fast)
+    return Runtime(settings, database, store, embedder, ingestor, workers, service, fast, scheduler)

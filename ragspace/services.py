@@ -4,6 +4,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -51,12 +52,16 @@ from ragspace.sources.files import (
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.sync import SourceSyncer
-from ragspace.store import JobQueue, Store
+from ragspace.store import JobQueue, Store, SyncSchedule
+from ragspace.webhooks import PushEvent, push_matches
 
 log = logging.getLogger(__name__)
 
 MAX_NAME_LENGTH = 100
 MAX_QUESTION_CHARS = 4000
+# GitHub allows 60 unauthenticated requests an hour; a sync takes three or four
+MIN_RESYNC_INTERVAL = timedelta(minutes=5)
+MAX_RESYNC_INTERVAL = timedelta(days=365)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -121,6 +126,7 @@ class RagspaceService:
         self._syncer = syncer
         self._archive_limits = archive_limits or ArchiveLimits()
         self._jobs = jobs or JobQueue(store.pool)
+        self._schedule = SyncSchedule(store.pool)
         self._embedder = embedder
         self._retriever = retriever
         self._answers = answers
@@ -315,15 +321,22 @@ class RagspaceService:
         kind: SourceKind,
         location: str,
         options: dict[str, Any] | None = None,
+        resync_every: timedelta | None = None,
     ) -> SyncReport:
-        """Record a GitHub or web source and sync it; a failure is kept on the source."""
+        """Record a GitHub or web source and sync it; a failure is kept on the source.
+
+        With `resync_every`, the workers re-sync it on that interval from now on.
+        """
         if kind is SourceKind.UPLOAD:
             raise ValidationError("Uploaded files are added with add_files, not as a source.")
+        every = _valid_interval(resync_every)
         docset = self._store.get_docset_by_name(docset_name)
         syncer = self._sources()
         source = self._store.create_source(
             docset.id, kind, _valid_location(location), options or {}
         )
+        if every is not None:
+            source = self._schedule.set_interval(source.id, every)
         report = syncer.sync(source)
         self._on_new_work()
         return report
@@ -334,6 +347,20 @@ class RagspaceService:
         report = self._sources().sync(self._store.get_source(source_id))
         self._on_new_work()
         return report
+
+    @changes("change re-sync schedules")
+    def set_resync_interval(self, source_id: int, every: timedelta | None) -> Source:
+        """Re-sync a GitHub or web source every `every` from now on (None: not scheduled)."""
+        return self._schedule.set_interval(source_id, _valid_interval(every))
+
+    @changes("re-sync sources")  # read-only is read-only for every caller, webhooks too
+    def github_push(self, push: PushEvent) -> list[int]:
+        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids."""
+        matching = [s.id for s in self._schedule.github_sources() if push_matches(s, push)]
+        queued = self._schedule.make_due(matching) if matching else []
+        if queued:
+            self._on_new_work()
+        return queued
 
     def list_sources(self, docset_name: str) -> list[Source]:
         """The sources of a DocSet with their last sync state."""
@@ -627,6 +654,21 @@ def _valid_name(name: str) -> str:
     if len(cleaned) > MAX_NAME_LENGTH:
         raise ValidationError(f"A DocSet name has at most {MAX_NAME_LENGTH} characters.")
     return cleaned
+
+
+def _valid_interval(every: timedelta | None) -> timedelta | None:
+    if every is None:
+        return None
+    if every < MIN_RESYNC_INTERVAL:
+        raise ValidationError(
+            f"A re-sync interval is at least {MIN_RESYNC_INTERVAL.total_seconds() / 60:.0f} "
+            f"minutes, not {every}."
+        )
+    if every > MAX_RESYNC_INTERVAL:
+        raise ValidationError(
+            f"A re-sync interval is at most {MAX_RESYNC_INTERVAL.days} days, not {every}."
+        )
+    return every
 
 
 def _valid_location(location: str) -> str:

@@ -288,6 +288,19 @@ class Settings(BaseSettings):
         description="A job whose worker misses heartbeats (every third of this) this long is "
         "taken over by another worker.",
     )
+    resync_lease_seconds: float = Field(
+        default=1800.0,
+        ge=10,
+        validation_alias=AliasChoices("RAGSPACE_RESYNC_LEASE_SECONDS"),
+        description="A scheduled re-sync whose worker stopped is not run by another worker "
+        "for this long; then it runs again at its next due time.",
+    )
+    github_webhook_secret: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("RAGSPACE_GITHUB_WEBHOOK_SECRET"),
+        description="Secret of a GitHub push webhook; when set, POST /webhooks/github accepts "
+        "pushes signed with it and re-syncs the matching GitHub sources.",
+    )
     job_max_attempts: int = Field(
         default=3,
         ge=1,

@@ -15,6 +15,7 @@ from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
 from ragspace_ui.mcp_server import mcp_lifespan
 from ragspace_ui.routes import app_routes
+from ragspace_ui.webhooks import webhook_middleware
 
 log = logging.getLogger(__name__)
 
@@ -22,9 +23,12 @@ log = logging.getLogger(__name__)
 def launch_options(
     settings: Settings, credentials: Credentials | None, service: RagspaceService | None = None
 ) -> dict[str, Any]:
-    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port);
-    with `service`, also RAGSpace's own routes (a document's original file)."""
-    middleware = guard_middleware(credentials, settings.read_only)
+    """`Blocks.launch` arguments for access control, MCP and uploads (not host and port).
+
+    With `service`, also RAGSpace's own routes (a document's original file) and, with
+    RAGSPACE_GITHUB_WEBHOOK_SECRET set, POST /webhooks/github.
+    """
+    webhook = webhook_middleware(service, settings.github_webhook_secret)
     routes = app_routes(service) if service is not None else []
     return {
         "auth": list(credentials.pairs) if credentials else None,
@@ -33,9 +37,11 @@ def launch_options(
         "max_file_size": settings.max_upload_bytes,
         "show_error": False,
         "css": CSS,
-        # refuses anonymous clients (logins on) and uploads (read-only) before any route
         "app_kwargs": {
-            "middleware": middleware,
+            # the webhook first: GitHub cannot sign in, it proves itself with the signature;
+            # then the guard refuses anonymous clients (logins on) and uploads (read-only)
+            # before any route
+            "middleware": webhook + guard_middleware(credentials, settings.read_only),
             "routes": routes,
             # tool annotations and server instructions, which Gradio cannot set itself
             "lifespan": mcp_lifespan,
@@ -68,7 +74,8 @@ def serve(settings: Settings) -> None:
     """
     credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH stops us before start-up
     previous = signal.signal(signal.SIGTERM, _interrupt)
-    runtime = open_runtime(settings)
+    # the app's in-process workers also run scheduled re-syncs (none without workers)
+    runtime = open_runtime(settings, scheduled_syncs=settings.worker_threads > 0)
     try:
         demo = build_ui(runtime.service, credentials)
         demo.queue(default_concurrency_limit=8)

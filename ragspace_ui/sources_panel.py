@@ -1,6 +1,7 @@
 """Source forms of the DocSets tab: GitHub and web, previewed before ingestion, re-synced later."""
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import gradio as gr
@@ -13,7 +14,22 @@ from ragspace_ui.escape import md, md_code
 PREVIEW_ITEMS_SHOWN = 50
 # a failed preview leaves nothing to confirm: no pending request, no confirm button
 NO_PREVIEW: dict[int, Any] = {0: None, 2: gr.update(visible=False)}
-SOURCE_HEADERS = ["#", "Kind", "Location", "Resolved", "Last synced", "Last error"]
+SOURCE_HEADERS = [
+    "#",
+    "Kind",
+    "Location",
+    "Resolved",
+    "Last synced",
+    "Re-sync",
+    "Next re-sync",
+    "Last error",
+]
+# scheduled re-sync choices of the add form (the CLI takes any interval: --resync-every)
+RESYNC_CHOICES: dict[str, timedelta | None] = {
+    "off": None,
+    "hourly": timedelta(hours=1),
+    "daily": timedelta(days=1),
+}
 
 
 def globs(text: str) -> list[str]:
@@ -90,10 +106,19 @@ def source_rows(sources: list[Source]) -> list[list[Any]]:
             s.location,
             str(s.sync_state.get("commit") or s.sync_state.get("start_url") or ""),
             s.last_synced_at.strftime("%Y-%m-%d %H:%M") if s.last_synced_at else "never",
+            _every(s.resync_interval),
+            s.next_sync_at.strftime("%Y-%m-%d %H:%M") if s.next_sync_at else "",
             s.error_message or "",
         ]
         for s in sources
     ]
+
+
+def _every(interval: timedelta | None) -> str:
+    for name, every in RESYNC_CHOICES.items():
+        if every == interval:
+            return name
+    return f"every {interval}"
 
 
 def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:
@@ -118,6 +143,12 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
         web_preview = gr.Button("Preview website")
     preview_text = gr.Markdown(elem_id="source-preview")
     with gr.Row(visible=False) as confirm_row:
+        resync_every = gr.Dropdown(
+            label="Re-sync automatically",
+            choices=list(RESYNC_CHOICES),
+            value="off",
+            info="Run by the workers; a GitHub push webhook can also trigger it.",
+        )
         confirm = gr.Button("Confirm and ingest", variant="primary")
         cancel = gr.Button("Cancel")
     with gr.Accordion("Sources of the selected DocSet", open=False):
@@ -140,12 +171,16 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
         return previewed(web_request(url, depth, pages, prefix))
 
     @inline_errors(outputs=5)
-    def on_confirm(docset: str | None, request: Any) -> tuple[str, Any, Any, Any, Any]:
+    def on_confirm(
+        docset: str | None, request: Any, every: str = "off"
+    ) -> tuple[str, Any, Any, Any, Any]:
         if not docset:
             raise gr.Error("Select a DocSet first.")
         if request is None:
             raise gr.Error("Preview a source first.")
-        report = service.add_source(docset, *request)
+        kind, location, options = request
+        every_choice = RESYNC_CHOICES.get(every)
+        report = service.add_source(docset, kind, location, options, every_choice)
         table, picker = on_sources(docset)
         return report_markdown(report), None, gr.update(visible=False), table, picker
 
@@ -181,7 +216,7 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
     return [
         confirm.click(
             on_confirm,
-            [selected, pending],
+            [selected, pending, resync_every],
             [sync_text, pending, confirm_row, sources_table, source_pick],
         ),
         resync.click(on_resync, [selected, source_pick], [sync_text, sources_table, source_pick]),

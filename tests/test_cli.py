@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -381,6 +382,35 @@ def test_add_github_and_sync_failures(cli: Run, repo: FakeRepo, handbook: Ragspa
     repo.refs.clear()  # the default branch vanished: the re-sync fails
     broken = cli("sync", "widgets")
     assert broken.code == 1 and "source #" in broken.err
+
+
+@pytest.mark.usefixtures("repo")
+def test_resync_interval_on_add_and_with_schedule(
+    cli: Run, service: RagspaceService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service.create_docset("widgets")
+    added = cli("add", "github", "widgets", "acme/widgets", "--resync-every", "6h")
+    assert added.code == 0, added.err
+    assert "Re-synced every 6h by the running workers." in added.out
+    [source] = service.list_sources("widgets")
+    assert source.resync_interval == timedelta(hours=6) and source.next_sync_at is not None
+    status = json.loads(cli("status", "widgets", "--json").out)
+    assert status["sources"][0]["resync_every"] == "6h"
+    assert "re-sync every 6h, next " in cli("status", "widgets").out
+
+    daily = cli("schedule", "widgets", "--source", str(source.id), "daily")
+    assert daily.code == 0 and f"Source #{source.id} re-syncs every 1d; next at " in daily.out
+    assert service.list_sources("widgets")[0].resync_interval == timedelta(days=1)
+    off = cli("schedule", "widgets", "--source", str(source.id), "off")
+    assert off.code == 0 and "no longer re-synced on a schedule" in off.out
+    assert service.list_sources("widgets")[0].next_sync_at is None
+
+    too_often = cli("schedule", "widgets", "--source", str(source.id), "1m")
+    assert too_often.code == 1 and "at least 5 minutes" in too_often.err
+    assert cli("schedule", "widgets", "--source", "99", "1h").code == 1
+    assert "is not an interval" in _usage_error(
+        ["add", "github", "widgets", "acme/widgets", "--resync-every", "soon"], capsys
+    )
 
 
 # add web

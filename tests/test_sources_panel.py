@@ -1,6 +1,7 @@
 """Preview (dry run) of sources and the UI helpers that show it."""
 
 from collections.abc import Iterator
+from datetime import timedelta
 
 import gradio as gr
 import pytest
@@ -95,6 +96,25 @@ def test_ui_builds_with_source_forms(
     values = {b.value for b in demo.blocks.values() if isinstance(getattr(b, "value", None), str)}
     assert {"Preview GitHub source", "Preview website", "Re-sync source"} <= values
     assert isinstance(demo, gr.Blocks)
+
+
+def test_confirm_with_a_resync_choice_schedules_the_source(
+    store: Store, embedder: LocalEmbedder, github: FakeGithub
+) -> None:
+    service = make_service(store, embedder, github)
+    service.create_docset("widgets")
+    demo = build_ui(service)
+    [confirm] = [f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "on_confirm"]
+    assert confirm is not None
+    message, pending, _, rows, _ = confirm(
+        "widgets", github_request("acme/widgets", "", "src/**", ""), "daily"
+    )
+    assert message.startswith("Synced source #") and pending is None
+    [source] = service.list_sources("widgets")
+    assert source.resync_interval == timedelta(days=1) and source.next_sync_at is not None
+    assert rows[0][5:7] == ["daily", source.next_sync_at.strftime("%Y-%m-%d %H:%M")]
+    labels = {b.label for b in demo.blocks.values() if isinstance(getattr(b, "label", None), str)}
+    assert "Re-sync automatically" in labels
 
 
 def test_settings_wire_the_syncer(settings: Settings, store: Store, github: FakeGithub) -> None:

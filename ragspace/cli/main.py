@@ -41,8 +41,11 @@ def _worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with opened_service(workers=True, worker_threads=args.threads):
-            log.info("Worker running with %d thread(s); Ctrl+C stops it", args.threads)
+        with opened_service(workers=True, resync=True, worker_threads=args.threads):
+            log.info(
+                "Worker running with %d thread(s) and scheduled re-syncs; Ctrl+C stops it",
+                args.threads,
+            )
             stop.wait()
     except KeyboardInterrupt:
         pass  # Ctrl+C is how a worker is meant to stop
@@ -72,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser("serve", help="run the web app")
     serve.set_defaults(run=_serve, chatty=True)
-    worker = commands.add_parser("worker", help="run ingestion workers against the database")
+    worker = commands.add_parser(
+        "worker", help="run ingestion workers and scheduled re-syncs against the database"
+    )
     worker.add_argument("--threads", type=_threads, default=1, help="worker threads (default 1)")
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)

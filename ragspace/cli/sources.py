@@ -1,7 +1,9 @@
 """`ragspace add github|web|dir|files`, `sync` and `status`: filling DocSets, watching them."""
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
     from ragspace.sources.files import UploadedFile
 
 LISTED = 20  # paths shown per list before "… and N more"
+RESYNC_HELP = "re-sync on a schedule run by the workers: 30m, 6h, 1d, 1w or off (default off)"
+_INTERVAL = re.compile(r"^(?P<count>\d+)\s*(?P<unit>m|min|h|d|w)$")
+_UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 WAIT_HELP = "embed in this process and wait until every document is done or in error"
 
 
@@ -55,6 +60,7 @@ def register(commands: Subcommands) -> None:
         help="GitHub token for private repositories (default: GITHUB_TOKEN from the environment)",
     )
     _common_add_flags(github)
+    github.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)
     github.set_defaults(run=_add_github)
 
     web = kinds.add_parser("web", help="a documentation website, crawled")
@@ -63,6 +69,7 @@ def register(commands: Subcommands) -> None:
     web.add_argument("--max-depth", type=_non_negative, default=2, help="link depth, default 2")
     web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
     _common_add_flags(web)
+    web.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)
     web.set_defaults(run=_add_web)
 
     folder = kinds.add_parser(
@@ -85,6 +92,14 @@ def register(commands: Subcommands) -> None:
     sync.add_argument("--source", type=int, metavar="ID", help="only this source")
     sync.add_argument("--wait", action="store_true", help=WAIT_HELP)
     sync.set_defaults(run=_sync)
+
+    schedule = commands.add_parser(
+        "schedule", help="change how often a GitHub or web source re-syncs on its own"
+    )
+    schedule.add_argument("docset", help="DocSet name")
+    schedule.add_argument("--source", type=int, metavar="ID", required=True, help="the source")
+    schedule.add_argument("every", type=interval, metavar="EVERY", help=RESYNC_HELP)
+    schedule.set_defaults(run=_schedule)
 
     status = commands.add_parser("status", help="embedding status counts and errored documents")
     status.add_argument("docset", nargs="?", help="one DocSet (default: all)")
@@ -124,6 +139,33 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def interval(text: str) -> timedelta | None:
+    """`30m`, `6h`, `1d`, `2w`, `hourly`, `daily`, `weekly` or `off` (None)."""
+    cleaned = text.strip().lower()
+    named = {"off": None, "hourly": "1h", "daily": "1d", "weekly": "1w"}
+    if cleaned in named:
+        cleaned = named[cleaned] or ""
+        if not cleaned:
+            return None
+    match = _INTERVAL.match(cleaned)
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an interval: use e.g. 30m, 6h, 1d, 1w, hourly, daily or off"
+        )
+    return timedelta(**{_UNITS[match["unit"]]: int(match["count"])})
+
+
+def every_text(every: timedelta | None) -> str:
+    """An interval as people write it: `6h`, `1d`, `90m`; `off` for None."""
+    if every is None:
+        return "off"
+    minutes = int(every.total_seconds() // 60)
+    for unit, size in (("w", 7 * 24 * 60), ("d", 24 * 60), ("h", 60)):
+        if minutes % size == 0:
+            return f"{minutes // size}{unit}"
+    return f"{minutes}m"
+
+
 def _globs(values: Sequence[str]) -> list[str]:
     """`--include a --include b,c` gives `[a, b, c]`."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
@@ -157,8 +199,10 @@ def _add_source(
         _print_preview(preview, every_item=args.dry_run)
         if args.dry_run:
             return 0
-        report = service.add_source(args.docset, kind, args.url, options)
+        report = service.add_source(args.docset, kind, args.url, options, args.resync_every)
         _print_report(report)
+        if args.resync_every is not None:
+            print(f"Re-synced every {every_text(args.resync_every)} by the running workers.")
         return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
 
 
@@ -307,6 +351,25 @@ def _sync(args: argparse.Namespace) -> int:
         return 1 if failures else code
 
 
+# schedule
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    with opened_service() as service:
+        if args.source not in {s.id for s in service.list_sources(args.docset)}:
+            raise NotFoundError(f"DocSet {args.docset!r} has no source #{args.source}.")
+        source = service.set_resync_interval(args.source, args.every)
+    if source.next_sync_at is None:
+        print(f"Source #{source.id} is no longer re-synced on a schedule.")
+    else:
+        print(
+            f"Source #{source.id} re-syncs every {every_text(source.resync_interval)}; "
+            f"next at {timestamp(source.next_sync_at)} (run by `ragspace serve` or "
+            "`ragspace worker`)."
+        )
+    return 0
+
+
 # status
 
 
@@ -349,7 +412,14 @@ def _print_status(
             synced = s.created_at if s.kind is SourceKind.UPLOAD else s.last_synced_at
             problem = f"  last sync failed: {s.error_message}" if s.error_message else ""
             location = cell(s.location)
-            print(f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{problem}")
+            every = (
+                f"  re-sync every {every_text(s.resync_interval)}, next {timestamp(s.next_sync_at)}"
+                if s.resync_interval is not None
+                else ""
+            )
+            print(
+                f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{every}{problem}"
+            )
     if failed:
         print("Errors:")
         for d in failed:
@@ -362,6 +432,10 @@ def _source_json(source: Source) -> dict[str, Any]:
         "kind": source.kind.value,
         "location": source.location,
         "last_synced_at": source.last_synced_at,
+        "resync_every": None
+        if source.resync_interval is None
+        else every_text(source.resync_interval),
+        "next_sync_at": source.next_sync_at,
         "error": source.error_message,
     }
 

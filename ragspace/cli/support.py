@@ -27,16 +27,21 @@ class UsageError(Exception):
 
 
 @contextmanager
-def opened_service(workers: bool = False, **overrides: Any) -> Iterator["RagspaceService"]:
+def opened_service(
+    workers: bool = False, resync: bool = False, **overrides: Any
+) -> Iterator["RagspaceService"]:
     """The service over the configured database; `workers` also runs ingestion in-process.
 
     Without workers the embedding model is loaded only if the command embeds something.
+    `resync` (`ragspace worker`) also runs the due scheduled re-syncs.
     """
     from ragspace.runtime import open_runtime
 
     settings = load_settings(**overrides)
     threads = max(1, settings.worker_threads) if workers else 0
-    runtime = open_runtime(settings, worker_threads=threads, load_models=workers)
+    runtime = open_runtime(
+        settings, worker_threads=threads, load_models=workers, scheduled_syncs=resync
+    )
     try:
         yield runtime.service
     finally:

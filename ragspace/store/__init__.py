@@ -3,6 +3,7 @@
 from ragspace.models import NewDocument
 from ragspace.store.database import Database
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
+from ragspace.store.schedule import SyncSchedule
 from ragspace.store.search import SearchRequest
 from ragspace.store.store import (
     Store,
@@ -20,4 +21,5 @@ __all__ = [
     "Store",
     "StoredDocument",
     "SyncResult",
+    "SyncSchedule",
 ]

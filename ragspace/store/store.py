@@ -36,7 +36,8 @@ _DOCSET_COLUMNS = """
 """
 
 _SOURCE_COLUMNS = (
-    "id, docset_id, kind, location, options, created_at, sync_state, error_message, last_synced_at"
+    "id, docset_id, kind, location, options, created_at, sync_state, error_message,"
+    " last_synced_at, resync_interval, next_sync_at"
 )
 
 _DOCUMENT_COLUMNS = """
