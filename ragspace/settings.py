@@ -420,6 +420,15 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_MCP_SERVER"),
         description="Serve the MCP tools (streamable HTTP) at /gradio_api/mcp/.",
     )
+    session_capacity: int = Field(
+        default=200,
+        ge=1,
+        validation_alias=AliasChoices("RAGSPACE_SESSION_CAPACITY"),
+        description=(
+            "Most browser and API sessions whose state the app keeps in memory (about 0.3 MB "
+            "each); beyond it the least recently used is forgotten."
+        ),
+    )
 
     host: str = Field(
         default="127.0.0.1",

@@ -37,6 +37,9 @@ def launch_options(
         "max_file_size": settings.max_upload_bytes,
         "show_error": False,
         "css": CSS,
+        # Gradio keeps a copy of every block's config per session, and every HTTP API or
+        # MCP call is a session of its own: at Gradio's default of 10,000 that is gigabytes
+        "state_session_capacity": settings.session_capacity,
         "app_kwargs": {
             # the webhook first: GitHub cannot sign in, it proves itself with the signature;
             # then the guard refuses anonymous clients (logins on) and uploads (read-only)
