@@ -148,7 +148,10 @@ async def timed(stats: OpStats, call: Any) -> None:
         stats.error(exc)
         return
     stats.latencies.append((time.perf_counter() - started) * 1000)
-    if not result or (isinstance(result, dict) and not result.get("citations")):
+    # search answers {"hits": [...]}, ask {"answer": ..., "citations": [...]}
+    if not result or (
+        isinstance(result, dict) and not (result.get("hits") or result.get("citations"))
+    ):
         stats.empty += 1
 
 

@@ -2,6 +2,7 @@
 
 import re
 import threading
+from functools import lru_cache
 
 import snowballstemmer
 from snowballstemmer.basestemmer import BaseStemmer
@@ -74,12 +75,19 @@ def _stemmer() -> BaseStemmer:
     return stemmer
 
 
+# Stemming is pure Python and was most of a search's time (every hit's lines are stemmed to
+# find its best lines); words repeat across passages, so each is stemmed once. Bounded:
+# at ~200 bytes an entry, 50,000 words are ~10 MB.
+@lru_cache(maxsize=50_000)
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
 def terms(text: str) -> set[str]:
     """The stems of the words of a text that say something ("backups" and "backup" are one
     term): lower case, stop words and words under three letters left out."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    kept = [w for w in words if len(w) >= 3 and w not in _STOPWORDS]
-    return set(_stemmer().stemWords(kept))
+    words = {w.lower() for w in _WORD.findall(text)}
+    return {_stem(w) for w in words if len(w) >= 3 and w not in _STOPWORDS}
 
 
 def covers(text: str, question: str) -> bool:

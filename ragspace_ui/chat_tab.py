@@ -12,7 +12,7 @@ from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
-from ragspace_ui.viewer import EMPTY_VIEWER, open_citation
+from ragspace_ui.viewer import EMPTY_VIEWER, open_citation, viewer_notice
 
 ChatHistory = list[dict[str, Any]]
 ALL_DOCSETS_HINT = "Leave every box empty to search all DocSets."
@@ -146,10 +146,9 @@ def sources_markdown(
             context = f" · `{version_text(citation)}`{context}"
         anchor = f'<span id="{source_anchor(citation.number)}"></span>'
         opens = f"[**\\[{citation.number}\\]**](#{source_anchor(citation.number)})"  # the viewer
-        parts.append(
-            f"{anchor}{opens} {where}{context}{check_text(citation)}\n\n"
-            f"{fenced(citation.snippet, '')}"
-        )
+        # an empty snippet: the answer quotes the whole passage already
+        shown = fenced(citation.snippet, "") if citation.snippet else "_Quoted in full above._"
+        parts.append(f"{anchor}{opens} {where}{context}{check_text(citation)}\n\n{shown}")
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
         parts.append(
@@ -223,11 +222,19 @@ def viewer_choices(openable: OpenableSources) -> list[tuple[str, int]]:
     ]
 
 
+SOURCES_FORGOTTEN = (
+    "The sources of this answer are no longer held by the server (this page was idle while "
+    "many others were used). Ask the question again to open them."
+)
+
+
 def open_source(service: RagspaceService, number: int | None, openable: OpenableSources) -> str:
     """The viewer's HTML for citation `number` of the last answer."""
-    chosen = next((o for o in openable if o["citation"]["number"] == number), None)
-    if chosen is None:
+    if number is None:
         return EMPTY_VIEWER
+    chosen = next((o for o in openable if o["citation"]["number"] == number), None)
+    if chosen is None:  # the server forgot this session (RAGSPACE_SESSION_CAPACITY)
+        return viewer_notice(SOURCES_FORGOTTEN)
     return open_citation(service, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 

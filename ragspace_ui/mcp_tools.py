@@ -153,7 +153,7 @@ def progress_data(progress: IngestionProgress) -> dict[str, Any]:
 
 
 def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
-    """A DocSet with its counts, whether it can be searched now, and its sources."""
+    """A DocSet with its counts, whether it can be searched now, its sources and refs."""
     return {
         "name": docset.name,
         "description": docset.description,
@@ -173,6 +173,14 @@ def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
                 "error": s.error_message,
             }
             for s in service.list_sources(docset.name)
+        ],
+        "refs": [
+            {
+                "ref": r.ref,
+                "resolved_sha": r.resolved_sha,
+                "indexed_at": r.indexed_at.isoformat(timespec="seconds") if r.indexed_at else None,
+            }
+            for r in service.list_refs(docset.name)
         ],
     }
 
@@ -237,7 +245,9 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
 
         Returns:
             JSON list of DocSets: name, description, documents, chunks, searchable, notice,
-            updated_at and sources (id, kind, location, last_synced_at, error).
+            updated_at, sources (id, kind, location, last_synced_at, error) and refs (the
+            GitHub versions indexed, each a value for the `ref` of search and ask, with
+            resolved_sha and indexed_at).
         """
         gate.check(request)
         return _json([docset_data(service, d) for d in service.list_docsets()])

@@ -48,13 +48,38 @@ def test_answers_start_with_verbatim_sentences_that_answer(own_docs: RagspaceSer
         _assert_answered_by_leads(own_docs, question, expected)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the answer is the code block after 'Install and run the tests', which sentences "
-    "leave out, and its passage ranks 6th (leads come from the top 3 passages)",
-)
-def test_a_command_in_a_code_block_is_not_yet_a_lead(own_docs: RagspaceService) -> None:
-    _assert_answered_by_leads(own_docs, "How are the tests run?", "scripts/test.sh")
+# Real questions whose lead does not yet hold the answer (the team's open cases, kept
+# strict so that a fix shows up as XPASS).
+NOT_YET = [
+    pytest.param(
+        "How are the tests run?",
+        "scripts/test.sh",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the answer is the code block after 'Install and run the tests', which "
+            "sentences leave out, and its passage ranks 6th (leads come from the top 3)",
+        ),
+        id="code-block",
+    ),
+    pytest.param(
+        "What happens when I ask for a ref that is not indexed?",
+        "names the refs that are",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="the right passage ranks 1st, but its lead is an earlier sentence that "
+            "shares as many question words ('ask', 'ref') as the answering one ('ref', "
+            "'indexed'); ties go to the first sentence",
+        ),
+        id="tied-sentences",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), NOT_YET)
+def test_questions_whose_lead_does_not_yet_answer(
+    own_docs: RagspaceService, question: str, expected: str
+) -> None:
+    _assert_answered_by_leads(own_docs, question, expected)
 
 
 def _assert_answered_by_leads(service: RagspaceService, question: str, expected: str) -> None:
@@ -80,7 +105,11 @@ def _assert_nothing_twice(answer: Answer) -> None:
         taken.setdefault(passage.path, set()).update(lines)
     for citation in answer.citations:  # the snippet is shown by the Sources panel only
         body = citation.snippet.removeprefix("…\n").removesuffix("\n…")
-        assert _flat(body) not in _flat(answer.text)
+        if body:
+            assert _flat(body) not in _flat(answer.text)
+        else:  # no snippet only when the answer quotes the whole passage
+            cited = next(p for p in answer.passages if p.number == citation.number)
+            assert citation.quote and _flat(cited.content) in _flat(citation.quote)
         assert f"[{citation.number}] " in answer.text.split("**Sources**")[1]
     sentences = re.findall(r"^(.+?) \[\d+\]$", answer.text.split("**Sources**")[0], re.M)
     assert len(sentences) == len(set(sentences))

@@ -191,6 +191,8 @@ def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
     assert first["docset"] == "handbook" and first["citation"]["path"] == guide.name
     viewer = open_source(service, first["citation"]["number"], openable)
     assert 'class="rs-line rs-focus"' in viewer and "pg_dump" in viewer
+    # a session the server forgot (beyond RAGSPACE_SESSION_CAPACITY) says so
+    assert "Ask the question again" in open_source(service, 1, [])
 
 
 def test_a_failure_while_answering_leaves_no_pending_bubble(

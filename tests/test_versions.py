@@ -303,6 +303,11 @@ def test_migration_gives_existing_github_documents_their_ref(
 
 def test_mcp_tools_pass_the_ref_through(versions: Versions) -> None:
     tools = {tool.__name__: tool for tool in read_tools(versions.service, Gate(None))}
+    [listed] = json.loads(tools["list_docsets"]())
+    assert [(r["ref"], r["resolved_sha"]) for r in listed["refs"]] == [
+        ("v1.0", versions.v1),
+        ("v2.0", versions.v2),
+    ]
     found = json.loads(tools["search"]("where widgets are made", ["widgets"], 4, ref="v1.0"))
     hits = found["hits"]
     assert hits and {(h["ref"], h["resolved_sha"]) for h in hits} == {("v1.0", versions.v1)}

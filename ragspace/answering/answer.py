@@ -80,12 +80,7 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
     leads = _leads(question, passages)
     if leads:
         quoted = {number: text for number, text in leads}
-        citations = [
-            c.model_copy(update={"verification": "verified", "quote": quoted[c.number]})
-            if c.number in quoted
-            else c
-            for c in citations
-        ]
+        citations = [_quoted(c, quoted[c.number]) if c.number in quoted else c for c in citations]
         parts = [_lead_markdown(text, passages[number - 1], number) for number, text in leads]
     else:
         parts = ["No single sentence of the passages matches the question; see the sources:"]
@@ -94,6 +89,16 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
         + "\n".join(_source_line(c, p) for c, p in zip(citations, passages, strict=True))
     )
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
+
+
+def _quoted(citation: Citation, quote: str) -> Citation:
+    """The citation verified by its lead quote; a snippet the quote holds whole is dropped,
+    so a short passage is not shown twice (the answer already quotes all of it)."""
+    body = " ".join(citation.snippet.removeprefix("…\n").removesuffix("\n…").split())
+    snippet = "" if body in " ".join(quote.split()) else citation.snippet
+    return citation.model_copy(
+        update={"verification": "verified", "quote": quote, "snippet": snippet}
+    )
 
 
 def _leads(question: str, passages: Sequence[Passage]) -> list[tuple[int, str]]:
