@@ -24,6 +24,7 @@ from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
+from tests.fakes.github_server import FakeGithub, running_github
 
 _database_numbers = itertools.count()
 DATA = Path(__file__).parent / "data"
@@ -51,7 +52,7 @@ def postgres_server() -> Iterator[str]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _create_database(server_uri: str, template: str | None = None) -> str:
+def create_database(server_uri: str, template: str | None = None) -> str:
     """A new database on the embedded server (a clone of `template` if given); its URI."""
     name = f"test_{next(_database_numbers)}"
     clause = f" template {template}" if template else ""
@@ -63,7 +64,7 @@ def _create_database(server_uri: str, template: str | None = None) -> str:
 @pytest.fixture(scope="session")
 def migrated_template(postgres_server: str) -> str:
     """Name of a database holding every migration, cloned for each test that needs one."""
-    uri = _create_database(postgres_server)
+    uri = create_database(postgres_server)
     data_dir = Path(tempfile.mkdtemp(prefix="ragspace-test-template-"))
     Database.open(Settings(_env_file=None, database_url=uri, data_dir=data_dir)).close()
     shutil.rmtree(data_dir, ignore_errors=True)
@@ -73,13 +74,13 @@ def migrated_template(postgres_server: str) -> str:
 @pytest.fixture
 def empty_database_url(postgres_server: str) -> str:
     """A new database with no tables (for the migration tests)."""
-    return _create_database(postgres_server)
+    return create_database(postgres_server)
 
 
 @pytest.fixture
 def database_url(postgres_server: str, migrated_template: str) -> str:
     """A new database on the embedded server, already migrated (opening it migrates nothing)."""
-    return _create_database(postgres_server, template=migrated_template)
+    return create_database(postgres_server, template=migrated_template)
 
 
 @pytest.fixture
@@ -181,6 +182,13 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     yield launch
     for demo in apps:
         demo.close()
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGithub]:
+    """A running fake GitHub API with no repositories (tests add theirs)."""
+    with running_github() as state:
+        yield state
 
 
 @pytest.fixture

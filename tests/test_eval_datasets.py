@@ -8,7 +8,7 @@ import pytest
 from ragspace.errors import ValidationError
 from ragspace.eval.datasets import load_dataset, parse_question_set
 from ragspace.eval.evaluation import WHOLE_FILE_END, PageRef, Span
-from tests.test_evaluation import _write_docs
+from tests.test_evaluation import write_eval_docs
 
 
 def test_every_documented_relevant_form_is_read() -> None:
@@ -78,7 +78,7 @@ def test_an_empty_set_is_refused() -> None:
 
 def test_formats_are_told_apart_by_their_files(tmp_path: Path) -> None:
     """corpus.json + queries.json: docs set; a .jsonl file: question set; else an error."""
-    _write_docs(tmp_path / "docs")
+    write_eval_docs(tmp_path / "docs")
     assert load_dataset(tmp_path / "docs").name == "claude-docs"
     questions = tmp_path / "mine.jsonl"
     questions.write_text('{"question": "q", "relevant": ["a.md"]}\n', encoding="utf-8")

@@ -25,7 +25,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.test_evaluation import _write_docs
+from tests.test_evaluation import write_eval_docs
 
 QUESTIONS = """\
 {"question": "How do I install the tool on Windows?", "answer": "Run the MSI installer.",
@@ -33,7 +33,8 @@ QUESTIONS = """\
 """.replace("\n ", " ")
 
 
-def _handbook(service: RagspaceService, ingestor: Ingestor) -> None:
+def handbook_docset(service: RagspaceService, ingestor: Ingestor) -> None:
+    """DocSet `handbook` with small install and billing guides, embedded."""
     service.create_docset("handbook")
     install = (
         "# Install\n\n## Linux\n\nInstall with apt-get install tool on Debian.\n\n"
@@ -54,7 +55,7 @@ def test_evaluate_scores_every_mode_at_chunk_and_file_level(
     service: RagspaceService, ingestor: Ingestor
 ) -> None:
     """A question set asked of a DocSet: each mode finds the gold lines; no key, no rerank."""
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     questions = parse_question_set(
         QUESTIONS
         + '{"question": "When are invoices emailed?", "relevant": [{"path": "billing.md"}]}\n',
@@ -81,7 +82,7 @@ def test_a_question_whose_gold_is_missing_scores_zero(
     service: RagspaceService, ingestor: Ingestor
 ) -> None:
     """Gold in a file the DocSet does not hold: no hit, rank None, metrics 0."""
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     questions = parse_question_set('{"question": "install", "relevant": ["other.md"]}', "q")
     report = service.evaluate("handbook", questions, EvalOptions(modes=("keyword",), grade=False))
     assert report.modes[0].file == dict.fromkeys(report.modes[0].file, 0.0)
@@ -103,7 +104,7 @@ def test_corpus_docset_is_built_once_then_reused(
     tmp_path: Path, service: RagspaceService, store: Store, ingestor: Ingestor
 ) -> None:
     """Built from the corpus; reused while complete; a different DocSet needs --rebuild."""
-    _write_docs(tmp_path)
+    write_eval_docs(tmp_path)
     dataset = load_dataset(tmp_path)
     docset, built = corpus_docset(service, store, ingestor, "eval-docs", dataset)
     assert built and docset.document_count == 2 and docset.chunk_count > 0
@@ -136,7 +137,7 @@ def test_cli_eval_prints_a_table_and_writes_json(
 
     The corpus goes into the eval data folder, not the app's database (DATABASE_URL).
     """
-    _write_docs(tmp_path / "docs")
+    write_eval_docs(tmp_path / "docs")
     out = tmp_path / "report.json"
     monkeypatch.setattr(cli_eval, "PROGRESS_EVERY", 1)
     assert main(["eval", str(tmp_path / "docs"), "--json", str(out)]) == 0
@@ -201,7 +202,7 @@ def test_a_read_only_app_refuses_evaluations(
     settings: Settings,
 ) -> None:
     """An evaluation costs thousands of searches (and model calls): not for anonymous users."""
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     public = build_service(settings.model_copy(update={"read_only": True}), store, embedder)
     with pytest.raises(ReadOnlyError, match="not run evaluations"):
         public.evaluate("handbook", parse_question_set(QUESTIONS, "q"))

@@ -7,7 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
-from tests.test_eval_runner import _handbook
+from tests.test_eval_runner import handbook_docset
 from tests.test_evaluate_panel import QUESTIONS
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
@@ -18,7 +18,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 def test_evaluate_tab_runs_an_uploaded_question_set(
     served: str, service: RagspaceService, ingestor: Ingestor, tmp_path: Path
 ) -> None:
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     questions = tmp_path / "questions.jsonl"
     questions.write_text(QUESTIONS, encoding="utf-8")
     with sync_playwright() as p:

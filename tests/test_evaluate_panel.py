@@ -9,7 +9,7 @@ from ragspace.eval.runner import MODES
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
 from ragspace_ui.evaluate_panel import docset_names, evaluation_view, run_evaluation
-from tests.test_eval_runner import _handbook
+from tests.test_eval_runner import handbook_docset
 
 QUESTIONS = (
     '{"question": "How do I install the tool on Windows?", "relevant": ["install.md#L7-L10"]}\n'
@@ -29,7 +29,7 @@ def test_run_shows_metrics_and_one_row_per_question(
     service: RagspaceService, ingestor: Ingestor, upload: str
 ) -> None:
     """Metrics per mode and level; per-question hit, first relevant rank and top results."""
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     service.create_docset("empty")
     assert docset_names(service) == ["handbook"]
     steps: list[str] = []
@@ -56,7 +56,7 @@ def test_run_shows_metrics_and_one_row_per_question(
 def test_run_refuses_missing_input(
     service: RagspaceService, ingestor: Ingestor, upload: str, tmp_path: Path
 ) -> None:
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     with pytest.raises(ValidationError, match="Choose a DocSet"):
         run_evaluation(service, None, upload, False)
     with pytest.raises(ValidationError, match="Upload a question set"):

@@ -161,7 +161,8 @@ def test_spans_overlap_on_shared_lines_of_the_same_file() -> None:
     assert not span.overlaps("b.py", 10, 20)
 
 
-def _write_docs(folder: Path) -> None:
+def write_eval_docs(folder: Path) -> None:
+    """A tiny docs evaluation set (corpus and questions) in the shared sets' format."""
     corpus = [
         {
             "chunk_link": "https://docs.example.com/en/install#linux",
@@ -200,7 +201,7 @@ def _write_docs(folder: Path) -> None:
 
 def test_docs_loader_rebuilds_pages_and_maps_sections_to_lines(tmp_path: Path) -> None:
     """Sections join into pages as `##` headings; gold spans cover exactly their section."""
-    _write_docs(tmp_path)
+    write_eval_docs(tmp_path)
     dataset = load_claude_docs(tmp_path)
     pages = {d.path: d.content for d in dataset.documents}
     assert sorted(pages) == ["docs.example.com/en/billing.md", "docs.example.com/en/install.md"]
@@ -238,7 +239,7 @@ def test_evaluation_runs_end_to_end_on_the_real_store(
     tmp_path: Path, store: Store, ingestor: Ingestor, service: RagspaceService
 ) -> None:
     """Ingest through the store and worker, search through the service, score the hits."""
-    _write_docs(tmp_path)
+    write_eval_docs(tmp_path)
     dataset = load_claude_docs(tmp_path)
     service.create_docset("eval-docs")
     assert ingest(store, ingestor, "eval-docs", dataset) == 2

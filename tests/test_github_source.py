@@ -1,6 +1,5 @@
 """GitHub repositories and files against a local fake of the REST API and tarball endpoint."""
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from ragspace.sources.github import GithubClient, GithubConfig, parse_location
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.fakes.github_server import FakeGithub, FakeRepo, blob_sha, running_github
+from tests.fakes.github_server import FakeGithub, FakeRepo, blob_sha
 
 DATA = Path(__file__).parent / "data"
 APP_PY = b'''"""Widget factory."""
@@ -43,13 +42,6 @@ FILES = {
     "src/widgets/blob.py": b"\x00\x01binary pretending to be python",
     "tests/test_app.py": b"def test_it():\n    assert True\n",
 }
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    """A running fake GitHub."""
-    with running_github() as state:
-        yield state
 
 
 @pytest.fixture

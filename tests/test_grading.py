@@ -20,7 +20,7 @@ from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 from tests.fakes.chat_server import FakeChat, chat_model_of
-from tests.test_eval_runner import _handbook
+from tests.test_eval_runner import handbook_docset
 
 QUESTIONS = "\n".join(
     [
@@ -48,7 +48,7 @@ def chat_service(
     fake_chat: FakeChat,
 ) -> RagspaceService:
     service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     return service
 
 
@@ -126,7 +126,7 @@ def test_without_a_key_grading_is_skipped_with_a_note(
     service: RagspaceService, ingestor: Ingestor
 ) -> None:
     """No chat model: no rerank mode, no grading, and the report says why."""
-    _handbook(service, ingestor)
+    handbook_docset(service, ingestor)
     report = service.evaluate("handbook", parse_question_set(QUESTIONS, "handbook"))
     assert report.grading is None
     assert RERANK not in [m.mode for m in report.modes]

@@ -2,14 +2,14 @@
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder, Vectors
+from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_chunker, build_service
@@ -19,6 +19,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store import JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
 from ragspace_ui.status_tab import chosen_ids, status_view
+from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.openai_server import (
     FakeOpenAI,
     ScriptedResponse,
@@ -32,38 +33,18 @@ DATA = Path(__file__).parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
 
 
-class CountingEmbedder:
-    """The real local embedder, recording every text it is asked to embed."""
-
-    def __init__(self, inner: LocalEmbedder) -> None:
-        self.inner = inner
-        self.texts: list[str] = []
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimensions(self) -> int:
-        return self.inner.dimensions
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
+@pytest.fixture
+def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
+    return RecordingEmbedder(embedder)
 
 
 @pytest.fixture
-def counting(embedder: LocalEmbedder) -> CountingEmbedder:
-    return CountingEmbedder(embedder)
-
-
-@pytest.fixture
-def counted(store: Store, counting: CountingEmbedder, settings: Settings) -> Ingestor:
+def counted(store: Store, counting: RecordingEmbedder, settings: Settings) -> Ingestor:
     return Ingestor(store, build_chunker(settings), counting, IngestOptions(batch_size=8))
 
 
 @pytest.fixture
-def counted_service(store: Store, counting: CountingEmbedder) -> RagspaceService:
+def counted_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
     return build_service(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
 
 
@@ -98,7 +79,7 @@ def test_status_moves_to_done_with_progress_and_timestamps(
 
 
 def test_cache_skips_unchanged_chunks(
-    counted_service: RagspaceService, counted: Ingestor, counting: CountingEmbedder, store: Store
+    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder, store: Store
 ) -> None:
     counted_service.create_docset("one")
     _upload(counted_service, "one", *SAMPLES)
@@ -346,7 +327,7 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
 
 
 def test_reembed_selected_documents_ignores_the_cache(
-    counted_service: RagspaceService, counted: Ingestor, counting: CountingEmbedder
+    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder
 ) -> None:
     counted_service.create_docset("docs")
     _upload(counted_service, "docs", *SAMPLES)
@@ -364,7 +345,7 @@ def test_reembed_selected_documents_ignores_the_cache(
 
 
 def test_reembed_failed_only_requeues_documents_in_error(
-    counted_service: RagspaceService, counted: Ingestor, counting: CountingEmbedder, store: Store
+    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder, store: Store
 ) -> None:
     counted_service.create_docset("docs")
     _upload(counted_service, "docs", *SAMPLES)
@@ -383,7 +364,7 @@ def test_reembed_failed_only_requeues_documents_in_error(
 
 
 def test_reembed_whole_docset_forces_every_chunk(
-    counted_service: RagspaceService, counted: Ingestor, counting: CountingEmbedder
+    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder
 ) -> None:
     counted_service.create_docset("docs")
     _upload(counted_service, "docs", *SAMPLES)

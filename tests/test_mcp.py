@@ -26,7 +26,7 @@ from ragspace.store import Store
 from ragspace.tokens import count_tokens
 from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
-from tests.fakes.github_server import FakeGithub, FakeRepo, running_github
+from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.test_github_source import FILES, make_service
 
 T = TypeVar("T")
@@ -75,12 +75,6 @@ def error_text(result: CallToolResult) -> str:
     """The message of a failed tool call."""
     assert result.isError
     return " ".join(getattr(c, "text", "") for c in result.content)
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    with running_github() as state:
-        yield state
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import SELECTED_DOCSET_KEY, build_ui
 from ragspace_ui.server import launch_on_localhost, launch_options
 from tests import journey
-from tests.conftest import _create_database
+from tests.conftest import create_database
 
 WAIT_MS = 30_000
 PHONE = {"width": 390, "height": 844}
@@ -50,7 +50,7 @@ def app(postgres_server: str, migrated_template: str, embedder: LocalEmbedder) -
     settings = Settings(
         github_api_url=offline,
         _env_file=None,
-        database_url=_create_database(postgres_server, migrated_template),
+        database_url=create_database(postgres_server, migrated_template),
         data_dir=folder / "data",
         allow_private_urls=True,
     )

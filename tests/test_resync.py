@@ -1,59 +1,28 @@
 """Re-sync: only changed documents are re-embedded; deleted ones vanish; old chunks serve."""
 
-from collections.abc import Iterator, Sequence
-
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder, Vectors
+from ragspace.embeddings import LocalEmbedder
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.fakes.github_server import FakeGithub, FakeRepo, running_github
+from tests.fakes.embedders import RecordingEmbedder
+from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.test_github_source import FILES, OPTIONS, make_service
 
 
-class CountingEmbedder:
-    """The real local embedder, counting the texts it was asked to embed per call."""
-
-    def __init__(self, inner: LocalEmbedder) -> None:
-        self._inner = inner
-        self.calls: list[int] = []
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped model's id."""
-        return self._inner.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped model's vector size."""
-        return self._inner.dimensions
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed and count."""
-        self.calls.append(len(texts))
-        return self._inner.embed(texts)
-
-
 @pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    """A running fake GitHub."""
-    with running_github() as state:
-        yield state
-
-
-@pytest.fixture
-def counting(embedder: LocalEmbedder) -> CountingEmbedder:
+def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
     """Counts embedding calls."""
-    return CountingEmbedder(embedder)
+    return RecordingEmbedder(embedder)
 
 
 def test_resync_reembeds_one_changed_file_and_removes_a_deleted_one(
-    store: Store, counting: CountingEmbedder, github: FakeGithub
+    store: Store, counting: RecordingEmbedder, github: FakeGithub
 ) -> None:
     repo: FakeRepo = github.add_repo("acme", "widgets")
     first = repo.commit(FILES)
@@ -92,7 +61,7 @@ def test_resync_reembeds_one_changed_file_and_removes_a_deleted_one(
 
 
 def test_resync_without_changes_downloads_nothing_and_embeds_nothing(
-    store: Store, counting: CountingEmbedder, github: FakeGithub
+    store: Store, counting: RecordingEmbedder, github: FakeGithub
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, counting, github)
@@ -109,7 +78,7 @@ def test_resync_without_changes_downloads_nothing_and_embeds_nothing(
 
 
 def test_uploads_are_reembedded_only_when_their_content_changes(
-    store: Store, counting: CountingEmbedder
+    store: Store, counting: RecordingEmbedder
 ) -> None:
     service = build_service(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
     service.create_docset("notes")

@@ -1,7 +1,7 @@
 """Scheduled re-sync: intervals, due sources claimed once, failures wait for the next interval."""
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,20 +17,13 @@ from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store, SyncSchedule
-from tests.fakes.github_server import FakeGithub, running_github
+from tests.fakes.github_server import FakeGithub
 from tests.test_github_source import FILES, OPTIONS, make_service
 from tests.test_worker_processes import StartWorker, start_worker
 
 __all__ = ["start_worker"]  # the fixture, shared with tests/test_worker_processes.py
 
 HOUR = timedelta(hours=1)
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    """A running fake GitHub."""
-    with running_github() as state:
-        yield state
 
 
 def _make_due(store: Store, source_ids: list[int]) -> None:
@@ -47,7 +40,8 @@ def _syncer(store: Store, github: FakeGithub) -> SourceSyncer:
     return SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
 
 
-def _scheduler(store: Store, github: FakeGithub, synced: list[int]) -> ResyncScheduler:
+def resync_scheduler(store: Store, github: FakeGithub, synced: list[int]) -> ResyncScheduler:
+    """A scheduler over the fake GitHub that appends to `synced` after each sync it runs."""
     return ResyncScheduler(store, _syncer(store, github).sync, lambda: synced.append(1), 60.0)
 
 
@@ -117,7 +111,7 @@ def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next
     service.create_docset("widgets")
     report = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, HOUR)
     synced: list[int] = []
-    scheduler = _scheduler(store, github, synced)
+    scheduler = resync_scheduler(store, github, synced)
     assert scheduler.run_due() == 0
 
     files = dict(FILES)

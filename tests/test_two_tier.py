@@ -20,7 +20,7 @@ from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 from ragspace_ui.status_tab import status_view
-from tests.test_evaluation import _write_docs
+from tests.test_evaluation import write_eval_docs
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
@@ -321,7 +321,7 @@ def test_eval_scores_the_fast_tier_alone(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    _write_docs(tmp_path / "docs")
+    write_eval_docs(tmp_path / "docs")
     monkeypatch.chdir(tmp_path)
     assert settings.database_url is not None
     monkeypatch.setenv("DATABASE_URL", settings.database_url.get_secret_value())

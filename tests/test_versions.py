@@ -3,7 +3,6 @@
 import dataclasses
 import json
 import shutil
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import psycopg
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder, Vectors
+from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.models import SourceKind
 from ragspace.services import RagspaceService
@@ -23,7 +22,8 @@ from ragspace_ui.chat_tab import ALL_REFS, ref_choices, sources_markdown
 from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
 from ragspace_ui.mcp_tools import Gate, read_tools
 from ragspace_ui.viewer import open_citation, open_document
-from tests.fakes.github_server import FakeGithub, running_github
+from tests.fakes.embedders import RecordingEmbedder
+from tests.fakes.github_server import FakeGithub
 from tests.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
 from tests.test_github_source import APP_PY, make_service
 
@@ -38,29 +38,6 @@ V2 = {**V1, "README.md": b"# Widgets\n\nWidgets are made in the laser foundry in
 QUESTION = "Where are widgets made?"
 
 
-class RecordingEmbedder:
-    """The real local embedder, recording every text it was asked to embed."""
-
-    def __init__(self, inner: LocalEmbedder) -> None:
-        self._inner = inner
-        self.texts: list[str] = []
-
-    @property
-    def model_id(self) -> str:
-        """The wrapped model's id."""
-        return self._inner.model_id
-
-    @property
-    def dimensions(self) -> int:
-        """The wrapped model's vector size."""
-        return self._inner.dimensions
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Embed and record."""
-        self.texts.extend(texts)
-        return self._inner.embed(texts)
-
-
 @dataclass
 class Versions:
     """A DocSet `widgets` holding acme/widgets at v1.0 and v2.0, embedded."""
@@ -72,13 +49,6 @@ class Versions:
     v2: str
     # texts embedded while v2.0 was ingested (v1.0 was already there)
     embedded_for_v2: list[str]
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    """A running fake GitHub."""
-    with running_github() as state:
-        yield state
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.server import launch_on_localhost
 from tests import journey
-from tests.test_versions import QUESTION, Versions, github, versions  # noqa: F401 (fixtures)
+from tests.test_versions import QUESTION, Versions, versions  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 

@@ -18,7 +18,7 @@ from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 from tests.fakes.docs_site import DocsSite, page, running_site
-from tests.test_resync import CountingEmbedder
+from tests.fakes.embedders import RecordingEmbedder
 
 DOCS = {"depth": 2, "path_prefix": "/docs/", "max_pages": 50}
 
@@ -31,13 +31,13 @@ def site() -> Iterator[DocsSite]:
 
 
 @pytest.fixture
-def counting(embedder: LocalEmbedder) -> CountingEmbedder:
+def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
     """Counts embedding calls."""
-    return CountingEmbedder(embedder)
+    return RecordingEmbedder(embedder)
 
 
 @pytest.fixture
-def web_service(store: Store, counting: CountingEmbedder) -> RagspaceService:
+def web_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
     """The service with a real crawler (GitHub points nowhere and is unused)."""
     syncer = SourceSyncer(
         store,
@@ -102,7 +102,7 @@ def test_robots_txt_is_respected_without_a_prefix(
 
 
 def test_page_anchors_make_citation_links(
-    web_service: RagspaceService, store: Store, counting: CountingEmbedder, site: DocsSite
+    web_service: RagspaceService, store: Store, counting: RecordingEmbedder, site: DocsSite
 ) -> None:
     web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
     Ingestor(store, Chunker(1200, 200, 0), counting).process_all()  # type: ignore[arg-type]
@@ -123,7 +123,7 @@ def test_max_pages_caps_the_crawl(web_service: RagspaceService, site: DocsSite) 
 
 
 def test_resync_uses_etags_reembeds_changed_pages_and_drops_deleted(
-    web_service: RagspaceService, store: Store, counting: CountingEmbedder, site: DocsSite
+    web_service: RagspaceService, store: Store, counting: RecordingEmbedder, site: DocsSite
 ) -> None:
     o = site.origin
     report = web_service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)

@@ -1,7 +1,7 @@
 """`POST /webhooks/github`: signed pushes queue re-syncs of the matching GitHub sources."""
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,18 +18,11 @@ from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.webhooks import PushEvent, push_matches, sign, signature_valid
-from tests.fakes.github_server import FakeGithub, FakeRepo, running_github
+from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.test_github_source import FILES, make_service
-from tests.test_scheduled_resync import _scheduler
+from tests.test_scheduled_resync import resync_scheduler
 
 SECRET = "It's a Secret to Everybody"
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGithub]:
-    """A running fake GitHub."""
-    with running_github() as state:
-        yield state
 
 
 @pytest.fixture
@@ -198,7 +191,7 @@ def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing
     # the queued syncs run on the workers' schedule path and fetch the pushed commit
     new_commit = repo.commit({**FILES, "README.md": b"# Widgets\n\nNow with gears.\n"})
     synced: list[int] = []
-    scheduler = _scheduler(store, github, synced)
+    scheduler = resync_scheduler(store, github, synced)
     assert scheduler.run_due() == 2 and _due(service) == set()
     by_id = {s.id: s for s in service.list_sources("widgets")}
     assert by_id[default].sync_state["commit"] == new_commit
