@@ -13,6 +13,7 @@ from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
 from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
 from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
+from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.status_tab import ALL, build_status_tab
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
@@ -150,6 +151,7 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
         # lines in the viewer, next to the chat
         demo.load(open_linked_lines, None, [chat_tab.viewer, tabs])
         demo.load(None, js=OPEN_FROM_LINK)
+        demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
         # remember the selection in this browser (a reload or a new tab selects it again)
         docsets_tab.selected.change(
             lambda name: name, [docsets_tab.selected], [remembered], preprocess=False

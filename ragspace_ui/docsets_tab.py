@@ -15,6 +15,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace_ui.documents_panel import build_documents_panel
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
+from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
 from ragspace_ui.sources_panel import build_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
@@ -146,6 +147,15 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             )
             gr.Markdown(upload_limits_text(service), elem_id="upload-limits")
             upload = gr.Button("Add files", variant="secondary", interactive=False)
+            folder = gr.File(
+                label="Or a whole folder (its .gitignore respected, binaries skipped)",
+                file_count="directory",
+                type="filepath",
+                elem_id=FOLDER_INPUT_ID,
+            )
+            # where each file sits in the folder, filled in by the page (folder_upload.py)
+            folder_paths = gr.Textbox(visible="hidden", elem_id=FOLDER_PATHS_ID)
+            add_folder = gr.Button("Add folder", variant="secondary", interactive=False)
             upload_message = gr.Markdown(NO_DOCSET_SELECTED, elem_id="upload-message")
             with gr.Accordion("Rename, describe or delete", open=False):
                 rename_to = gr.Textbox(label="New name")
@@ -177,15 +187,28 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             Path(p).unlink(missing_ok=True)
         return upload_report(name, documents), None
 
+    @inline_errors(outputs=3)
+    def on_add_folder(
+        docset: str | None, paths: list[str] | None, listing: str
+    ) -> tuple[str, None, str]:
+        name = _required(docset)
+        if not paths:
+            raise gr.Error("Choose a folder first.")
+        folder_name, uploads = folder_files(paths, listing)
+        report = service.add_uploaded_folder(name, folder_name, uploads)
+        for p in paths:  # added: the copies in Gradio's cache must not be served any more
+            Path(p).unlink(missing_ok=True)
+        return folder_report(name, folder_name, report), None, ""
+
     @inline_errors(outputs=2)
     def on_sample() -> tuple[str, Any]:
         name, documents = add_sample(service)
         return upload_report(name, documents), _select(service, name)
 
-    def on_docset_chosen(docset: str | None) -> tuple[Any, str]:
+    def on_docset_chosen(docset: str | None) -> tuple[Any, Any, str]:
         chosen = bool(docset)
         button = gr.update(interactive=chosen, variant="primary" if chosen else "secondary")
-        return button, "" if chosen else NO_DOCSET_SELECTED
+        return button, gr.update(interactive=chosen), "" if chosen else NO_DOCSET_SELECTED
 
     @inline_errors(outputs=3)
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
@@ -215,6 +238,11 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             [create_message, selected, new_name, new_description],
         ),
         upload.click(on_upload, [selected, files], [upload_message, files]),
+        add_folder.click(
+            on_add_folder,
+            [selected, folder, folder_paths],
+            [upload_message, folder, folder_paths],
+        ),
         sample.click(on_sample, None, [sample_message, selected]),
         rename.click(on_rename, [selected, rename_to], [manage_message, selected, rename_to]),
         describe.click(on_describe, [selected, describe_as], [manage_message]),
@@ -223,7 +251,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         *documents_panel.removed,
     ]
     documents_panel.refresh_after(changed)
-    selected.change(on_docset_chosen, [selected], [upload, upload_message], preprocess=False)
+    selected.change(
+        on_docset_chosen, [selected], [upload, add_folder, upload_message], preprocess=False
+    )
     delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])
     cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
     return DocsetsTab(table=table, selected=selected, empty_state=empty_state, changed=changed)

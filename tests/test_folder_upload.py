@@ -1,0 +1,94 @@
+"""A folder uploaded from the browser: paths paired with Gradio's copies, or a clear refusal."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragspace.errors import ValidationError
+from ragspace.models import EmbeddingStatus
+from ragspace.services import RagspaceService
+from ragspace.worker import Ingestor
+from ragspace_ui.folder_upload import UNMATCHED, folder_files, folder_report
+
+
+def cached(tmp_path: Path, files: dict[str, bytes]) -> tuple[list[str], str]:
+    """Gradio's copies (one folder per file, named as the file) and the page's JSON list."""
+    copies: list[str] = []
+    for number, (path, data) in enumerate(files.items()):
+        copy = tmp_path / "cache" / str(number) / Path(path).name
+        copy.parent.mkdir(parents=True)
+        copy.write_bytes(data)
+        copies.append(str(copy))
+    listing = json.dumps([{"path": p, "size": len(d)} for p, d in files.items()])
+    return copies, listing
+
+
+FOLDER = {
+    "proj/.gitignore": b"build/\n",
+    "proj/a/__init__.py": b"A = 1\n",
+    "proj/b/__init__.py": b"B = 22\n",
+    "proj/build/out.txt": b"generated\n",
+    "proj/src/pkg/__init__.py": b"",
+    "proj/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64),
+    "proj/docs/guide.md": b"# Guide\n\nRun `make docs` to build the site.\n",
+}
+
+
+def test_paths_are_paired_in_order_and_checked(tmp_path: Path) -> None:
+    copies, listing = cached(tmp_path, FOLDER)
+    name, files = folder_files(copies, listing)
+    assert name == "proj"
+    assert [(f.name, f.data) for f in files] == [
+        (path.removeprefix("proj/"), data) for path, data in FOLDER.items()
+    ]
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda entries: entries[:-1],  # a file without its path
+        lambda entries: [entries[1], entries[0], *entries[2:]],  # out of order: names differ
+        lambda entries: [{**entries[0], "size": 999}, *entries[1:]],  # sizes differ
+        lambda entries: [{**e, "path": "other/" + e["path"]} for e in entries[:1]] + entries[1:],
+        lambda entries: [{**entries[0], "path": "proj/../../etc/passwd"}, *entries[1:]],
+        lambda _entries: "not json",
+    ],
+    ids=["missing", "reordered", "size", "two-roots", "escape", "garbage"],
+)
+def test_anything_that_does_not_match_is_refused_with_what_to_do(
+    tmp_path: Path, spoil: object
+) -> None:
+    copies, listing = cached(tmp_path, FOLDER)
+    spoiled = spoil(json.loads(listing))  # type: ignore[operator]
+    text = spoiled if isinstance(spoiled, str) else json.dumps(spoiled)
+    with pytest.raises(ValidationError) as refused:
+        folder_files(copies, text)
+    assert str(refused.value) == UNMATCHED and ".zip" in UNMATCHED
+
+
+def test_the_service_indexes_the_folder_with_gitignore_and_skips(
+    tmp_path: Path, service: RagspaceService, ingestor: Ingestor
+) -> None:
+    service.create_docset("proj")
+    copies, listing = cached(tmp_path, FOLDER)
+    name, files = folder_files(copies, listing)
+    report = service.add_uploaded_folder("proj", name, files)
+    ingestor.process_all()
+    documents = {d.path: d for d in service.list_documents("proj")}
+    assert set(documents) == {
+        "proj/.gitignore",
+        "proj/a/__init__.py",
+        "proj/b/__init__.py",
+        "proj/docs/guide.md",
+    }
+    assert all(d.embedding_status is EmbeddingStatus.DONE for d in documents.values())
+    skipped = {item.path: item.reason for item in report.skipped}
+    assert skipped == {
+        "proj/build/out.txt": "ignored by .gitignore",
+        "proj/logo.png": "binary content",
+        "proj/src/pkg/__init__.py": "empty file",
+    }
+    assert report.errors == []
+    text = folder_report("proj", name, report)
+    assert "4 new or changed file(s)" in text and "skipped `proj/logo.png`" in text
