@@ -16,7 +16,7 @@ from ragspace_ui.documents_panel import build_documents_panel
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
-from ragspace_ui.sources_panel import build_sources_panel
+from ragspace_ui.sources_panel import build_sources_panel, globs
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 
@@ -155,6 +155,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
             )
             # where each file sits in the folder, filled in by the page (folder_upload.py)
             folder_paths = gr.Textbox(visible="hidden", elem_id=FOLDER_PATHS_ID)
+            with gr.Row():
+                folder_include = gr.Textbox(label="Folder: include globs", placeholder="src/**")
+                folder_exclude = gr.Textbox(label="Folder: exclude globs", placeholder="tests/**")
             add_folder = gr.Button("Add folder", variant="secondary", interactive=False)
             upload_message = gr.Markdown(NO_DOCSET_SELECTED, elem_id="upload-message")
             with gr.Accordion("Rename, describe or delete", open=False):
@@ -189,13 +192,15 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
 
     @inline_errors(outputs=3)
     def on_add_folder(
-        docset: str | None, paths: list[str] | None, listing: str
+        docset: str | None, paths: list[str] | None, listing: str, include: str, exclude: str
     ) -> tuple[str, None, str]:
         name = _required(docset)
         if not paths:
             raise gr.Error("Choose a folder first.")
         folder_name, uploads = folder_files(paths, listing)
-        report = service.add_uploaded_folder(name, folder_name, uploads)
+        report = service.add_uploaded_folder(
+            name, folder_name, uploads, globs(include), globs(exclude)
+        )
         for p in paths:  # added: the copies in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)
         return folder_report(name, folder_name, report), None, ""
@@ -240,7 +245,7 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         upload.click(on_upload, [selected, files], [upload_message, files]),
         add_folder.click(
             on_add_folder,
-            [selected, folder, folder_paths],
+            [selected, folder, folder_paths, folder_include, folder_exclude],
             [upload_message, folder, folder_paths],
         ),
         sample.click(on_sample, None, [sample_message, selected]),
