@@ -121,10 +121,16 @@ def embedder() -> LocalEmbedder:
 
 
 @pytest.fixture(scope="session")
-def static_table_dir(request: pytest.FixtureRequest) -> Path:
+def static_table_dir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """The fast tier's table, built from the bundled model once (about a minute on 2 cores)
-    and kept in pytest's cache between runs; the manifest check rebuilds a stale one."""
-    folder: Path = request.config.cache.mkdir("static-embedder")
+    and kept in pytest's cache between runs (a temporary folder when the cache plugin is
+    off, `-p no:cacheprovider`); the manifest check rebuilds a stale one."""
+    cache = getattr(request.config, "cache", None)
+    folder: Path = (
+        cache.mkdir("static-embedder") if cache else tmp_path_factory.mktemp("static-embedder")
+    )
     StaticEmbedder.load_or_build(folder)
     return folder
 

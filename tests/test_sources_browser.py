@@ -50,7 +50,7 @@ def test_preview_then_confirm_a_github_source(
             expect(page.get_by_text("Created DocSet widgets.")).to_be_visible(timeout=20_000)
             page.get_by_text("Add a GitHub repository or file").click()
             page.get_by_label("Repository or file").fill("acme/widgets")
-            page.get_by_label("Exclude globs").fill("tests/**")
+            page.get_by_label("Exclude globs", exact=True).fill("tests/**")
             page.get_by_role("button", name="Preview GitHub source").click()
             expect(page.get_by_text("Preview of acme/widgets")).to_be_visible(timeout=20_000)
             expect(page.get_by_text("lock file: 1")).to_be_visible()
