@@ -9,11 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-import lxml.html
-import pypdf
-import trafilatura
-from pypdf.errors import PdfReadError
-
 from ragspace.errors import SourceError
 from ragspace.languages import TREE_HTML_SUFFIXES, detect_language
 
@@ -99,6 +94,8 @@ def html_to_markdown(html: str) -> tuple[str, list[list[Any]]]:
     if main is not None:
         markdown = "\n\n".join(_blocks(main))
     else:  # no semantic container: let trafilatura find the content
+        import trafilatura  # here, not at import: commands that extract nothing start faster
+
         markdown = (
             trafilatura.extract(
                 html,
@@ -130,6 +127,8 @@ _BLOCK_TAGS = frozenset({"p", "pre", "ul", "ol", "table", "blockquote", "dl", "h
 
 
 def _main_element(html: str) -> Any | None:
+    import lxml.html
+
     try:
         root = lxml.html.fromstring(html)
     except (ValueError, lxml.etree.ParserError):
@@ -202,6 +201,8 @@ def _inline(text: str | None) -> str:
 
 def _heading_ids(html: str) -> dict[str, str]:
     """Heading text -> the id a browser scrolls to (on the heading, a child link or section)."""
+    import lxml.html
+
     try:
         root = lxml.html.fromstring(html)
     except (ValueError, lxml.etree.ParserError):
@@ -240,6 +241,9 @@ def slugify(title: str) -> str:
 
 
 def _pdf(path: str, data: bytes) -> Extracted:
+    import pypdf
+    from pypdf.errors import PdfReadError
+
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):

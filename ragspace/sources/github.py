@@ -7,16 +7,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-import github
 import httpx
-from github.GithubException import GithubException
 
 from ragspace.errors import SourceError
 from ragspace.sources.filters import FileFilter, SkippedItem
 from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
 from ragspace.sources.network import host_of, network_problem
+
+if TYPE_CHECKING:
+    import github
 
 _URL = re.compile(
     r"^(?:https?://)?(?:www\.)?github\.com/(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?"
@@ -113,20 +115,27 @@ class GithubClient:
 
     def __init__(self, config: GithubConfig, http: httpx.Client | None = None) -> None:
         self._config = config
-        auth = github.Auth.Token(config.token) if config.token else None
-        self._api = github.Github(
-            auth=auth,
-            base_url=config.api_url,
-            timeout=int(config.timeout_seconds),
-            retry=None,  # a rate limit must fail clearly, never sleep until it resets
-            seconds_between_requests=None,
-        )
         # the API host is the operator's choice (GITHUB_API_URL) and trusted with its
         # subdomains (GitHub Enterprise's codeload); any other redirect target is checked
         guard = NetGuard(
             allow_private=config.allow_private_urls, trusted_hosts=trusted_hosts([config.api_url])
         )
         self._http = http or guarded_client(guard, timeout=config.timeout_seconds)
+
+    @cached_property
+    def _api(self) -> "github.Github":
+        """PyGithub's client, built (and PyGithub imported, ~0.2 s) on the first request:
+        commands that fetch nothing from GitHub start without it."""
+        import github
+
+        config = self._config
+        return github.Github(
+            auth=github.Auth.Token(config.token) if config.token else None,
+            base_url=config.api_url,
+            timeout=int(config.timeout_seconds),
+            retry=None,  # a rate limit must fail clearly, never sleep until it resets
+            seconds_between_requests=None,
+        )
 
     def list_repository(self, location: GithubLocation, file_filter: FileFilter) -> RepoListing:
         """Resolve the ref to a commit and list its tree: three API requests."""
@@ -236,6 +245,8 @@ def _tree_skip_reason(kind: str, mode: str) -> str | None:
 @contextmanager
 def _translated(location: GithubLocation, api_url: str) -> Iterator[None]:
     """Turn PyGithub and network exceptions into SourceErrors that name the repository."""
+    from github.GithubException import GithubException
+
     try:
         yield
     except GithubException as exc:
