@@ -6,7 +6,6 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,6 +14,7 @@ import numpy.typing as npt
 
 from ragspace.errors import EmbeddingError, TransientEmbeddingError, redact
 from ragspace.native_memory import release_free_memory
+from ragspace.tokens import bundled_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +74,8 @@ class LocalEmbedder:
 
     def __init__(self, batch_size: int = 4, threads: int = 0) -> None:
         import onnxruntime
-        from tokenizers import Tokenizer
 
-        tokenizer_file = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
-        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
+        self._tokenizer = bundled_tokenizer()
         self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
         self._tokenizer.no_padding()  # each batch is padded to its own longest text
         options = onnxruntime.SessionOptions()

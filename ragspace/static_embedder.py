@@ -15,15 +15,14 @@ import math
 import threading
 import time
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ragspace.embeddings import LOCAL_DIMENSIONS, LOCAL_MODEL_SHA256, Vectors, _l2_normalise
 from ragspace.errors import EmbeddingError
+from ragspace.tokens import bundled_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +37,6 @@ _BUILD_BATCH = 512
 _SPECIAL_PREFIXES = ("[PAD]", "[CLS]", "[SEP]", "[MASK]", "[unused")
 
 TokenEncoder = Callable[[npt.NDArray[np.int64]], Vectors]
-
-
-def _tokenizer() -> Any:
-    from tokenizers import Tokenizer
-
-    tokenizer_file = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
-    return Tokenizer.from_str(tokenizer_file.read_text(encoding="utf-8"))
 
 
 def token_weights(vocab: dict[str, int]) -> npt.NDArray[np.float32]:
@@ -106,7 +98,7 @@ class StaticEmbedder:
             )
         self._weighted = table * weights[:, None]
         self._weights = weights
-        self._tokenizer = _tokenizer()
+        self._tokenizer = bundled_tokenizer()
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=STATIC_MAX_TOKENS)
 
@@ -118,7 +110,7 @@ class StaticEmbedder:
         cancel: threading.Event | None = None,
     ) -> "StaticEmbedder":
         """The cached table in `folder`, built from the bundled model first if missing or stale."""
-        tokenizer = _tokenizer()
+        tokenizer = bundled_tokenizer()
         vocab: dict[str, int] = tokenizer.get_vocab()
         table = load_table(folder)
         if table is None:

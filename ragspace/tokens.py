@@ -13,16 +13,27 @@ from typing import Any
 _local = threading.local()  # one tokenizer per thread: concurrent requests never share one
 
 
+def bundled_tokenizer() -> Any:
+    """A new instance of the bundled MiniLM WordPiece tokenizer, as its file configures it
+    (truncated and padded to 128); callers set the truncation and padding they need."""
+    from tokenizers import Tokenizer
+
+    source = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
+    return Tokenizer.from_str(source.read_text(encoding="utf-8"))
+
+
+def counting_tokenizer() -> Any:
+    """The bundled tokenizer for counting: no truncation, no padding."""
+    tokenizer = bundled_tokenizer()
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
 def _tokenizer() -> Any:
     tokenizer = getattr(_local, "tokenizer", None)
     if tokenizer is None:
-        from tokenizers import Tokenizer
-
-        source = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
-        tokenizer = Tokenizer.from_str(source.read_text(encoding="utf-8"))
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
-        _local.tokenizer = tokenizer
+        tokenizer = _local.tokenizer = counting_tokenizer()
     return tokenizer
 
 

@@ -3,7 +3,6 @@
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cached_property
-from importlib import resources
 from typing import Any, Literal
 
 from ragspace.chunking.code import DEFINITION_LEVELS, Outline, outline
@@ -19,6 +18,7 @@ from ragspace.chunking.lines import (
 from ragspace.chunking.prose import BLOCK, Section, sections
 from ragspace.languages import is_prose
 from ragspace.models import ChunkDraft
+from ragspace.tokens import counting_tokenizer
 
 SizeUnit = Literal["chars", "tokens"]
 
@@ -92,12 +92,7 @@ class Chunker:
     def _measure(self) -> Measure:
         if self.unit == "chars":
             return char_measure
-        from tokenizers import Tokenizer
-
-        source = resources.files("ragspace") / "data" / "minilm-tokenizer.json"
-        tokenizer = Tokenizer.from_str(source.read_text(encoding="utf-8"))
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
+        tokenizer = counting_tokenizer()
 
         def tokens(lines: Sequence[str]) -> list[int]:
             encoded = tokenizer.encode_batch(list(lines), add_special_tokens=False)
