@@ -5,6 +5,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode, SearchTier
@@ -64,27 +67,35 @@ class Retriever:
         mode: RetrievalMode | None = None,
         tier: SearchTier | None = None,
         ref: str | None = None,
+        measured: bool = False,
     ) -> list[Hit]:
         """The k best chunks, at most one per prose section; each side offers `candidates`.
 
-        With `ref`, only chunks of documents synced at that GitHub ref compete.
+        With `ref`, only chunks of documents synced at that GitHub ref compete. With
+        `measured`, every hit with a vector carries its similarity (`with_similarity`),
+        measured with the query vector the search already embedded.
         """
         fetch = max(k, min(k * SECTION_OVERFETCH, self.options.candidates))
         request = self._request(query, docset_ids, k, fetch, mode, tier)
         if ref is not None:
             request = dataclasses.replace(request, ref=ref)
-        return one_per_section(self._store.search(request))[:k]
+        hits = one_per_section(self._store.search(request))[:k]
+        return self.with_similarity(query, hits, request.query_vector) if measured else hits
 
-    def with_similarity(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
+    def with_similarity(
+        self, query: str, hits: Sequence[Hit], vector: npt.NDArray[np.float32] | None = None
+    ) -> list[Hit]:
         """The hits, each with its cosine similarity to the query where it has a vector.
 
         Hybrid search measures similarity only for the vector side's candidates; a hit the
-        keyword side alone brought in gets it here (one more query embedding, one lookup).
+        keyword side alone brought in gets it here (one lookup, and one query embedding
+        unless the query's `vector` is given).
         """
         missing = [hit.chunk_id for hit in hits if hit.vector_similarity is None]
         if not missing:
             return list(hits)
-        vector = self._embedder.embed([query])[0]
+        if vector is None:
+            vector = self._embedder.embed([query])[0]
         measured = self._store.similarities(missing, vector, self._embedder.dimensions)
         return [
             hit.model_copy(update={"vector_similarity": measured[hit.chunk_id]})

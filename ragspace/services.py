@@ -519,13 +519,7 @@ class RagspaceService:
         With `ref`, only documents indexed at that GitHub ref are searched; a ref that is
         not indexed is an error naming those that are.
         """
-        query = _valid_query(query)
-        docsets = self._searchable_docsets(docset_names)
-        ref = self._checked_ref(docsets, ref, named=bool(docset_names))
-        docset_ids = [d.id for d in docsets]
-        if not docset_ids:
-            return []
-        return self._retriever.search(query, docset_ids, max(1, min(k, 50)), mode, ref=ref)
+        return self._search(query, docset_names, k, mode, ref, measured=False)
 
     def relevant_search(
         self,
@@ -541,10 +535,27 @@ class RagspaceService:
         judges each hit, so an assistant never sees passages too far from the query.
         """
         query = _valid_query(query)
-        hits = self.search(query, docset_names, k, ref=ref)
-        hits = self._retriever.with_similarity(query, hits)
+        hits = self._search(query, docset_names, k, None, ref, measured=True)
         floor = self._answers.relevance_floor
         return [hit for hit in hits if floor.admits(hit, query)]
+
+    def _search(
+        self,
+        query: str,
+        docset_names: Sequence[str] | None,
+        k: int,
+        mode: RetrievalMode | None,
+        ref: str | None,
+        measured: bool,
+    ) -> list[Hit]:
+        query = _valid_query(query)
+        docsets = self._searchable_docsets(docset_names)
+        ref = self._checked_ref(docsets, ref, named=bool(docset_names))
+        docset_ids = [d.id for d in docsets]
+        if not docset_ids:
+            return []
+        k = max(1, min(k, 50))
+        return self._retriever.search(query, docset_ids, k, mode, ref=ref, measured=measured)
 
     def ask(
         self,

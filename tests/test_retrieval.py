@@ -9,6 +9,7 @@ from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from tests.fakes.embedders import RecordingEmbedder
 
 # Many passages about error handling in general, one table that names the exact code.
 ERROR_GUIDE = [
@@ -154,3 +155,22 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
     }
     for hit in measured:
         assert hit.vector_similarity == pytest.approx(exact[hit.chunk_id], abs=1e-5)
+
+
+@pytest.mark.usefixtures("corpus")
+def test_a_measured_hybrid_search_embeds_the_query_once(
+    store: Store, embedder: LocalEmbedder
+) -> None:
+    question = "What does error code E4711 mean?"
+    docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
+    recording = RecordingEmbedder(embedder)
+    # a vector side of few candidates: the keyword side brings hits of its own
+    options = RetrievalOptions(candidates=2)
+    retriever = Retriever(store, recording, options)  # type: ignore[arg-type]
+    plain = retriever.search(question, docsets, 8, RetrievalMode.HYBRID)
+    assert any(hit.vector_similarity is None for hit in plain)  # some only keywords found
+    recording.calls.clear()
+    measured = retriever.search(question, docsets, 8, RetrievalMode.HYBRID, measured=True)
+    assert [h.chunk_id for h in measured] == [h.chunk_id for h in plain]
+    assert all(hit.vector_similarity is not None for hit in measured)
+    assert recording.calls == [1]  # the search's own query vector measured the rest
