@@ -81,6 +81,17 @@ class Source(BaseModel):
     next_sync_at: datetime | None = None
 
 
+def interval_text(every: timedelta | None) -> str:
+    """A re-sync interval as people write it: `6h`, `1d`, `90m`; `off` for None."""
+    if every is None:
+        return "off"
+    minutes = int(every.total_seconds() // 60)
+    for unit, size in (("w", 7 * 24 * 60), ("d", 24 * 60), ("h", 60)):
+        if minutes % size == 0:
+            return f"{minutes // size}{unit}"
+    return f"{minutes}m"
+
+
 class Document(BaseModel):
     """One file or page of a DocSet and its ingestion state."""
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import gradio as gr
 
-from ragspace.models import Source, SourceKind, SourcePreview, SyncReport
+from ragspace.models import Source, SourceKind, SourcePreview, SyncReport, interval_text
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md, md_code
@@ -115,10 +115,9 @@ def source_rows(sources: list[Source]) -> list[list[Any]]:
 
 
 def _every(interval: timedelta | None) -> str:
-    for name, every in RESYNC_CHOICES.items():
-        if every == interval:
-            return name
-    return f"every {interval}"
+    """The form's name for the interval (off, hourly, daily), else as the CLI writes it."""
+    names = {every: name for name, every in RESYNC_CHOICES.items()}
+    return names.get(interval) or interval_text(interval)
 
 
 def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:

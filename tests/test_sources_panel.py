@@ -113,6 +113,9 @@ def test_confirm_with_a_resync_choice_schedules_the_source(
     [source] = service.list_sources("widgets")
     assert source.resync_interval == timedelta(days=1) and source.next_sync_at is not None
     assert rows[0][5:7] == ["daily", source.next_sync_at.strftime("%Y-%m-%d %H:%M")]
+    # an interval the form does not offer (set with `ragspace schedule`) reads as the CLI's
+    six_hours = service.set_resync_interval(source.id, timedelta(hours=6))
+    assert source_rows([six_hours])[0][5] == "6h"
     labels = {b.label for b in demo.blocks.values() if isinstance(getattr(b, "label", None), str)}
     assert "Re-sync automatically" in labels
 

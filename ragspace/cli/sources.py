@@ -31,6 +31,7 @@ from ragspace.models import (
     SourceKind,
     SourcePreview,
     SyncReport,
+    interval_text,
     tier_counts,
     tier_text,
 )
@@ -155,17 +156,6 @@ def interval(text: str) -> timedelta | None:
     return timedelta(**{_UNITS[match["unit"]]: int(match["count"])})
 
 
-def every_text(every: timedelta | None) -> str:
-    """An interval as people write it: `6h`, `1d`, `90m`; `off` for None."""
-    if every is None:
-        return "off"
-    minutes = int(every.total_seconds() // 60)
-    for unit, size in (("w", 7 * 24 * 60), ("d", 24 * 60), ("h", 60)):
-        if minutes % size == 0:
-            return f"{minutes // size}{unit}"
-    return f"{minutes}m"
-
-
 def _globs(values: Sequence[str]) -> list[str]:
     """`--include a --include b,c` gives `[a, b, c]`."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
@@ -202,7 +192,7 @@ def _add_source(
         report = service.add_source(args.docset, kind, args.url, options, args.resync_every)
         _print_report(report)
         if args.resync_every is not None:
-            print(f"Re-synced every {every_text(args.resync_every)} by the running workers.")
+            print(f"Re-synced every {interval_text(args.resync_every)} by the running workers.")
         return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
 
 
@@ -363,7 +353,7 @@ def _schedule(args: argparse.Namespace) -> int:
         print(f"Source #{source.id} is no longer re-synced on a schedule.")
     else:
         print(
-            f"Source #{source.id} re-syncs every {every_text(source.resync_interval)}; "
+            f"Source #{source.id} re-syncs every {interval_text(source.resync_interval)}; "
             f"next at {timestamp(source.next_sync_at)} (run by `ragspace serve` or "
             "`ragspace worker`)."
         )
@@ -412,11 +402,10 @@ def _print_status(
             synced = s.created_at if s.kind is SourceKind.UPLOAD else s.last_synced_at
             problem = f"  last sync failed: {s.error_message}" if s.error_message else ""
             location = cell(s.location)
-            every = (
-                f"  re-sync every {every_text(s.resync_interval)}, next {timestamp(s.next_sync_at)}"
-                if s.resync_interval is not None
-                else ""
-            )
+            every = ""
+            if s.resync_interval is not None:
+                every = f"  re-sync every {interval_text(s.resync_interval)}"
+                every += f", next {timestamp(s.next_sync_at)}"
             print(
                 f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{every}{problem}"
             )
@@ -434,7 +423,7 @@ def _source_json(source: Source) -> dict[str, Any]:
         "last_synced_at": source.last_synced_at,
         "resync_every": None
         if source.resync_interval is None
-        else every_text(source.resync_interval),
+        else interval_text(source.resync_interval),
         "next_sync_at": source.next_sync_at,
         "error": source.error_message,
     }
