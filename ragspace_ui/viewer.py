@@ -109,15 +109,17 @@ def viewer_html(document: DocumentText, citation: Citation) -> str:
     if citation.url:
         parts.append(_link(citation.url, _origin_label(citation.url)))
     parts.extend(_original_link(document, _cited_line(document, citation, focus)))
-    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
+    return _viewer(document, parts, (citation.start_line, citation.end_line), focus)
+
+
+def _viewer(
+    document: DocumentText, head: list[str], passage: tuple[int, int], focus: tuple[int, int]
+) -> str:
+    """The viewer's heading (its parts joined) over the document's numbered lines."""
     body = numbered_html(
-        document.text,
-        document.document.language,
-        document.start_line,
-        (citation.start_line, citation.end_line),
-        focus,
+        document.text, document.document.language, document.start_line, passage, focus
     )
-    return head + body
+    return f'<div class="rs-viewer-head">{" · ".join(head)}</div>{body}'
 
 
 def _link(url: str, label: str) -> str:
@@ -174,10 +176,8 @@ def document_html(document: DocumentText) -> str:
     if document.end_line < document.total_lines:
         shown += " (the rest: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
     parts = [f"<b>{title}</b>", shown, *_original_link(document, document.start_line)]
-    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
     none = (0, 0)  # no passage, no focus: every line plain
-    body = numbered_html(document.text, document.document.language, document.start_line, none, none)
-    return head + body
+    return _viewer(document, parts, none, none)
 
 
 def open_document(service: RagspaceService, docset: str, path: str, ref: str | None = None) -> str:
@@ -194,9 +194,5 @@ def open_line_link(service: RagspaceService, link: LineLink) -> str:
     title = html.escape(document.document.path)
     where = f"lines {link.start_line}-{end} of {document.total_lines}"
     parts = [f"<b>{title}</b>", where, *_original_link(document, link.start_line)]
-    head = f'<div class="rs-viewer-head">{" · ".join(parts)}</div>'
     lines = (link.start_line, end)
-    body = numbered_html(
-        document.text, document.document.language, document.start_line, lines, lines
-    )
-    return head + body
+    return _viewer(document, parts, lines, lines)
