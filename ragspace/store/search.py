@@ -39,10 +39,8 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
     """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
     parts: list[sql.Composable] = []
     # the ref filter is added only when asked for, so an unversioned search keeps its plan
-    ref = sql.SQL(_REF_FILTER if request.ref is not None else "")
-    ref_c = sql.SQL(
-        _REF_FILTER.replace("= document_id", "= c.document_id") if request.ref is not None else ""
-    )
+    ref = _ref_filter(request.ref, "document_id")
+    ref_c = _ref_filter(request.ref, "c.document_id")  # the keyword side's alias
     if request.query_vector is not None:
         parts.append(
             _VECTOR_CANDIDATES.format(
@@ -114,11 +112,15 @@ def _vector_type(dimensions: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.Literal(dimensions))
 
 
-# A chunk is at the ref when its document is (documents.ref; '' for unversioned sources).
-# A primary-key probe per candidate, so the HNSW scan keeps its order and filters as it goes.
-_REF_FILTER = (
-    " and exists (select 1 from documents rd where rd.id = document_id and rd.ref = %(ref)s)"
-)
+def _ref_filter(ref: str | None, document_id: str) -> sql.Composable:
+    """`and` the chunk's document is at the ref (documents.ref; '' for unversioned sources);
+    nothing without a ref. A primary-key probe per candidate, so the HNSW scan keeps its
+    order and filters as it goes."""
+    if ref is None:
+        return sql.SQL("")
+    return sql.SQL(
+        " and exists (select 1 from documents rd where rd.id = {} and rd.ref = %(ref)s)"
+    ).format(sql.SQL(document_id))
 
 
 # Each side yields (id, vector_similarity, keyword_rank, rank, weight); ranks start at 1.
