@@ -7,7 +7,7 @@ from ragspace.answering.context import ContextBuilder
 from ragspace.models import ChunkDraft, Hit
 from ragspace.store import NewDocument, Store
 
-LINES = [f"line {n} of the guide" for n in range(1, 11)]
+LINES = [f"Line {n} of the guide." for n in range(1, 11)]  # one sentence a line
 
 
 def _document(store: Store) -> tuple[int, list[ChunkDraft]]:
@@ -76,3 +76,25 @@ def test_a_widened_passage_cites_from_its_best_match(store: Store) -> None:
     assert citation.snippet == "…\n" + "\n".join(LINES[4:8])  # the snippet starts at the match
     [first] = ContextBuilder(store, 10_000).passages([_hit(document_id, chunks[0], 1.0)])
     assert cite(first).snippet == "\n".join(LINES[0:4])  # the match is the passage start
+
+
+def test_a_prose_passage_cut_mid_sentence_grows_to_whole_sentences(store: Store) -> None:
+    docset = store.create_docset("refs", "", "local/test", 384)
+    lines = [
+        "# Versions",
+        "",
+        "Each ref is its own source. Search takes",
+        "an optional ref; a ref that is not indexed is an error that",
+        "names the refs that are. Without one,",
+        "every version is searched.",
+    ]
+    [document_id] = store.upsert_documents(
+        docset.id, None, [NewDocument("refs.md", "refs", "markdown", "\n".join(lines), "h")]
+    )
+    chunk = ChunkDraft(ordinal=0, content=lines[3], start_line=4, end_line=4, metadata={})
+    vectors = np.ones((1, 384), dtype=np.float32)
+    store.replace_chunks(document_id, docset.id, [chunk], vectors, ["0"])
+    [passage] = ContextBuilder(store, 10_000).passages([_hit(document_id, chunk, 1.0)], False)
+    assert (passage.start_line, passage.end_line) == (3, 5)
+    assert passage.content == "\n".join(lines[2:5])
+    assert (passage.focus_line, passage.focus_end_line) == (4, 4)  # the link: the chunk

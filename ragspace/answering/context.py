@@ -5,11 +5,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragspace.answering.citations import hit_passage
+from ragspace.answering.focus import is_prose_metadata
+from ragspace.answering.sentences import whole_sentences
 from ragspace.models import ChunkDraft, Hit, Passage
 from ragspace.store import Store
 
 NEIGHBOURS = 1  # chunks added on each side of a hit when the budget allows
 MIN_PASSAGE_CHARS = 200
+SENTENCE_REACH = 3  # lines a prose passage may grow by to hold whole sentences
 
 
 @dataclass
@@ -74,6 +77,8 @@ class ContextBuilder:
             if not chunks:
                 continue
             start, end = min(c.start_line for c in chunks), max(c.end_line for c in chunks)
+            if is_prose_metadata(best.metadata):
+                start, end = self._whole_sentences(best.document_id, start, end)
             text = self._store.get_document_lines(best.document_id, start, end)
             if len(text) <= room:
                 return _passage_of(best, number, start, end, text, chunks)
@@ -82,6 +87,13 @@ class ContextBuilder:
         # too long (e.g. a minified line): the best chunk only, cut to the room left
         text = best.content[:room]
         return _passage_of(best, number, best.start_line, best.end_line, text, core)
+
+    def _whole_sentences(self, document_id: int, start: int, end: int) -> tuple[int, int]:
+        """Prose lines start..end grown by up to SENTENCE_REACH lines on each side so that
+        they neither start nor end inside a sentence (a chunk may be cut mid-sentence)."""
+        first = max(1, start - SENTENCE_REACH - 1)  # one more line: does the first start one?
+        around = self._store.get_document_lines(document_id, first, end + SENTENCE_REACH + 1)
+        return whole_sentences(around.split("\n"), first, start, end, SENTENCE_REACH)
 
 
 def _passage_of(

@@ -2,10 +2,11 @@
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ragspace.languages import is_prose
 from ragspace.models import Passage
-from ragspace.terms import terms
+from ragspace.terms import term_pairs, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
@@ -15,7 +16,12 @@ MAX_SENTENCE_CHARS = 400
 
 def is_prose_passage(passage: Passage) -> bool:
     """Documentation (or a passage of no known language), read by sentences, not lines."""
-    language = str(passage.metadata.get("language", ""))
+    return is_prose_metadata(passage.metadata)
+
+
+def is_prose_metadata(metadata: dict[str, Any]) -> bool:
+    """Chunk metadata of documentation (or of no known language)."""
+    language = str(metadata.get("language", ""))
     return not language or is_prose(language)
 
 
@@ -85,7 +91,9 @@ class Lead:
 
 
 def lead(passage: Passage, question: str) -> Lead | None:
-    """The passage's sentence or code lines sharing most words with the question, if any."""
+    """The passage's sentence or code lines sharing most words with the question, if any;
+    between sentences sharing as many words, the one holding more of the question's word
+    pairs in order ("ref ... indexed") wins, then the first."""
     wanted = terms(question)
     if not wanted:
         return None
@@ -94,10 +102,14 @@ def lead(passage: Passage, question: str) -> Lead | None:
         text = "\n".join(passage_line(passage, n) for n in range(start, end + 1)).strip("\n")
         score = len(wanted & terms(text))
         return Lead(text=text, code=True, score=score) if score else None
-    scored = [(len(wanted & terms(s)), -i, s) for i, s in enumerate(sentences(passage.content))]
+    pairs = term_pairs(question)
+    scored = [
+        (len(wanted & terms(s)), len(pairs & term_pairs(s)), -i, s)
+        for i, s in enumerate(sentences(passage.content))
+    ]
     if not scored:
         return None
-    score, _, text = max(scored)
+    score, _, _, text = max(scored)
     return Lead(text=text, code=False, score=score) if score else None
 
 
