@@ -1,5 +1,6 @@
 """The words of a text that say something, by stem: what questions, lines and quotes share."""
 
+import itertools
 import re
 import threading
 from functools import lru_cache
@@ -88,6 +89,14 @@ def terms(text: str) -> set[str]:
     term): lower case, stop words and words under three letters left out."""
     words = {w.lower() for w in _WORD.findall(text)}
     return {_stem(w) for w in words if len(w) >= 3 and w not in _STOPWORDS}
+
+
+def term_pairs(text: str) -> set[tuple[str, str]]:
+    """Pairs of terms that follow each other in a text, stop words skipped: "a ref that is
+    not indexed" holds ("ref", "index"), "ask ... an optional ref" does not hold ("ask", "ref")."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    stems = [_stem(w) for w in words if len(w) >= 3 and w not in _STOPWORDS]
+    return set(itertools.pairwise(stems))
 
 
 def covers(text: str, question: str) -> bool:

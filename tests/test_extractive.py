@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.answering.citations import cite
 from ragspace.models import Answer
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
@@ -19,6 +20,7 @@ QUESTIONS = [
     ("Which header does an MCP client send with its credentials?", "X-Ragspace-Auth"),
     ("What does RAGSPACE_READ_ONLY do?", "refuses every change"),
     ("What does the Hugging Face Space run?", "python app.py"),
+    ("What happens when I ask for a ref that is not indexed?", "names the refs that are"),
 ]
 
 
@@ -57,20 +59,10 @@ NOT_YET = [
         marks=pytest.mark.xfail(
             strict=True,
             reason="the answer is the code block after 'Install and run the tests', which "
-            "sentences leave out, and its passage ranks 6th (leads come from the top 3)",
+            "sentences leave out, and its passage is not among the six retrieved (leads come "
+            "from the top 3)",
         ),
         id="code-block",
-    ),
-    pytest.param(
-        "What happens when I ask for a ref that is not indexed?",
-        "names the refs that are",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the right passage ranks 1st, but its lead is an earlier sentence that "
-            "shares as many question words ('ask', 'ref') as the answering one ('ref', "
-            "'indexed'); ties go to the first sentence",
-        ),
-        id="tied-sentences",
     ),
 ]
 
@@ -92,10 +84,10 @@ def _assert_answered_by_leads(service: RagspaceService, question: str, expected:
         assert _flat(sentence) in _flat(cited.content)
         assert _flat(sentence) in _flat((ROOT / cited.path).read_text())
     assert any(expected in sentence for sentence, _ in leads), (question, leads)
-    _assert_nothing_twice(answer)
+    _assert_nothing_twice(answer, question)
 
 
-def _assert_nothing_twice(answer: Answer) -> None:
+def _assert_nothing_twice(answer: Answer, question: str) -> None:
     numbers = [c.number for c in answer.citations]
     assert len(numbers) == len(set(numbers))
     taken: dict[str, set[int]] = {}
@@ -107,9 +99,10 @@ def _assert_nothing_twice(answer: Answer) -> None:
         body = citation.snippet.removeprefix("…\n").removesuffix("\n…")
         if body:
             assert _flat(body) not in _flat(answer.text)
-        else:  # no snippet only when the answer quotes the whole passage
+        else:  # no snippet only when the answer quotes all the lines it would show
             cited = next(p for p in answer.passages if p.number == citation.number)
-            assert citation.quote and _flat(cited.content) in _flat(citation.quote)
+            shown = cite(cited, question).snippet.removeprefix("…\n").removesuffix("\n…")
+            assert citation.quote and _flat(shown) in _flat(citation.quote)
         assert f"[{citation.number}] " in answer.text.split("**Sources**")[1]
     sentences = re.findall(r"^(.+?) \[\d+\]$", answer.text.split("**Sources**")[0], re.M)
     assert len(sentences) == len(set(sentences))

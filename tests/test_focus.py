@@ -1,6 +1,7 @@
 """Precise citation ranges: a widened passage links to the few lines that matched best."""
 
 from ragspace.answering.citations import cite
+from ragspace.answering.focus import lead
 from ragspace.models import Passage
 
 SHA = "9943026326188317eaab57a879bcf4534d20dcec"
@@ -48,3 +49,15 @@ def test_without_a_matching_word_the_link_covers_the_best_chunk() -> None:
     citation = cite(_widened_passage(), "zebra")
     assert (citation.focus_start_line, citation.focus_end_line) == (30, 40)
     assert citation.url is not None and citation.url.endswith("#L30-L40")
+
+
+def test_between_sentences_sharing_as_many_words_the_one_with_the_question_s_phrase_leads() -> None:
+    content = (
+        "Search and ask take an optional ref. With a ref only documents at that ref are"
+        " searched; a ref that is not indexed is an error that names the refs that are."
+    )
+    passage = _widened_passage().model_copy(
+        update={"content": content, "start_line": 1, "end_line": 1, "metadata": {}}
+    )
+    found = lead(passage, "What happens when I ask for a ref that is not indexed?")
+    assert found is not None and found.text.endswith("names the refs that are.")

@@ -2,7 +2,7 @@
 
 import threading
 
-from ragspace.terms import covers, terms
+from ragspace.terms import covers, term_pairs, terms
 
 WORDS = " ".join(
     f"{word}{suffix}"
@@ -39,3 +39,9 @@ def test_threads_stem_at_the_same_time_without_mixing_words() -> None:
         thread.join()
     assert failures == []
     assert len(results) == 1_600 and all(result == expected for result in results)
+
+
+def test_pairs_are_terms_in_order_with_stop_words_skipped() -> None:
+    assert ("ref", "index") in term_pairs("a ref that is not indexed")
+    assert ("ask", "ref") not in term_pairs("ask take an optional ref")
+    assert term_pairs("retry") == set()
