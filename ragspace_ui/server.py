@@ -15,6 +15,7 @@ from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
 from ragspace_ui.mcp_server import mcp_lifespan
 from ragspace_ui.routes import app_routes
+from ragspace_ui.session_state import build_session_configs_on_read
 from ragspace_ui.webhooks import webhook_middleware
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ def launch_options(
 
 def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
     """Start `demo` on 127.0.0.1 on a free port without blocking; its URL (tests, screenshots)."""
+    build_session_configs_on_read()
     demo.queue()
     _, url, _ = demo.launch(
         server_name="127.0.0.1",
@@ -80,6 +82,7 @@ def serve(settings: Settings) -> None:
     # the app's in-process workers also run scheduled re-syncs (none without workers)
     runtime = open_runtime(settings, scheduled_syncs=settings.worker_threads > 0)
     try:
+        build_session_configs_on_read()
         demo = build_ui(runtime.service, credentials)
         demo.queue(default_concurrency_limit=8)
         if settings.read_only:
