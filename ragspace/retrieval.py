@@ -28,7 +28,8 @@ class RetrievalOptions:
 
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = 50
-    rrf_k: int = 60
+    rrf_k: int = 10
+    keyword_weight: float = 1.25  # of the full-text ranking in the fusion (quality vectors: 1)
     ef_search: int = 400
     tier: SearchTier = SearchTier.BEST
     fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)
@@ -143,6 +144,7 @@ class Retriever:
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             rrf_k=self.options.rrf_k,
+            keyword_weight=self.options.keyword_weight,
             ef_search=max(k, self.options.ef_search),
             fast_vector=static.embed([query])[0] if use_fast and static else None,
             fast_everywhere=tier is SearchTier.FAST,

@@ -122,6 +122,7 @@ def build_service(
             mode=RetrievalMode(settings.retrieval_mode),
             candidates=settings.retrieval_candidates,
             rrf_k=settings.rrf_k,
+            keyword_weight=settings.keyword_weight,
             ef_search=settings.hnsw_ef_search,
             fast_weight=settings.fast_tier_weight,
         ),

@@ -339,10 +339,17 @@ class Settings(BaseSettings):
         description="Candidates taken from each of vector and full-text search before fusion.",
     )
     rrf_k: int = Field(
-        default=60,
+        default=10,
         ge=1,
         validation_alias=AliasChoices("RAGSPACE_RRF_K"),
-        description="Reciprocal rank fusion constant k: score = sum of 1 / (k + rank).",
+        description="Reciprocal rank fusion constant k: score = sum of weight / (k + rank).",
+    )
+    keyword_weight: float = Field(
+        default=1.25,
+        ge=0.0,
+        le=10.0,
+        validation_alias=AliasChoices("RAGSPACE_KEYWORD_WEIGHT"),
+        description="Weight of the full-text ranking in hybrid fusion (vectors weigh 1).",
     )
     hnsw_ef_search: int = Field(
         default=400,

@@ -3,9 +3,10 @@
 import pytest
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import RetrievalMode
+from ragspace.models import Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.services import RagspaceService
+from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -89,11 +90,16 @@ def test_keyword_mode_returns_only_keyword_matches(corpus: RagspaceService) -> N
     assert hits[0].vector_similarity is None
 
 
-def test_hybrid_scores_are_fused_reciprocal_ranks(corpus: RagspaceService) -> None:
+def test_hybrid_scores_are_fused_reciprocal_ranks(
+    corpus: RagspaceService, settings: Settings
+) -> None:
     hits = corpus.search("E4711 lease", ["ops"], k=3, mode=RetrievalMode.HYBRID)
     top = hits[0]
     assert top.keyword_rank is not None and top.vector_similarity is not None
-    assert top.score <= 2 / (60 + 1) + 1e-9
+    k, keyword_weight = settings.rrf_k, settings.keyword_weight
+    vector_part = top.score - keyword_weight / (k + top.keyword_rank)
+    vector_rank = 1 / vector_part - k  # 1 / (k + rank) from the vector side
+    assert vector_rank == pytest.approx(round(vector_rank)) and vector_rank >= 1
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
@@ -174,3 +180,24 @@ def test_a_measured_hybrid_search_embeds_the_query_once(
     assert [h.chunk_id for h in measured] == [h.chunk_id for h in plain]
     assert all(hit.vector_similarity is not None for hit in measured)
     assert recording.calls == [1]  # the search's own query vector measured the rest
+
+
+@pytest.mark.usefixtures("corpus")
+def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: LocalEmbedder) -> None:
+    question = "What does error code E4711 mean?"
+    docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
+
+    def fused(keyword_weight: float) -> dict[int, Hit]:
+        options = RetrievalOptions(rrf_k=10, keyword_weight=keyword_weight)
+        retriever = Retriever(store, embedder, options)
+        return {h.chunk_id: h for h in retriever.fused(question, docsets, 20, RetrievalMode.HYBRID)}
+
+    light, heavy = fused(0.5), fused(3.0)
+    matched = [i for i in light.keys() & heavy.keys() if light[i].keyword_rank is not None]
+    assert matched
+    for chunk_id in matched:
+        rank = light[chunk_id].keyword_rank
+        assert rank is not None and heavy[chunk_id].keyword_rank == rank
+        # the vector side's share is the same in both; the keyword side's is weight / (k + rank)
+        difference = heavy[chunk_id].score - light[chunk_id].score
+        assert difference == pytest.approx((3.0 - 0.5) / (10 + rank))

@@ -23,7 +23,9 @@ class SearchRequest:
     query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     keyword_terms: Sequence[str] = ()
     candidates: int = 50
-    rrf_k: int = 60
+    rrf_k: int = 10
+    # the full-text ranking's weight in the fusion; the quality vectors' ranking weighs 1
+    keyword_weight: float = 1.25
     ef_search: int = 400
     # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
     fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
@@ -69,6 +71,7 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
         "rrf_k": request.rrf_k,
+        "keyword_weight": request.keyword_weight,
         "fast_weight": request.fast_weight,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
@@ -192,7 +195,7 @@ _KEYWORD_TERMS = """
 _KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank,
-            1.0::float8 as weight
+            %(keyword_weight)s::float8 as weight
      from (select id, row_number() over (order by score desc, id) as rank
            from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
                  from weighted_terms w
