@@ -6,7 +6,7 @@ import pytest
 
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError
-from ragspace.models import EmbeddingStatus, SourceKind
+from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -69,7 +69,7 @@ def gh_service(store: Store, embedder: object, github: FakeGithub) -> RagspaceSe
     return service
 
 
-OPTIONS = {"exclude": ["tests/**"]}
+OPTIONS = GithubOptions(exclude=["tests/**"])
 
 
 def test_repository_sync_documents_skips_and_requests(
@@ -146,7 +146,7 @@ def test_chunks_cite_commit_pinned_line_ranges(
 def test_tag_ref_resolves_to_its_commit(gh_service: RagspaceService, repo: FakeRepo) -> None:
     tagged = repo.commit({"README.md": b"# Old widgets\n\nVersion one.\n"}, ref="v1.0")
     report = gh_service.add_source(
-        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v1.0"}
+        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v1.0")
     )
     assert report.resolved == tagged != repo.refs["trunk"]
     assert [d.path for d in gh_service.list_documents("widgets")] == ["acme/widgets/README.md"]
@@ -216,7 +216,7 @@ def test_unknown_repository_names_it(gh_service: RagspaceService) -> None:
 @pytest.mark.usefixtures("repo")
 def test_unknown_ref_names_it(gh_service: RagspaceService) -> None:
     with pytest.raises(SourceError, match=r"GitHub has no acme/widgets at v9\.9"):
-        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v9.9"})
+        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v9.9"))
 
 
 @pytest.mark.parametrize(

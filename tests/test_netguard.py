@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from ragspace.errors import SourceError
-from ragspace.models import SourceKind
+from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -36,7 +36,7 @@ from ragspace.store import Store
 from tests.fakes.docs_site import DocsSite, page, running_site
 from tests.fakes.github_server import FakeGithub, running_github
 
-DOCS = {"depth": 2, "path_prefix": "/docs/", "max_pages": 20}
+DOCS = WebOptions(depth=2, path_prefix="/docs/", max_pages=20)
 
 
 def resolver_of(table: dict[str, list[str]]) -> Callable[[str, int], list[str]]:
@@ -213,7 +213,7 @@ def test_a_start_url_redirecting_to_a_private_address_is_a_source_error(
         resolver=resolver_of({"docs.test": ["127.0.0.1"]}), trusted_hosts=frozenset({"docs.test"})
     )
     with pytest.raises(SourceError, match=r"could not be crawled: Refused to fetch .*loopback"):
-        crawler(guard).crawl(f"{public}/docs/go", {**DOCS, "path_prefix": "/"}, {})
+        crawler(guard).crawl(f"{public}/docs/go", DOCS.model_copy(update={"path_prefix": "/"}), {})
     assert "/docs/secret.html" not in site.requests
 
 

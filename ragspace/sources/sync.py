@@ -5,23 +5,47 @@ import math
 from typing import Any, Protocol
 
 from ragspace.errors import SourceError, ValidationError
-from ragspace.models import NewDocument, SkippedItem, Source, SourceKind, SourcePreview, SyncReport
+from ragspace.models import (
+    GithubOptions,
+    NewDocument,
+    SkippedItem,
+    Source,
+    SourceKind,
+    SourcePreview,
+    SyncReport,
+    WebOptions,
+)
 from ragspace.sources.classify import BINARY
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.github import GithubClient, RepoListing, parse_location
 from ragspace.store import Store, StoredDocument
 
+# the options of the sources that are fetched (uploads and folders are not)
+FetchOptions = GithubOptions | WebOptions
+
+
+def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
+    """The options a GitHub or web source takes: the defaults for None; another kind's refused."""
+    expected: type[FetchOptions] = WebOptions if kind is SourceKind.WEB else GithubOptions
+    if options is None:
+        return expected()
+    if not isinstance(options, expected):
+        raise ValidationError(
+            f"A {kind.value} source takes {expected.__name__}, not {type(options).__name__}."
+        )
+    return options
+
 
 class WebSource(Protocol):
     """What the syncer needs from the web crawler (see `ragspace.sources.web`)."""
 
-    def preview(self, location: str, options: dict[str, Any]) -> SourcePreview:
+    def preview(self, location: str, options: WebOptions) -> SourcePreview:
         """Pages that a crawl would fetch, without storing anything."""
         ...
 
     def crawl(
-        self, location: str, options: dict[str, Any], stored: dict[str, StoredDocument]
+        self, location: str, options: WebOptions, stored: dict[str, StoredDocument]
     ) -> tuple[list[NewDocument], list[str], list[SkippedItem], dict[str, Any]]:
         """Changed pages, unchanged page paths, skipped pages and the sync state."""
         ...
@@ -44,18 +68,21 @@ class SourceSyncer:
         self._max_file_bytes = max_file_bytes
         self._chunk_chars = chunk_chars
 
-    def preview(self, kind: SourceKind, location: str, options: dict[str, Any]) -> SourcePreview:
+    def preview(
+        self, kind: SourceKind, location: str, options: FetchOptions | None
+    ) -> SourcePreview:
         """A dry run: files or pages after filters, skipped ones with reasons, size estimate."""
-        if kind is SourceKind.WEB:
+        if kind is SourceKind.UPLOAD:
+            raise ValidationError(f"Sources of kind {kind.value} cannot be previewed.")
+        options = options_for(kind, options)
+        if isinstance(options, WebOptions):
             return self._web_source().preview(location, options)
         if kind is SourceKind.GITHUB_FILE:
-            listing, _ = self._github.get_file(parse_location(location, options.get("ref")))
-        elif kind is SourceKind.GITHUB_REPO:
-            listing = self._github.list_repository(
-                parse_location(location, options.get("ref")), self._filter(options)
-            )
+            listing, _ = self._github.get_file(parse_location(location, options.ref))
         else:
-            raise ValidationError(f"Sources of kind {kind.value} cannot be previewed.")
+            listing = self._github.list_repository(
+                parse_location(location, options.ref), self._filter(options)
+            )
         total = sum(f.size for f in listing.files)
         return SourcePreview(
             kind=kind,
@@ -79,7 +106,7 @@ class SourceSyncer:
         stored = self._store.source_documents(source.id)
         if source.kind is SourceKind.WEB:
             documents, kept, skipped, state = self._web_source().crawl(
-                source.location, source.options, stored
+                source.location, source.web_options, stored
             )
         elif source.kind in (SourceKind.GITHUB_REPO, SourceKind.GITHUB_FILE):
             documents, kept, skipped, state = self._github_documents(source, stored)
@@ -106,13 +133,14 @@ class SourceSyncer:
     def _github_documents(
         self, source: Source, stored: dict[str, StoredDocument]
     ) -> tuple[list[NewDocument], list[str], list[SkippedItem], dict[str, Any]]:
-        location = parse_location(source.location, source.options.get("ref"))
+        options = source.github_options
+        location = parse_location(source.location, options.ref)
         if source.kind is SourceKind.GITHUB_FILE:
             listing, data = self._github.get_file(location)
             contents = {listing.files[0].path: data}
             changed = listing.files
         else:
-            listing = self._github.list_repository(location, self._filter(source.options))
+            listing = self._github.list_repository(location, self._filter(options))
             changed = [f for f in listing.files if _needs_fetch(stored, listing, f.path, f.sha)]
         # blobs skipped by content last time are skipped again without downloading them
         known: dict[str, str] = source.sync_state.get("binary_blobs", {})
@@ -161,10 +189,8 @@ class SourceSyncer:
             found, content_hash=blob_sha, metadata={**found.metadata, "blob_sha": blob_sha}
         )
 
-    def _filter(self, options: dict[str, Any]) -> FileFilter:
-        return FileFilter(
-            options.get("include") or (), options.get("exclude") or (), self._max_file_bytes
-        )
+    def _filter(self, options: GithubOptions) -> FileFilter:
+        return FileFilter(options.include, options.exclude, self._max_file_bytes)
 
     def _web_source(self) -> WebSource:
         if self._web is None:

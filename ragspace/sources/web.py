@@ -16,7 +16,7 @@ import lxml.html
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
-from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview
+from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview, WebOptions
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
 from ragspace.store import StoredDocument
@@ -100,7 +100,7 @@ class WebCrawler:
             headers={"User-Agent": config.user_agent},
         )
 
-    def preview(self, location: str, options: dict[str, Any]) -> SourcePreview:
+    def preview(self, location: str, options: WebOptions) -> SourcePreview:
         """The pages a crawl would index, without storing anything."""
         documents, _, skipped, state = self.crawl(location, options, {})
         total = sum(len(d.content.encode()) for d in documents if not d.error_message)
@@ -115,7 +115,7 @@ class WebCrawler:
         )
 
     def crawl(
-        self, location: str, options: dict[str, Any], stored: dict[str, StoredDocument]
+        self, location: str, options: WebOptions, stored: dict[str, StoredDocument]
     ) -> tuple[list[NewDocument], list[str], list[SkippedItem], dict[str, Any]]:
         """Changed pages, unchanged page paths, skipped URLs with reasons, and sync state."""
         scope = self._scope(location, options)
@@ -137,7 +137,7 @@ class WebCrawler:
         state = {"start_url": scope.start, "pages": crawl.pages, "sitemap_urls": len(seeds)}
         return crawl.documents, crawl.kept, crawl.skipped, state
 
-    def _scope(self, location: str, options: dict[str, Any]) -> CrawlScope:
+    def _scope(self, location: str, options: WebOptions) -> CrawlScope:
         start = location.strip()
         other = _OTHER_SCHEME.match(start)
         if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
@@ -150,11 +150,11 @@ class WebCrawler:
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise SourceError(f"{location!r} is not a web address (http:// or https://).")
         self._guard.check(start)  # a clear error for a private or malformed start address
-        prefix = str(options.get("path_prefix") or "/").strip() or "/"
+        prefix = (options.path_prefix or "/").strip() or "/"
         if not prefix.startswith("/"):
             prefix = "/" + prefix
-        depth = max(0, min(int(options.get("depth", 2)), 10))
-        pages = max(1, min(int(options.get("max_pages", 50)), self._config.max_pages))
+        depth = max(0, min(options.depth, 10))
+        pages = max(1, min(options.max_pages, self._config.max_pages))
         return CrawlScope(
             urldefrag(start)[0], f"{parts.scheme}://{parts.netloc}", prefix, depth, pages
         )

@@ -23,6 +23,8 @@ from ragspace.models import (
     RefInfo,
     Source,
     SourceKind,
+    SourceOptions,
+    stored_options,
 )
 from ragspace.store.search import SearchRequest, chunk_similarities, run_search
 
@@ -162,14 +164,18 @@ class Store:
     # Sources and documents
 
     def create_source(
-        self, docset_id: int, kind: SourceKind, location: str, options: dict[str, Any]
+        self,
+        docset_id: int,
+        kind: SourceKind,
+        location: str,
+        options: SourceOptions | None = None,
     ) -> Source:
-        """Record where documents of a DocSet come from."""
+        """Record where documents of a DocSet come from (options stored as JSON)."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(
                 "insert into sources (docset_id, kind, location, options) values (%s, %s, %s, %s)"
                 f" returning {_SOURCE_COLUMNS}",
-                (docset_id, kind.value, location, Jsonb(options)),
+                (docset_id, kind.value, location, Jsonb(stored_options(options))),
             ).fetchone()
         assert row is not None
         return Source.model_validate(row)
