@@ -521,3 +521,14 @@ class NewDocument:
     metadata: dict[str, Any] = field(default_factory=dict)
     # the file itself, kept only when the viewer links to it (an uploaded PDF at `#page=N`)
     original: OriginalFile | None = None
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What a source already holds at one path, to decide what a re-sync must fetch."""
+
+    id: int
+    path: str
+    content_hash: str
+    embedding_status: str
+    metadata: dict[str, Any]

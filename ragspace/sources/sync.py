@@ -12,6 +12,7 @@ from ragspace.models import (
     Source,
     SourceKind,
     SourcePreview,
+    StoredDocument,
     SyncReport,
     WebOptions,
 )
@@ -19,7 +20,7 @@ from ragspace.sources.classify import BINARY
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.github import GithubClient, RepoListing, parse_location
-from ragspace.store import Store, StoredDocument
+from ragspace.store import Store
 
 # the options of the sources that are fetched (uploads and folders are not)
 FetchOptions = GithubOptions | WebOptions

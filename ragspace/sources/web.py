@@ -16,10 +16,16 @@ import lxml.html
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
-from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview, WebOptions
+from ragspace.models import (
+    NewDocument,
+    SkippedItem,
+    SourceKind,
+    SourcePreview,
+    StoredDocument,
+    WebOptions,
+)
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
-from ragspace.store import StoredDocument
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"

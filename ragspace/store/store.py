@@ -24,6 +24,7 @@ from ragspace.models import (
     Source,
     SourceKind,
     SourceOptions,
+    StoredDocument,
     stored_options,
 )
 from ragspace.store.search import SearchRequest, chunk_similarities, run_search
@@ -48,17 +49,6 @@ _DOCUMENT_COLUMNS = """
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
     d.vector_tier, octet_length(d.content) as size_bytes, d.ref
 """
-
-
-@dataclass(frozen=True)
-class StoredDocument:
-    """What a source already holds at one path, to decide what a re-sync must fetch."""
-
-    id: int
-    path: str
-    content_hash: str
-    embedding_status: str
-    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True)
