@@ -28,6 +28,7 @@ from ragspace.services import MAX_QUESTION_CHARS, RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
@@ -390,7 +391,7 @@ def _web_service(
     store: Store, embedder: LocalEmbedder, settings: Settings, crawler: WebCrawler | None = None
 ) -> tuple[RagspaceService, str]:
     github = GithubClient(GithubConfig(api_url="http://127.0.0.1:9", allow_private_urls=True))
-    syncer = SourceSyncer(store, github, crawler or _crawler(), 10**6)
+    syncer = SourceSyncer(store, GithubFetcher(github, 10**6), crawler or _crawler())
     return make_service(store, embedder, settings, syncer)
 
 
@@ -571,7 +572,9 @@ def _github_service(
 ) -> tuple[RagspaceService, str]:
     options = {"timeout_seconds": 5, "max_file_bytes": 2000, "allow_private_urls": True}
     client = GithubClient(GithubConfig(api_url=github.base_url, **{**options, **config}))
-    return make_service(store, embedder, settings, SourceSyncer(store, client, None, 2000))
+    return make_service(
+        store, embedder, settings, SourceSyncer(store, GithubFetcher(client, 2000), None)
+    )
 
 
 GITHUB_FAILURES: dict[str, tuple[str, dict[str, int], str]] = {

@@ -15,6 +15,7 @@ from ragspace.scheduler import ResyncScheduler
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store, SyncSchedule
 from tests.fakes.github_server import FakeGithub
@@ -37,7 +38,7 @@ def _make_due(store: Store, source_ids: list[int]) -> None:
 
 def _syncer(store: Store, github: FakeGithub) -> SourceSyncer:
     config = GithubConfig(api_url=github.base_url, timeout_seconds=5, allow_private_urls=True)
-    return SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
+    return SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
 
 
 def resync_scheduler(store: Store, github: FakeGithub, synced: list[int]) -> ResyncScheduler:

@@ -13,6 +13,7 @@ from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
@@ -41,9 +42,8 @@ def web_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
     """The service with a real crawler (GitHub points nowhere and is unused)."""
     syncer = SourceSyncer(
         store,
-        GithubClient(GithubConfig(api_url="http://127.0.0.1:9")),
+        GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
         WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
-        10**6,
     )
     service = build_service(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
     service.create_docset("lantern")
