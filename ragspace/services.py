@@ -45,6 +45,7 @@ from ragspace.models import (
     ingestion_progress,
 )
 from ragspace.retrieval import Retriever
+from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
     ArchiveLimits,
     TextBudget,
@@ -54,7 +55,7 @@ from ragspace.sources.files import (
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
-from ragspace.sources.sync import SourceSyncer, options_for
+from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
 from ragspace.store import JobQueue, Store, SyncSchedule
 from ragspace.webhooks import PushEvent, push_matches
 
@@ -281,23 +282,11 @@ class RagspaceService:
                 f"Folder {listing.name!r} has no text files to index ({len(skipped)} skipped)."
             )
         source = self._store.create_source(docset.id, SourceKind.UPLOAD, listing.name, options)
-        state = {
-            "skipped_counts": _folder_preview(listing.name, [], skipped).skipped_counts,
-            "skipped": [item.model_dump() for item in skipped],
-        }
-        result = self._store.apply_sync(docset.id, source.id, documents, [], state)
+        state = {"skipped": [item.model_dump() for item in skipped]}
+        read = FetchResult(documents, [], skipped, state, resolved=listing.name)
+        report = store_fetched(self._store, source, read)
         self._on_new_work()
-        return SyncReport(
-            source_id=source.id,
-            resolved=listing.name,
-            changed=result.changed_paths,
-            errors=[
-                SkippedItem(path=d.path, reason=d.error_message or "")
-                for d in documents
-                if d.error_message
-            ],
-            skipped=skipped,
-        )
+        return report
 
     @changes("add sources")
     def preview_source(

@@ -29,6 +29,33 @@ def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
     return options
 
 
+def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncReport:
+    """Apply a fetch to its source in one transaction (fetched sources and folders alike)."""
+    state = {**fetched.state, "skipped_counts": _counts(fetched.skipped)}
+    applied = store.apply_sync(
+        source.docset_id,
+        source.id,
+        fetched.documents,
+        fetched.unchanged_paths,
+        state,
+        fetched.ref,  # a GitHub source is one version of its repository
+    )
+    current = len(fetched.unchanged_paths) + len(fetched.documents)
+    return SyncReport(
+        source_id=source.id,
+        resolved=fetched.resolved,
+        changed=applied.changed_paths,
+        unchanged=current - len(applied.changed_paths),
+        removed=applied.removed_paths,
+        errors=[
+            SkippedItem(path=d.path, reason=d.error_message or "")
+            for d in fetched.documents
+            if d.error_message
+        ],
+        skipped=fetched.skipped,
+    )
+
+
 class SourceSyncer:
     """Previews and syncs GitHub and web sources into a DocSet, all or nothing."""
 
@@ -59,30 +86,7 @@ class SourceSyncer:
             raise
 
     def _sync(self, source: Source) -> SyncReport:
-        fetched = self._fetch(source)
-        state = {**fetched.state, "skipped_counts": _counts(fetched.skipped)}
-        applied = self._store.apply_sync(
-            source.docset_id,
-            source.id,
-            fetched.documents,
-            fetched.unchanged_paths,
-            state,
-            fetched.ref,  # a GitHub source is one version of its repository
-        )
-        current = len(fetched.unchanged_paths) + len(fetched.documents)
-        return SyncReport(
-            source_id=source.id,
-            resolved=fetched.resolved,
-            changed=applied.changed_paths,
-            unchanged=current - len(applied.changed_paths),
-            removed=applied.removed_paths,
-            errors=[
-                SkippedItem(path=d.path, reason=d.error_message or "")
-                for d in fetched.documents
-                if d.error_message
-            ],
-            skipped=fetched.skipped,
-        )
+        return store_fetched(self._store, source, self._fetch(source))
 
     def _fetch(self, source: Source) -> FetchResult:
         previous = PreviousSync(self._store.source_documents(source.id), source.sync_state)
