@@ -4,9 +4,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class EmbeddingStatus(StrEnum):
@@ -62,6 +62,65 @@ class DocSet(BaseModel):
     target_embedding_model: str | None = None
 
 
+# glob patterns; stored options may hold null for "none", which the fetchers always read so
+Globs = Annotated[list[str], BeforeValidator(lambda value: [] if value is None else value)]
+
+
+class GithubOptions(BaseModel):
+    """What to fetch of a GitHub repository or file: its ref and path filters.
+
+    No token: the GitHub token is the process's setting (`GITHUB_TOKEN`, or the CLI's
+    `--token` for one command), never an option, so it is never stored with a source.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    ref: str | None = None  # branch, tag or commit; None: the default branch (or the URL's)
+    include: Globs = Field(default_factory=list)  # empty keeps every path
+    exclude: Globs = Field(default_factory=list)
+
+
+class WebOptions(BaseModel):
+    """How far a crawl goes; the crawler clamps depth (0-10) and pages (its configured cap)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    depth: int = 2  # links followed from the start page
+    max_pages: int = 50
+    path_prefix: str | None = None  # only URLs under this path; None: the whole site
+
+
+class FolderOptions(BaseModel):
+    """The filters a folder (local or uploaded from a browser) was read with."""
+
+    model_config = ConfigDict(frozen=True)
+
+    include: Globs = Field(default_factory=list)
+    exclude: Globs = Field(default_factory=list)
+    # stored as `"folder": true`: what tells a folder's source from an upload's
+    folder: Literal[True] = True
+
+
+SourceOptions = GithubOptions | WebOptions | FolderOptions
+
+
+def source_options(kind: SourceKind, stored: dict[str, Any]) -> SourceOptions | None:
+    """A source's stored options as their type (None: a plain upload has none).
+
+    Keys a type does not know (from older versions) are ignored.
+    """
+    if kind in (SourceKind.GITHUB_REPO, SourceKind.GITHUB_FILE):
+        return GithubOptions.model_validate(stored)
+    if kind is SourceKind.WEB:
+        return WebOptions.model_validate(stored)
+    return FolderOptions.model_validate(stored) if stored.get("folder") else None
+
+
+def stored_options(options: SourceOptions | None) -> dict[str, Any]:
+    """Options as the JSON stored with a source: unset values are left out, as before."""
+    return {} if options is None else options.model_dump(mode="json", exclude_none=True)
+
+
 class Source(BaseModel):
     """Where documents of a DocSet are fetched from."""
 
@@ -71,7 +130,7 @@ class Source(BaseModel):
     docset_id: int
     kind: SourceKind
     location: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: SourceOptions | None = None
     created_at: datetime
     sync_state: dict[str, Any] = Field(default_factory=dict)
     error_message: str | None = None
@@ -79,6 +138,30 @@ class Source(BaseModel):
     # scheduled re-sync: None is off; `next_sync_at` is when a worker runs it next
     resync_interval: timedelta | None = None
     next_sync_at: datetime | None = None
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _typed_options(cls, value: Any, info: ValidationInfo) -> Any:
+        """Stored JSON (a row's `options`) becomes the options type of the source's kind."""
+        kind = info.data.get("kind")
+        if isinstance(value, dict) and isinstance(kind, SourceKind):
+            return source_options(kind, value)
+        return value
+
+    @property
+    def github_options(self) -> GithubOptions:
+        """The options of a GitHub source (defaults for any other kind)."""
+        return self.options if isinstance(self.options, GithubOptions) else GithubOptions()
+
+    @property
+    def web_options(self) -> WebOptions:
+        """The options of a web source (defaults for any other kind)."""
+        return self.options if isinstance(self.options, WebOptions) else WebOptions()
+
+    @property
+    def is_folder(self) -> bool:
+        """An upload source made from a folder (local or from a browser)."""
+        return isinstance(self.options, FolderOptions)
 
 
 def interval_text(every: timedelta | None) -> str:
@@ -438,3 +521,14 @@ class NewDocument:
     metadata: dict[str, Any] = field(default_factory=dict)
     # the file itself, kept only when the viewer links to it (an uploaded PDF at `#page=N`)
     original: OriginalFile | None = None
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """What a source already holds at one path, to decide what a re-sync must fetch."""
+
+    id: int
+    path: str
+    content_hash: str
+    embedding_status: str
+    metadata: dict[str, Any]

@@ -25,6 +25,7 @@ from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.static_embedder import FastTier
@@ -173,13 +174,10 @@ def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
         max_seconds=settings.web_max_seconds,
         allow_private_urls=settings.allow_private_urls,
     )
-    return SourceSyncer(
-        store,
-        GithubClient(github),
-        WebCrawler(web),
-        settings.github_max_file_bytes,
-        chunk_chars=settings.code_chunk_size,
+    fetcher = GithubFetcher(
+        GithubClient(github), settings.github_max_file_bytes, chunk_chars=settings.code_chunk_size
     )
+    return SourceSyncer(store, fetcher, WebCrawler(web))
 
 
 def ingest_options(settings: Settings) -> IngestOptions:

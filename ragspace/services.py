@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from ragspace.answering.answer import AnswerPipeline
 from ragspace.embeddings import LOCAL_MODEL_ID, Embedder
@@ -27,6 +27,8 @@ from ragspace.models import (
     Document,
     DocumentText,
     EmbeddingStatus,
+    FolderOptions,
+    GithubOptions,
     Hit,
     IngestionProgress,
     Message,
@@ -39,9 +41,11 @@ from ragspace.models import (
     SourceKind,
     SourcePreview,
     SyncReport,
+    WebOptions,
     ingestion_progress,
 )
 from ragspace.retrieval import Retriever
+from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
     ArchiveLimits,
     TextBudget,
@@ -51,7 +55,7 @@ from ragspace.sources.files import (
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
-from ragspace.sources.sync import SourceSyncer
+from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
 from ragspace.store import JobQueue, Store, SyncSchedule
 from ragspace.webhooks import PushEvent, push_matches
 
@@ -200,7 +204,7 @@ class RagspaceService:
             raise ValidationError("Choose at least one file to upload.")
         docset = self._store.get_docset_by_name(docset_name)
         source = self._store.create_source(
-            docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500], {}
+            docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500]
         )
         budget = TextBudget(self._archive_limits.max_upload_text_bytes)  # for all files
         documents = [
@@ -212,26 +216,21 @@ class RagspaceService:
         self._on_new_work()
         return [self._store.get_document(document_id) for document_id in ids]
 
-    def preview_directory(
-        self, path: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()
-    ) -> SourcePreview:
+    def preview_directory(self, path: Path, options: FolderOptions | None = None) -> SourcePreview:
         """A dry run of a local folder: files indexed, and every skip with its reason."""
-        listing = read_folder(path, self._folder_filter(include, exclude))
+        listing = read_folder(path, self._folder_filter(options or FolderOptions()))
         documents, skipped = self._classify_folder(listing)
         return _folder_preview(listing.name, documents, skipped)
 
     @changes("add folders")
     def add_directory(
-        self,
-        docset_name: str,
-        path: Path,
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
+        self, docset_name: str, path: Path, options: FolderOptions | None = None
     ) -> SyncReport:
         """Index a local folder or checkout (.gitignore and filters respected) as one source."""
+        options = options or FolderOptions()
         docset = self._store.get_docset_by_name(docset_name)
-        listing = read_folder(path, self._folder_filter(include, exclude))
-        return self._store_folder(docset, listing, include, exclude)
+        listing = read_folder(path, self._folder_filter(options))
+        return self._store_folder(docset, listing, options)
 
     @changes("add folders")
     def add_uploaded_folder(
@@ -239,18 +238,18 @@ class RagspaceService:
         docset_name: str,
         name: str,
         files: Sequence[UploadedFile],
-        include: Sequence[str] = (),
-        exclude: Sequence[str] = (),
+        options: FolderOptions | None = None,
     ) -> SyncReport:
         """Index a folder uploaded from a browser (paths relative to it) like a local folder."""
         if not files:
             raise ValidationError("Choose a folder with at least one file.")
+        options = options or FolderOptions()
         docset = self._store.get_docset_by_name(docset_name)
-        listing = select_files(name, files, self._folder_filter(include, exclude))
-        return self._store_folder(docset, listing, include, exclude)
+        listing = select_files(name, files, self._folder_filter(options))
+        return self._store_folder(docset, listing, options)
 
-    def _folder_filter(self, include: Sequence[str], exclude: Sequence[str]) -> FileFilter:
-        return FileFilter(include, exclude, self._max_upload_bytes)
+    def _folder_filter(self, options: FolderOptions) -> FileFilter:
+        return FileFilter(options.include, options.exclude, self._max_upload_bytes)
 
     def _classify_folder(
         self, listing: FolderListing
@@ -275,44 +274,29 @@ class RagspaceService:
         self,
         docset: DocSet,
         listing: FolderListing,
-        include: Sequence[str],
-        exclude: Sequence[str],
+        options: FolderOptions,
     ) -> SyncReport:
         documents, skipped = self._classify_folder(listing)
         if not documents:
             raise ValidationError(
                 f"Folder {listing.name!r} has no text files to index ({len(skipped)} skipped)."
             )
-        source = self._store.create_source(
-            docset.id,
-            SourceKind.UPLOAD,
-            listing.name,
-            {"folder": True, "include": list(include), "exclude": list(exclude)},
-        )
-        state = {
-            "skipped_counts": _folder_preview(listing.name, [], skipped).skipped_counts,
-            "skipped": [item.model_dump() for item in skipped],
-        }
-        result = self._store.apply_sync(docset.id, source.id, documents, [], state)
+        source = self._store.create_source(docset.id, SourceKind.UPLOAD, listing.name, options)
+        state = {"skipped": [item.model_dump() for item in skipped]}
+        read = FetchResult(documents, [], skipped, state, resolved=listing.name)
+        report = store_fetched(self._store, source, read)
         self._on_new_work()
-        return SyncReport(
-            source_id=source.id,
-            resolved=listing.name,
-            changed=result.changed_paths,
-            errors=[
-                SkippedItem(path=d.path, reason=d.error_message or "")
-                for d in documents
-                if d.error_message
-            ],
-            skipped=skipped,
-        )
+        return report
 
     @changes("add sources")
     def preview_source(
-        self, kind: SourceKind, location: str, options: dict[str, Any] | None = None
+        self,
+        kind: SourceKind,
+        location: str,
+        options: GithubOptions | WebOptions | None = None,
     ) -> SourcePreview:
         """A dry run of a GitHub or web source: what would be ingested and what is skipped."""
-        return self._sources().preview(kind, _valid_location(location), options or {})
+        return self._sources().preview(kind, _valid_location(location), options)
 
     @changes("add sources")
     def add_source(
@@ -320,7 +304,7 @@ class RagspaceService:
         docset_name: str,
         kind: SourceKind,
         location: str,
-        options: dict[str, Any] | None = None,
+        options: GithubOptions | WebOptions | None = None,
         resync_every: timedelta | None = None,
     ) -> SyncReport:
         """Record a GitHub or web source and sync it; a failure is kept on the source.
@@ -333,7 +317,7 @@ class RagspaceService:
         docset = self._store.get_docset_by_name(docset_name)
         syncer = self._sources()
         source = self._store.create_source(
-            docset.id, kind, _valid_location(location), options or {}
+            docset.id, kind, _valid_location(location), options_for(kind, options)
         )
         if every is not None:
             source = self._schedule.set_interval(source.id, every)
@@ -639,10 +623,6 @@ def _unknown_ref_message(ref: str, indexed: dict[str, list[str]]) -> str:
         for name, refs in indexed.items()
     ]
     return " ".join(parts)
-
-
-def _folder_options(include: Sequence[str], exclude: Sequence[str]) -> dict[str, Any]:
-    return {"folder": True, "include": list(include), "exclude": list(exclude)}
 
 
 def _folder_preview(

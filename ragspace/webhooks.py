@@ -55,7 +55,7 @@ def push_matches(source: Source, push: PushEvent) -> bool:
     source pinned to a commit never changes, so no push matches it.
     """
     try:
-        location = parse_location(source.location, source.options.get("ref"))
+        location = parse_location(source.location, source.github_options.ref)
     except SourceError:
         return False
     if location.full_name.lower() != push.full_name.lower():

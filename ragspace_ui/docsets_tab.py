@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from ragspace.errors import ConflictError
-from ragspace.models import DocSet, Document
+from ragspace.models import DocSet, Document, FolderOptions
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
@@ -198,9 +198,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         if not paths:
             raise gr.Error("Choose a folder first.")
         folder_name, uploads = folder_files(paths, listing)
-        report = service.add_uploaded_folder(
-            name, folder_name, uploads, globs(include), globs(exclude)
-        )
+        options = FolderOptions(include=globs(include), exclude=globs(exclude))
+        report = service.add_uploaded_folder(name, folder_name, uploads, options)
         for p in paths:  # added: the copies in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)
         return folder_report(name, folder_name, report), None, ""

@@ -78,12 +78,12 @@ def size_text(size_bytes: int) -> str:
 def source_label(source: Source) -> str:
     """Where a source's documents come from: `GitHub owner/repo@ref`, `folder flask`, ..."""
     if source.kind is SourceKind.UPLOAD:
-        if source.options.get("folder"):
+        if source.is_folder:
             return f"folder {source.location}"
         return f"upload of {source.created_at:%Y-%m-%d %H:%M}"
     if source.kind is SourceKind.WEB:
         return f"web {source.location}"
-    ref = source.options.get("ref")
+    ref = source.github_options.ref
     return f"GitHub {source.location}" + (f"@{ref}" if ref else "")
 
 

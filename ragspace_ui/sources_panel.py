@@ -6,7 +6,15 @@ from typing import Any
 
 import gradio as gr
 
-from ragspace.models import Source, SourceKind, SourcePreview, SyncReport, interval_text
+from ragspace.models import (
+    GithubOptions,
+    Source,
+    SourceKind,
+    SourcePreview,
+    SyncReport,
+    WebOptions,
+    interval_text,
+)
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md, md_code
@@ -39,25 +47,22 @@ def globs(text: str) -> list[str]:
 
 def github_request(
     location: str, ref: str, include: str, exclude: str
-) -> tuple[SourceKind, str, dict[str, Any]]:
+) -> tuple[SourceKind, str, GithubOptions]:
     """Kind (repository or single file), location and options from the GitHub form."""
     kind = SourceKind.GITHUB_FILE if "/blob/" in location else SourceKind.GITHUB_REPO
-    options: dict[str, Any] = {"include": globs(include), "exclude": globs(exclude)}
-    if ref.strip():
-        options["ref"] = ref.strip()
+    options = GithubOptions(ref=ref.strip() or None, include=globs(include), exclude=globs(exclude))
     return kind, location.strip(), options
 
 
 def web_request(
     url: str, depth: float | None, max_pages: float | None, prefix: str
-) -> tuple[SourceKind, str, dict[str, Any]]:
+) -> tuple[SourceKind, str, WebOptions]:
     """Kind, location and options from the website form."""
-    options: dict[str, Any] = {
-        "depth": int(depth if depth is not None else 2),
-        "max_pages": int(max_pages or 50),
-    }
-    if prefix.strip():
-        options["path_prefix"] = prefix.strip()
+    options = WebOptions(
+        depth=int(depth if depth is not None else 2),
+        max_pages=int(max_pages or 50),
+        path_prefix=prefix.strip() or None,
+    )
     return SourceKind.WEB, url.strip(), options
 
 
@@ -157,7 +162,9 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
             resync = gr.Button("Re-sync source")
     sync_text = gr.Markdown()
 
-    def previewed(request: tuple[SourceKind, str, dict[str, Any]]) -> tuple[Any, str, Any]:
+    def previewed(
+        request: tuple[SourceKind, str, GithubOptions | WebOptions],
+    ) -> tuple[Any, str, Any]:
         preview = service.preview_source(*request)
         return request, preview_markdown(preview), gr.update(visible=True)
 

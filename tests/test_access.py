@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from ragspace.access import AUTH_HEADER, Credentials, parse_auth
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ConfigError, ReadOnlyError
-from ragspace.models import SourceKind
+from ragspace.models import GithubOptions, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -159,7 +159,7 @@ def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
         "on_delete": ("docs",),
         "on_gh_preview": ("acme/widgets", "", "", ""),
         "on_web_preview": ("https://example.com/", 1, 5, ""),
-        "on_confirm": ("docs", (SourceKind.GITHUB_REPO, "acme/widgets", {})),
+        "on_confirm": ("docs", (SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions())),
         "on_resync": ("docs", 1),
         "on_selected": ([f"#{document.id} guide.md (docs)"],),
         "on_failed": ("docs",),

@@ -22,12 +22,13 @@ import pytest
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import SourceError, ValidationError
-from ragspace.models import Document, SourceKind
+from ragspace.models import Document, SourceKind, WebOptions
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import MAX_QUESTION_CHARS, RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
@@ -390,7 +391,7 @@ def _web_service(
     store: Store, embedder: LocalEmbedder, settings: Settings, crawler: WebCrawler | None = None
 ) -> tuple[RagspaceService, str]:
     github = GithubClient(GithubConfig(api_url="http://127.0.0.1:9", allow_private_urls=True))
-    syncer = SourceSyncer(store, github, crawler or _crawler(), 10**6)
+    syncer = SourceSyncer(store, GithubFetcher(github, 10**6), crawler or _crawler())
     return make_service(store, embedder, settings, syncer)
 
 
@@ -418,7 +419,7 @@ def test_malformed_and_unsupported_urls_are_source_errors(
     guarded = _crawler(allow_private_urls=False)
     service, docset = _web_service(corpus_store, embedder, corpus_settings, guarded)
     with pytest.raises(SourceError) as caught:
-        service.add_source(docset, SourceKind.WEB, location, {"depth": 1})
+        service.add_source(docset, SourceKind.WEB, location, WebOptions(depth=1))
     assert message in str(caught.value)
     (source,) = [s for s in service.list_sources(docset) if s.kind is SourceKind.WEB]
     assert message in (source.error_message or "")
@@ -474,7 +475,7 @@ def test_a_failing_start_page_is_a_source_error(
     setup(site)
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
     with pytest.raises(SourceError, match="could not be crawled") as caught:
-        service.add_source(docset, SourceKind.WEB, f"{site.origin}{path}", {"depth": 1})
+        service.add_source(docset, SourceKind.WEB, f"{site.origin}{path}", WebOptions(depth=1))
     assert message in str(caught.value)
     finish(service, docset, corpus_ingestor)
 
@@ -495,7 +496,7 @@ def test_a_failing_linked_page_is_skipped_and_the_crawl_goes_on(
     setup(site)
     site.html("/docs/", page("Home", f'<h1>Home</h1><p>Docs home. <a href="{path}">bad</a></p>'))
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
-    options = {"depth": 1, "path_prefix": "/docs/"}
+    options = WebOptions(depth=1, path_prefix="/docs/")
     report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/", options)
     reasons = {item.path: item.reason for item in report.skipped}
     assert message in reasons[f"{site.origin}{path}"]
@@ -518,7 +519,7 @@ def test_crawl_trap_is_bounded_by_the_page_limit(
             f"/docs/cal/{2026 + (month - 1) // 12}-{(month - 1) % 12 + 1:02d}", page("Cal", body)
         )
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
-    options = {"depth": 10, "path_prefix": "/docs/cal/", "max_pages": 4}
+    options = WebOptions(depth=10, path_prefix="/docs/cal/", max_pages=4)
     report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/cal/2026-01", options)
     crawled = [p for p in site.requests if p.startswith("/docs/cal/")]
     assert len(crawled) == 4
@@ -542,7 +543,7 @@ def test_crawl_time_limit_stops_a_slow_site(
         site.delays[f"/docs/p{i}.html"] = 0.2
     crawler = _crawler(max_seconds=0.5, concurrency=1, timeout_seconds=2)
     service, docset = _web_service(corpus_store, embedder, corpus_settings, crawler)
-    report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/", {"depth": 3})
+    report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/", WebOptions(depth=3))
     limited = [i.path for i in report.skipped if i.reason == "over the crawl time limit of 0.5 s"]
     assert limited and not any("/docs/q" in p for p in site.requests)
     finish(service, docset, corpus_ingestor)
@@ -571,7 +572,9 @@ def _github_service(
 ) -> tuple[RagspaceService, str]:
     options = {"timeout_seconds": 5, "max_file_bytes": 2000, "allow_private_urls": True}
     client = GithubClient(GithubConfig(api_url=github.base_url, **{**options, **config}))
-    return make_service(store, embedder, settings, SourceSyncer(store, client, None, 2000))
+    return make_service(
+        store, embedder, settings, SourceSyncer(store, GithubFetcher(client, 2000), None)
+    )
 
 
 GITHUB_FAILURES: dict[str, tuple[str, dict[str, int], str]] = {

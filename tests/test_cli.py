@@ -21,7 +21,7 @@ import pytest
 
 from ragspace.cli.main import main
 from ragspace.cli.query import MODES
-from ragspace.models import EmbeddingStatus, RetrievalMode
+from ragspace.models import EmbeddingStatus, GithubOptions, RetrievalMode, WebOptions
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
@@ -355,6 +355,9 @@ def test_add_github_previews_ingests_and_syncs(
     assert "Synced source #1 at " in added.out and "2 new or changed" in added.out
     assert "2 skipped, 0 unreadable" in added.out  # tests/** and the PNG, by its bytes
     assert "t0k" not in added.out + added.err
+    [source] = service.list_sources("widgets")  # typed options, and the token not among them
+    assert source.options == GithubOptions(exclude=["tests/**"])
+    assert "t0k" not in source.model_dump_json()
 
     repo.commit({**REPO_FILES, "README.md": b"# Widgets\n\nNow with gears.\n"})
     synced = cli("sync", "widgets", "--wait")
@@ -437,6 +440,8 @@ def test_add_web_previews_and_queues(
     assert "outside the path prefix /docs/" in added.out
     assert "5 new or changed" in added.out
     assert "5 document(s) queued" in added.err
+    [source] = service.list_sources("lantern")
+    assert source.options == WebOptions(depth=2, max_pages=50, path_prefix="/docs/")
     unreachable = cli("add", "web", "lantern", "http://127.0.0.1:9/docs/")
     assert unreachable.code == 1 and "127.0.0.1:9" in unreachable.err
 

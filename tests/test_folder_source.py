@@ -8,7 +8,7 @@ import pytest
 from ragspace.cli.main import main
 from ragspace.errors import ValidationError
 from ragspace.extract import extract
-from ragspace.models import EmbeddingStatus, SkippedItem, UploadedFile
+from ragspace.models import EmbeddingStatus, FolderOptions, SkippedItem, UploadedFile
 from ragspace.services import RagspaceService
 from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
@@ -129,11 +129,15 @@ def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
     service: RagspaceService, ingestor: Ingestor
 ) -> None:
     service.create_docset("flask")
-    preview = service.preview_directory(CHECKOUT, include=["examples/**", "tests/certs/**"])
+    preview = service.preview_directory(
+        CHECKOUT, FolderOptions(include=["examples/**", "tests/certs/**"])
+    )
     assert f"checkout/{TEMPLATE}" in preview.items
     assert preview.skipped_counts[SECRET] == 15
 
-    report = service.add_directory("flask", CHECKOUT, include=["examples/**", "tests/certs/**"])
+    report = service.add_directory(
+        "flask", CHECKOUT, FolderOptions(include=["examples/**", "tests/certs/**"])
+    )
     assert report.errors == [] and f"checkout/{TEMPLATE}" in report.changed
     skipped = {item.path: item.reason for item in report.skipped}
     assert skipped["checkout/tests/certs/valid/server/server.key"] == SECRET

@@ -6,11 +6,13 @@ import pytest
 
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError
-from ragspace.models import EmbeddingStatus, SourceKind
+from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.fetcher import PreviousSync
 from ragspace.sources.github import GithubClient, GithubConfig, parse_location
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -57,7 +59,7 @@ def make_service(store: Store, embedder: object, github: FakeGithub) -> Ragspace
     config = GithubConfig(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
+    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
     return build_service(Settings(_env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
 
 
@@ -69,7 +71,7 @@ def gh_service(store: Store, embedder: object, github: FakeGithub) -> RagspaceSe
     return service
 
 
-OPTIONS = {"exclude": ["tests/**"]}
+OPTIONS = GithubOptions(exclude=["tests/**"])
 
 
 def test_repository_sync_documents_skips_and_requests(
@@ -146,7 +148,7 @@ def test_chunks_cite_commit_pinned_line_ranges(
 def test_tag_ref_resolves_to_its_commit(gh_service: RagspaceService, repo: FakeRepo) -> None:
     tagged = repo.commit({"README.md": b"# Old widgets\n\nVersion one.\n"}, ref="v1.0")
     report = gh_service.add_source(
-        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v1.0"}
+        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v1.0")
     )
     assert report.resolved == tagged != repo.refs["trunk"]
     assert [d.path for d in gh_service.list_documents("widgets")] == ["acme/widgets/README.md"]
@@ -216,7 +218,7 @@ def test_unknown_repository_names_it(gh_service: RagspaceService) -> None:
 @pytest.mark.usefixtures("repo")
 def test_unknown_ref_names_it(gh_service: RagspaceService) -> None:
     with pytest.raises(SourceError, match=r"GitHub has no acme/widgets at v9\.9"):
-        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v9.9"})
+        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v9.9"))
 
 
 @pytest.mark.parametrize(
@@ -240,3 +242,27 @@ def test_parse_location_forms(text: str, expected: tuple[object, ...]) -> None:
 def test_parse_location_rejects_other_hosts() -> None:
     with pytest.raises(SourceError, match=r"'https://gitlab\.com/a/b' is not a GitHub repository"):
         parse_location("https://gitlab.com/a/b")
+
+
+def test_fetcher_diffs_against_the_previous_sync(github: FakeGithub, repo: FakeRepo) -> None:
+    """The GitHub fetcher on its own: a named result, and only changed blobs downloaded."""
+    config = GithubConfig(api_url=github.base_url, timeout_seconds=5, allow_private_urls=True)
+    fetcher = GithubFetcher(GithubClient(config), max_file_bytes=2000)
+    first = fetcher.fetch(SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, PreviousSync())
+    assert (first.resolved, first.ref) == (repo.refs["trunk"], "trunk")
+    assert first.unchanged_paths == []
+    assert first.state["binary_blobs"] == {
+        "assets/logo.png": blob_sha(FILES["assets/logo.png"]),
+        "src/widgets/blob.py": blob_sha(FILES["src/widgets/blob.py"]),
+    }
+    stored = {
+        d.path: StoredDocument(n, d.path, d.content_hash, "done", d.metadata)
+        for n, d in enumerate(first.documents)
+    }
+    tarballs = github.count("/repos/acme/widgets/tarball")
+    again = fetcher.fetch(
+        SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, PreviousSync(stored, first.state)
+    )
+    assert again.documents == [] and sorted(again.unchanged_paths) == sorted(stored)
+    assert github.count("/repos/acme/widgets/tarball") == tarballs  # nothing to download
+    assert again.skipped == first.skipped and again.state == first.state

@@ -21,6 +21,7 @@ from ragspace.services import RagspaceService
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
 from ragspace.tokens import count_tokens
@@ -354,7 +355,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     config = GithubConfig(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
+    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
     service = build_service(
         Settings(_env_file=None), store, embedder, on_new_work=pool.wake, syncer=syncer
     )

@@ -17,12 +17,14 @@ import httpx
 import pytest
 
 from ragspace.errors import SourceError
-from ragspace.models import SourceKind
+from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
+from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.github import GithubClient, GithubConfig, RepoListing, parse_location
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.netguard import (
     GuardedTransport,
     NetGuard,
@@ -36,7 +38,7 @@ from ragspace.store import Store
 from tests.fakes.docs_site import DocsSite, page, running_site
 from tests.fakes.github_server import FakeGithub, running_github
 
-DOCS = {"depth": 2, "path_prefix": "/docs/", "max_pages": 20}
+DOCS = WebOptions(depth=2, path_prefix="/docs/", max_pages=20)
 
 
 def resolver_of(table: dict[str, list[str]]) -> Callable[[str, int], list[str]]:
@@ -56,6 +58,11 @@ def resolver_of(table: dict[str, list[str]]) -> Callable[[str, int], list[str]]:
 def crawler(guard: NetGuard, **config: object) -> WebCrawler:
     """A crawler with small timeouts whose every request passes `guard`."""
     return WebCrawler(WebConfig(timeout_seconds=3, concurrency=2, **config), guard=guard)  # type: ignore[arg-type]
+
+
+def crawl(crawler: WebCrawler, start: str, options: WebOptions) -> FetchResult:
+    """A first crawl: nothing stored yet."""
+    return crawler.fetch(SourceKind.WEB, start, options, PreviousSync())
 
 
 @pytest.fixture
@@ -152,7 +159,7 @@ def test_allow_private_turns_the_guard_off() -> None:
 
 def test_crawling_a_private_address_is_refused_before_any_request(site: DocsSite) -> None:
     with pytest.raises(SourceError, match=r"127\.0\.0\.1 is a loopback address") as caught:
-        crawler(NetGuard()).crawl(f"{site.origin}/docs/", DOCS, {})
+        crawl(crawler(NetGuard()), f"{site.origin}/docs/", DOCS)
     assert "RAGSPACE_ALLOW_PRIVATE_URLS" in str(caught.value)
     assert site.requests == []
 
@@ -164,7 +171,7 @@ def test_crawling_a_name_that_resolves_privately_is_refused(
     port = site.origin.rsplit(":", 1)[1]
     guard = NetGuard(resolver=resolver_of({"docs.evil.test": [name_address]}))
     with pytest.raises(SourceError, match=r"docs\.evil\.test resolves to"):
-        crawler(guard).crawl(f"http://docs.evil.test:{port}/docs/", DOCS, {})
+        crawl(crawler(guard), f"http://docs.evil.test:{port}/docs/", DOCS)
     assert site.requests == []
 
 
@@ -196,9 +203,9 @@ def test_redirects_to_private_addresses_are_refused_at_each_hop(site: DocsSite) 
     resolve = resolver_of({"docs.test": ["127.0.0.1"], "intranet.test": ["10.0.0.7"]})
     # docs.test plays a public site: trusted by name, reached through the injected resolver
     guard = NetGuard(resolver=resolve, trusted_hosts=frozenset({"docs.test"}))
-    documents, _, skipped, _ = crawler(guard).crawl(f"{public}/docs/", DOCS, {})
-    assert [d.path for d in documents] == [f"{public}/docs/"]
-    reasons = {item.path: item.reason for item in skipped}
+    crawled = crawl(crawler(guard), f"{public}/docs/", DOCS)
+    assert [d.path for d in crawled.documents] == [f"{public}/docs/"]
+    reasons = {item.path: item.reason for item in crawled.skipped}
     assert "127.0.0.1 is a loopback address" in reasons[f"{public}/docs/to-ip.html"]
     assert "::ffff:127.0.0.1 is a loopback address" in reasons[f"{public}/docs/to-v6.html"]
     assert "intranet.test resolves to 10.0.0.7" in reasons[f"{public}/docs/to-name.html"]
@@ -213,7 +220,7 @@ def test_a_start_url_redirecting_to_a_private_address_is_a_source_error(
         resolver=resolver_of({"docs.test": ["127.0.0.1"]}), trusted_hosts=frozenset({"docs.test"})
     )
     with pytest.raises(SourceError, match=r"could not be crawled: Refused to fetch .*loopback"):
-        crawler(guard).crawl(f"{public}/docs/go", {**DOCS, "path_prefix": "/"}, {})
+        crawl(crawler(guard), f"{public}/docs/go", DOCS.model_copy(update={"path_prefix": "/"}))
     assert "/docs/secret.html" not in site.requests
 
 
@@ -268,9 +275,8 @@ def test_github_tarball_on_another_private_host_is_refused(github: FakeGithub) -
 
 
 def test_source_syncer_with_guard_refuses_like_the_crawler(store: Store, site: DocsSite) -> None:
-    syncer = SourceSyncer(
-        store, GithubClient(GithubConfig()), crawler(NetGuard()), max_file_bytes=10**6
-    )
+    github = GithubFetcher(GithubClient(GithubConfig()), max_file_bytes=10**6)
+    syncer = SourceSyncer(store, github, crawler(NetGuard()))
     with pytest.raises(SourceError, match="loopback"):
         syncer.preview(SourceKind.WEB, f"{site.origin}/docs/", DOCS)
 

@@ -9,12 +9,13 @@ import pytest
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ReadOnlyError, ValidationError
-from ragspace.models import Source, SourceKind
+from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_service
 from ragspace.scheduler import ResyncScheduler
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store, SyncSchedule
 from tests.fakes.github_server import FakeGithub
@@ -37,7 +38,7 @@ def _make_due(store: Store, source_ids: list[int]) -> None:
 
 def _syncer(store: Store, github: FakeGithub) -> SourceSyncer:
     config = GithubConfig(api_url=github.base_url, timeout_seconds=5, allow_private_urls=True)
-    return SourceSyncer(store, GithubClient(config), None, config.max_file_bytes)
+    return SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
 
 
 def resync_scheduler(store: Store, github: FakeGithub, synced: list[int]) -> ResyncScheduler:
@@ -61,7 +62,7 @@ def test_interval_is_stored_and_validated(
     with pytest.raises(ValidationError, match="at least 5 minutes"):
         service.set_resync_interval(source.id, timedelta(minutes=1))
     with pytest.raises(ValidationError, match="at least 5 minutes"):
-        service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", {}, timedelta(0))
+        service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, timedelta(0))
     assert len(service.list_sources("widgets")) == 1  # refused before anything was stored
 
     off = service.set_resync_interval(source.id, None)
@@ -73,7 +74,7 @@ def test_interval_is_stored_and_validated(
     with pytest.raises(ReadOnlyError):
         read_only.set_resync_interval(source.id, HOUR)
     with pytest.raises(ReadOnlyError):
-        read_only.add_source("widgets", SourceKind.WEB, "https://example.com/", {}, HOUR)
+        read_only.add_source("widgets", SourceKind.WEB, "https://example.com/", None, HOUR)
 
 
 def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
@@ -82,8 +83,10 @@ def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
     service.create_docset("widgets")
-    scheduled = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", {}, HOUR)
-    service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "trunk"})
+    scheduled = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, HOUR)
+    service.add_source(
+        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="trunk")
+    )
     schedule = SyncSchedule(store.pool)
     assert schedule.claim_due("a", 60) is None  # due in an hour
 
@@ -189,7 +192,7 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
     docset = service.create_docset("many")
     schedule = SyncSchedule(store.pool)
     for name in REPOS:
-        source = store.create_source(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}", {})
+        source = store.create_source(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")
         schedule.set_interval(source.id, HOUR)
     github.delay_seconds = 0.3  # a sync takes over a second: both workers get their share
     monkeypatch.setenv("GITHUB_API_URL", github.base_url)

@@ -17,6 +17,7 @@ from ragspace.runtime import build_chat_model, build_service
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
@@ -167,7 +168,7 @@ def test_failing_github_leaks_no_token(
     config = GithubConfig(
         api_url=github.base_url, token=GITHUB_TOKEN, timeout_seconds=5, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubClient(config), None, 10**6)
+    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), 10**6), None)
     service = build_service(settings, store, embedder, syncer=syncer)
     service.create_docset("code")
     with pytest.raises(SourceError) as caught:

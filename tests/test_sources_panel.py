@@ -7,7 +7,7 @@ import gradio as gr
 import pytest
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import SourceKind
+from ragspace.models import GithubOptions, SourceKind, WebOptions
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings
 from ragspace.store import Store
@@ -79,11 +79,11 @@ def test_form_parsing() -> None:
         " https://github.com/acme/widgets/blob/v1/README.md ", "v1", "docs/**, *.md", ""
     )
     assert kind is SourceKind.GITHUB_FILE and location.endswith("README.md")
-    assert options == {"include": ["docs/**", "*.md"], "exclude": [], "ref": "v1"}
+    assert options == GithubOptions(ref="v1", include=["docs/**", "*.md"])
     assert web_request("https://d.example/", 1, 10, "/docs/") == (
         SourceKind.WEB,
         "https://d.example/",
-        {"depth": 1, "max_pages": 10, "path_prefix": "/docs/"},
+        WebOptions(depth=1, max_pages=10, path_prefix="/docs/"),
     )
 
 
@@ -124,7 +124,7 @@ def test_settings_wire_the_syncer(settings: Settings, store: Store, github: Fake
     configured = settings.model_copy(
         update={"github_api_url": github.base_url, "github_max_file_bytes": 100}
     )
-    preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", {})
+    preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", None)
     assert preview.items == [
         "README.md",
         "assets/logo.png",

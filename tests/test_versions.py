@@ -12,7 +12,7 @@ import pytest
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import NotFoundError, ValidationError
-from ragspace.models import SourceKind
+from ragspace.models import GithubOptions, SourceKind
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
@@ -61,11 +61,15 @@ def versions(store: Store, embedder: LocalEmbedder, github: FakeGithub) -> Versi
     service = make_service(store, recorder, github)
     service.create_docset("widgets")
     ingestor = Ingestor(store, Chunker(1200, 1000, 100), recorder)  # type: ignore[arg-type]
-    first = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v1.0"})
+    first = service.add_source(
+        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v1.0")
+    )
     assert first.resolved == v1 and len(first.changed) == 3
     assert ingestor.process_all() == 3
     recorder.texts.clear()
-    second = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", {"ref": "v2.0"})
+    second = service.add_source(
+        "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v2.0")
+    )
     assert second.resolved == v2 and len(second.changed) == 3
     assert ingestor.process_all() == 3
     return Versions(service, ingestor, recorder, v1, v2, list(recorder.texts))
@@ -176,7 +180,7 @@ def test_a_resync_of_one_ref_leaves_the_other_alone(versions: Versions, github: 
     repo = github.repos["acme/widgets"]
     v2b = repo.commit({**V2, "docs/guide.md": GUIDE + b"\nThen wax them.\n"}, ref="v2.0")
     v2_source = next(
-        s for s in versions.service.list_sources("widgets") if s.options["ref"] == "v2.0"
+        s for s in versions.service.list_sources("widgets") if s.github_options.ref == "v2.0"
     )
     report = versions.service.resync_source(v2_source.id)
     assert report.resolved == v2b and report.changed == ["acme/widgets/docs/guide.md"]

@@ -8,11 +8,12 @@ from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import SourceError
-from ragspace.models import SourceKind
+from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
@@ -20,7 +21,7 @@ from ragspace.worker import Ingestor
 from tests.fakes.docs_site import DocsSite, page, running_site
 from tests.fakes.embedders import RecordingEmbedder
 
-DOCS = {"depth": 2, "path_prefix": "/docs/", "max_pages": 50}
+DOCS = WebOptions(depth=2, path_prefix="/docs/", max_pages=50)
 
 
 @pytest.fixture
@@ -41,9 +42,8 @@ def web_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
     """The service with a real crawler (GitHub points nowhere and is unused)."""
     syncer = SourceSyncer(
         store,
-        GithubClient(GithubConfig(api_url="http://127.0.0.1:9")),
+        GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
         WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
-        10**6,
     )
     service = build_service(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
     service.create_docset("lantern")
@@ -93,7 +93,7 @@ def test_robots_txt_is_respected_without_a_prefix(
     web_service: RagspaceService, site: DocsSite
 ) -> None:
     report = web_service.add_source(
-        "lantern", SourceKind.WEB, f"{site.origin}/docs/", {"depth": 1, "max_pages": 50}
+        "lantern", SourceKind.WEB, f"{site.origin}/docs/", WebOptions(depth=1, max_pages=50)
     )
     reasons = {item.path: item.reason for item in report.skipped}
     assert reasons[f"{site.origin}/private/secret.html"] == "disallowed by robots.txt"
@@ -116,7 +116,7 @@ def test_page_anchors_make_citation_links(
 
 def test_max_pages_caps_the_crawl(web_service: RagspaceService, site: DocsSite) -> None:
     report = web_service.add_source(
-        "lantern", SourceKind.WEB, f"{site.origin}/docs/", {**DOCS, "max_pages": 2}
+        "lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS.model_copy(update={"max_pages": 2})
     )
     assert len(web_service.list_documents("lantern")) == 2
     assert any(item.reason == "over the limit of 2 pages" for item in report.skipped)

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 from ragspace.access import parse_auth
 from ragspace.embeddings import LocalEmbedder
 from ragspace.errors import ReadOnlyError
-from ragspace.models import Source, SourceKind
+from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -83,7 +83,7 @@ def _due(service: RagspaceService) -> set[int]:
 
 
 def _add(service: RagspaceService, location: str, ref: str | None = None) -> int:
-    options = {"ref": ref} if ref else {}
+    options = GithubOptions(ref=ref)
     return service.add_source("widgets", SourceKind.GITHUB_REPO, location, options).source_id
 
 

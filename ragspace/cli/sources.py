@@ -26,11 +26,14 @@ from ragspace.errors import NotFoundError, RagspaceError, ValidationError
 from ragspace.models import (
     Document,
     EmbeddingStatus,
+    FolderOptions,
+    GithubOptions,
     SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
+    WebOptions,
     interval_text,
     tier_counts,
     tier_text,
@@ -166,22 +169,26 @@ def _globs(values: Sequence[str]) -> list[str]:
 
 def _add_github(args: argparse.Namespace) -> int:
     kind = SourceKind.GITHUB_FILE if "/blob/" in args.url else SourceKind.GITHUB_REPO
-    options: dict[str, Any] = {"include": _globs(args.include), "exclude": _globs(args.exclude)}
-    if args.ref:
-        options["ref"] = args.ref
+    options = GithubOptions(
+        ref=args.ref or None, include=_globs(args.include), exclude=_globs(args.exclude)
+    )
+    # the token is a setting of this one process, never an option stored with the source
     token = {"github_token": SecretStr(args.token)} if args.token else {}
     return _add_source(args, kind, options, token)
 
 
 def _add_web(args: argparse.Namespace) -> int:
-    options: dict[str, Any] = {"depth": args.max_depth, "max_pages": args.max_pages}
-    if args.prefix:
-        options["path_prefix"] = args.prefix
+    options = WebOptions(
+        depth=args.max_depth, max_pages=args.max_pages, path_prefix=args.prefix or None
+    )
     return _add_source(args, SourceKind.WEB, options, {})
 
 
 def _add_source(
-    args: argparse.Namespace, kind: SourceKind, options: dict[str, Any], overrides: dict[str, Any]
+    args: argparse.Namespace,
+    kind: SourceKind,
+    options: GithubOptions | WebOptions,
+    overrides: dict[str, Any],
 ) -> int:
     with opened_service(workers=args.wait, **overrides) as service:
         service.get_docset(args.docset)  # fail on a wrong name before fetching anything
@@ -253,13 +260,13 @@ def _finish(
 
 
 def _add_dir(args: argparse.Namespace) -> int:
-    include, exclude = _globs(args.include), _globs(args.exclude)
+    options = FolderOptions(include=_globs(args.include), exclude=_globs(args.exclude))
     with opened_service(workers=args.wait) as service:
         service.get_docset(args.docset)  # fail on a wrong name before reading anything
         if args.dry_run:
-            _print_preview(service.preview_directory(args.path, include, exclude), True)
+            _print_preview(service.preview_directory(args.path, options), True)
             return 0
-        report = service.add_directory(args.docset, args.path, include, exclude)
+        report = service.add_directory(args.docset, args.path, options)
         _print_report(report)
         _print_skipped(report.skipped)
         return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)

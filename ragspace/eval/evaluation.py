@@ -288,7 +288,7 @@ def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset)
 def store_corpus(store: Store, docset_name: str, dataset: Dataset) -> None:
     """Add the data set's documents (full paths) to a DocSet, pending embedding."""
     service_docset = store.get_docset_by_name(docset_name)
-    source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name, {})
+    source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name)
     store.upsert_documents(
         service_docset.id,
         source.id,

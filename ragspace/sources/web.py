@@ -6,7 +6,6 @@ import time
 import urllib.robotparser
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpx
@@ -16,10 +15,17 @@ import lxml.html
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.hashing import content_hash
-from ragspace.models import NewDocument, SkippedItem, SourceKind, SourcePreview
+from ragspace.models import (
+    NewDocument,
+    SkippedItem,
+    SourceKind,
+    SourcePreview,
+    StoredDocument,
+    WebOptions,
+)
+from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
-from ragspace.store import StoredDocument
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"
@@ -100,27 +106,37 @@ class WebCrawler:
             headers={"User-Agent": config.user_agent},
         )
 
-    def preview(self, location: str, options: dict[str, Any]) -> SourcePreview:
+    def preview(self, kind: SourceKind, location: str, options: WebOptions) -> SourcePreview:
         """The pages a crawl would index, without storing anything."""
-        documents, _, skipped, state = self.crawl(location, options, {})
+        crawled = self.fetch(kind, location, options, PreviousSync())
+        documents = crawled.documents
         total = sum(len(d.content.encode()) for d in documents if not d.error_message)
         return SourcePreview(
             kind=SourceKind.WEB,
             location=location,
-            resolved=str(state["start_url"]),
+            resolved=crawled.resolved,
             items=[d.path for d in documents],
-            skipped=skipped,
+            skipped=crawled.skipped,
             total_bytes=total,
             estimated_chunks=math.ceil(total / self._config.chunk_chars),
         )
 
-    def crawl(
-        self, location: str, options: dict[str, Any], stored: dict[str, StoredDocument]
-    ) -> tuple[list[NewDocument], list[str], list[SkippedItem], dict[str, Any]]:
-        """Changed pages, unchanged page paths, skipped URLs with reasons, and sync state."""
+    def fetch(
+        self,
+        kind: SourceKind,  # noqa: ARG002 - always web; the Fetcher protocol serves GitHub's two
+        location: str,
+        options: WebOptions,
+        previous: PreviousSync,
+    ) -> FetchResult:
+        """Changed pages, unchanged page paths, skipped URLs with reasons, and sync state.
+
+        Pages stored before are asked for with their ETag / Last-Modified (a 304 keeps them).
+        """
         scope = self._scope(location, options)
         robots = self._robots(scope)
-        by_url = {str(d.metadata.get("fetched_url", d.path)): d for d in stored.values()}
+        by_url = {
+            str(d.metadata.get("fetched_url", d.path)): d for d in previous.documents.values()
+        }
         crawl = _Crawl(deadline=time.monotonic() + self._config.max_seconds)
         frontier = [scope.start]
         seeds = self._sitemap(scope, robots) if scope.depth >= 1 else []
@@ -135,9 +151,9 @@ class WebCrawler:
                 crawl.skipped.append(SkippedItem(path=url, reason=f"beyond depth {scope.depth}"))
                 crawl.seen_urls.add(url)
         state = {"start_url": scope.start, "pages": crawl.pages, "sitemap_urls": len(seeds)}
-        return crawl.documents, crawl.kept, crawl.skipped, state
+        return FetchResult(crawl.documents, crawl.kept, crawl.skipped, state, scope.start)
 
-    def _scope(self, location: str, options: dict[str, Any]) -> CrawlScope:
+    def _scope(self, location: str, options: WebOptions) -> CrawlScope:
         start = location.strip()
         other = _OTHER_SCHEME.match(start)
         if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
@@ -150,11 +166,11 @@ class WebCrawler:
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise SourceError(f"{location!r} is not a web address (http:// or https://).")
         self._guard.check(start)  # a clear error for a private or malformed start address
-        prefix = str(options.get("path_prefix") or "/").strip() or "/"
+        prefix = (options.path_prefix or "/").strip() or "/"
         if not prefix.startswith("/"):
             prefix = "/" + prefix
-        depth = max(0, min(int(options.get("depth", 2)), 10))
-        pages = max(1, min(int(options.get("max_pages", 50)), self._config.max_pages))
+        depth = max(0, min(options.depth, 10))
+        pages = max(1, min(options.max_pages, self._config.max_pages))
         return CrawlScope(
             urldefrag(start)[0], f"{parts.scheme}://{parts.netloc}", prefix, depth, pages
         )

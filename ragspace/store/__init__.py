@@ -1,15 +1,11 @@
 """The only package that speaks SQL: server start-up, migrations and queries."""
 
-from ragspace.models import NewDocument
+from ragspace.models import NewDocument, StoredDocument
 from ragspace.store.database import Database
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
 from ragspace.store.schedule import SyncSchedule
 from ragspace.store.search import SearchRequest
-from ragspace.store.store import (
-    Store,
-    StoredDocument,
-    SyncResult,
-)
+from ragspace.store.store import Store, SyncResult
 
 __all__ = [
     "ClaimedJob",

@@ -23,6 +23,9 @@ from ragspace.models import (
     RefInfo,
     Source,
     SourceKind,
+    SourceOptions,
+    StoredDocument,
+    stored_options,
 )
 from ragspace.store.search import SearchRequest, chunk_similarities, run_search
 
@@ -46,17 +49,6 @@ _DOCUMENT_COLUMNS = """
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
     d.vector_tier, octet_length(d.content) as size_bytes, d.ref
 """
-
-
-@dataclass(frozen=True)
-class StoredDocument:
-    """What a source already holds at one path, to decide what a re-sync must fetch."""
-
-    id: int
-    path: str
-    content_hash: str
-    embedding_status: str
-    metadata: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -162,14 +154,18 @@ class Store:
     # Sources and documents
 
     def create_source(
-        self, docset_id: int, kind: SourceKind, location: str, options: dict[str, Any]
+        self,
+        docset_id: int,
+        kind: SourceKind,
+        location: str,
+        options: SourceOptions | None = None,
     ) -> Source:
-        """Record where documents of a DocSet come from."""
+        """Record where documents of a DocSet come from (options stored as JSON)."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             row = cur.execute(
                 "insert into sources (docset_id, kind, location, options) values (%s, %s, %s, %s)"
                 f" returning {_SOURCE_COLUMNS}",
-                (docset_id, kind.value, location, Jsonb(options)),
+                (docset_id, kind.value, location, Jsonb(stored_options(options))),
             ).fetchone()
         assert row is not None
         return Source.model_validate(row)
