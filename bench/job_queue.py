@@ -353,40 +353,60 @@ def new_open(bench: Bench, task: str) -> int:
 
 
 def throughput(bench: Bench, app: Any, jobs: int, rounds: int) -> dict[str, list[float]]:
-    """Jobs per second, enqueue committed to the last job finished, queues alternated."""
+    """Jobs per second, enqueue committed to the last job finished, queues alternated.
+
+    Also counts runs: a job started more than once (a false stalled/lease expiry under
+    load) would show as more runs than jobs.
+    """
     rates: dict[str, list[float]] = {"old": [], "new": [], "new+status": []}
     for number in range(rounds):
+        runs: dict[str, int] = {}
         enqueue_old(bench, [f"trivial:{number}-{i}" for i in range(jobs)])
         rates["old"].append(jobs / wait_for(lambda: old_open(bench) == 0, 600, "old jobs"))
-
-        noop = app.tasks["noop"]
-        with app.open():
-            noop.batch_defer(*({} for _ in range(jobs)))
-        rates["new"].append(jobs / wait_for(lambda: new_open(bench, "noop") == 0, 600, "noop"))
-
-        docset = new_docset(bench)
-        ids = [
-            row[0]
-            for row in bench.query(
-                "insert into documents (docset_id, path, content, content_hash,"
-                " embedding_status) select %s, 'p' || g, 'x', 'h' || g, 'done'"
-                " from generate_series(1, %s) g returning id",
-                (docset, jobs),
+        runs["old"] = int(
+            bench.value(
+                "select sum(j.attempts) from ingestion_jobs j join documents d"
+                " on d.id = j.document_id where d.path like %s",
+                (f"trivial:{number}-%",),
             )
-        ]
-        status = app.tasks["noop_status"]
-        with app.open():
-            status.batch_defer(*({"document_id": i} for i in ids))
-        rates["new+status"].append(
-            jobs / wait_for(lambda: new_open(bench, "noop_status") == 0, 600, "noop_status")
         )
+        for name, task, kwargs in (
+            ("new", "noop", [{} for _ in range(jobs)]),
+            (
+                "new+status",
+                "noop_status",
+                [{"document_id": i} for i in status_documents(bench, jobs)],
+            ),
+        ):
+            with app.open():
+                ids = app.tasks[task].batch_defer(*kwargs)
+            seconds = wait_for(lambda task=task: new_open(bench, task) == 0, 600, task)
+            rates[name].append(jobs / seconds)
+            runs[name] = int(
+                bench.value(
+                    "select count(*) from procrastinate_events"
+                    " where type = 'started' and job_id = any(%s)",
+                    (ids,),
+                )
+            )
         print(
             f"  round {number + 1}: "
-            + ", ".join(f"{k} {v[-1]:,.0f} jobs/s" for k, v in rates.items())
-            + f" (load {os.getloadavg()[0]:.2f})",
+            + ", ".join(f"{k} {v[-1]:,.0f} jobs/s ({runs[k]} runs)" for k, v in rates.items())
+            + f", load {os.getloadavg()[0]:.2f}",
             flush=True,
         )
     return rates
+
+
+def status_documents(bench: Bench, count: int) -> list[int]:
+    """Ids of `count` documents (done, so the trigger queues nothing) for new+status."""
+    docset = new_docset(bench)
+    rows = bench.query(
+        "insert into documents (docset_id, path, content, content_hash, embedding_status)"
+        " select %s, 'p' || g, 'x', 'h' || g, 'done' from generate_series(1, %s) g returning id",
+        (docset, count),
+    )
+    return [int(row[0]) for row in rows]
 
 
 def kill_holder(bench: Bench, app: Any, workers: dict[str, list[Any]], queue: str) -> str:
