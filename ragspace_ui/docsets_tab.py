@@ -16,7 +16,7 @@ from ragspace_ui.documents_panel import build_documents_panel
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
-from ragspace_ui.sources_panel import build_sources_panel, globs
+from ragspace_ui.sources_panel import globs, layout_sources_panel, wire_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 
@@ -173,7 +173,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                 manage_message = gr.Markdown(elem_id="manage-message")
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-        source_events = build_sources_panel(service, selected)
+        sources_panel = layout_sources_panel()
+        source_events = wire_sources_panel(service, sources_panel, selected)
     documents_panel = build_documents_panel(service, selected)
 
     @inline_errors(outputs=4)
