@@ -12,7 +12,10 @@ from ragspace.models import DocSet, Document, FolderOptions
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ragspace_ui.documents_panel import build_documents_panel
+from ragspace_ui.documents_panel import (
+    layout_documents_panel,
+    wire_documents_panel,
+)
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
@@ -175,7 +178,8 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         sources_panel = layout_sources_panel()
         source_events = wire_sources_panel(service, sources_panel, selected)
-    documents_panel = build_documents_panel(service, selected)
+    documents_panel = layout_documents_panel(service)
+    document_events = wire_documents_panel(service, documents_panel, selected)
 
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -253,9 +257,9 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         describe.click(on_describe, [selected, describe_as], [manage_message]),
         confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
         *source_events,
-        *documents_panel.removed,
+        *document_events.removed,
     ]
-    documents_panel.refresh_after(changed)
+    document_events.refresh_after(changed)
     selected.change(
         on_docset_chosen, [selected], [upload, add_folder, upload_message], preprocess=False
     )
