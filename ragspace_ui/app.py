@@ -10,7 +10,7 @@ from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
 from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
-from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
+from ragspace_ui.docsets_tab import docset_rows, layout_docsets_tab, wire_docsets_tab
 from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
@@ -101,7 +101,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
             gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
         with gr.Tabs() as tabs:
             with gr.Tab("DocSets", id="docsets") as docsets_page:
-                docsets_tab = build_docsets_tab(service)
+                docsets_tab = layout_docsets_tab(service)
+                docsets_changed = wire_docsets_tab(service, docsets_tab)
             with gr.Tab("Embedding status", id="status"):
                 status_tab = build_status_tab(service)
             with gr.Tab("Chat", id="chat") as chat_page:
@@ -131,7 +132,7 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
             chat_tab.docsets,
             docsets_tab.empty_state,
         ]
-        for event in docsets_tab.changed:
+        for event in docsets_changed:
             event.then(refresh_docset_lists, inputs, outputs)
         demo.load(refresh_docset_lists, inputs, outputs)
         demo.load(None, js=CHAT_FIRST_ON_PHONES)
