@@ -15,7 +15,7 @@ from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
-from ragspace_ui.status_tab import ALL, build_status_tab
+from ragspace_ui.status_tab import ALL, layout_status_tab, wire_status_tab
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,
@@ -104,7 +104,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
                 docsets_tab = layout_docsets_tab(service)
                 docsets_changed = wire_docsets_tab(service, docsets_tab)
             with gr.Tab("Embedding status", id="status"):
-                status_tab = build_status_tab(service)
+                status_tab = layout_status_tab(service)
+                wire_status_tab(service, status_tab)
             with gr.Tab("Chat", id="chat") as chat_page:
                 chat_tab = build_chat_tab(service)
             with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
