@@ -9,7 +9,7 @@ from ragspace.access import Credentials
 from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
 from ragspace.services import RagspaceService, ServiceMode
-from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
+from ragspace_ui.chat_tab import OPEN_FROM_LINK, layout_chat_tab, wire_chat_tab
 from ragspace_ui.docsets_tab import docset_rows, layout_docsets_tab, wire_docsets_tab
 from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import build_evaluate_panel
@@ -107,7 +107,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
                 status_tab = layout_status_tab(service)
                 wire_status_tab(service, status_tab)
             with gr.Tab("Chat", id="chat") as chat_page:
-                chat_tab = build_chat_tab(service)
+                chat_tab = layout_chat_tab(service)
+                wire_chat_tab(service, chat_tab)
             with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
                 build_evaluate_panel(service, evaluate_tab)
 
