@@ -12,7 +12,7 @@ from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, layout_chat_tab, wire_chat_tab
 from ragspace_ui.docsets_tab import docset_rows, layout_docsets_tab, wire_docsets_tab
 from ragspace_ui.errors import user_errors
-from ragspace_ui.evaluate_panel import build_evaluate_panel
+from ragspace_ui.evaluate_panel import layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.status_tab import ALL, layout_status_tab, wire_status_tab
@@ -110,7 +110,8 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
                 chat_tab = layout_chat_tab(service)
                 wire_chat_tab(service, chat_tab)
             with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
-                build_evaluate_panel(service, evaluate_tab)
+                evaluate_panel = layout_evaluate_panel(service)
+                wire_evaluate_panel(service, evaluate_panel, evaluate_tab)
 
         @user_errors
         def refresh_docset_lists(
