@@ -1,5 +1,6 @@
 """The Gradio app: tabs over one `RagspaceService`."""
 
+from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
@@ -9,13 +10,13 @@ from ragspace.access import Credentials
 from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
 from ragspace.services import RagspaceService, ServiceMode
-from ragspace_ui.chat_tab import OPEN_FROM_LINK, build_chat_tab
-from ragspace_ui.docsets_tab import build_docsets_tab, docset_rows
+from ragspace_ui.chat_tab import OPEN_FROM_LINK, ChatTab, layout_chat_tab, wire_chat_tab
+from ragspace_ui.docsets_tab import DocsetsTab, docset_rows, layout_docsets_tab, wire_docsets_tab
 from ragspace_ui.errors import user_errors
-from ragspace_ui.evaluate_panel import build_evaluate_panel
+from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
-from ragspace_ui.status_tab import ALL, build_status_tab
+from ragspace_ui.status_tab import ALL, StatusTab, layout_status_tab, wire_status_tab
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,
@@ -81,6 +82,21 @@ def pick_docset(names: list[str], selected: str | None, remembered: str | None) 
     return names[0] if len(names) == 1 else None
 
 
+@dataclass(frozen=True)
+class Page:
+    """The page's tabs, and what the wiring across tabs needs."""
+
+    tabs: gr.Tabs
+    remembered: gr.BrowserState  # the DocSet last selected in this browser
+    docsets_page: gr.Tab
+    chat_page: gr.Tab
+    evaluate_page: gr.Tab
+    docsets: DocsetsTab
+    status: StatusTab
+    chat: ChatTab
+    evaluate: EvaluatePanel
+
+
 def build_ui(service: RagspaceService, credentials: Credentials | None = None) -> gr.Blocks:
     """Build the Blocks app; launching it is the caller's job.
 
@@ -89,78 +105,109 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
     # uploads wait in Gradio's cache only until they are added; sweep any left behind
     demo = gr.Blocks(title="RAGSpace", delete_cache=UPLOAD_CACHE_SWEEP)
     with demo:
+        # the tools come first, so they keep their plain API names (architecture.md)
         register_mcp_tools(service, credentials)
         tools = set(demo.fns)
-        gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
-        gr.Markdown(mode_text(service.mode), elem_id="mode-indicator")
-        # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
-        remembered = gr.BrowserState(
-            None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY
-        )
-        if service.read_only:
-            gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
-        with gr.Tabs() as tabs:
-            with gr.Tab("DocSets", id="docsets") as docsets_page:
-                docsets_tab = build_docsets_tab(service)
-            with gr.Tab("Embedding status", id="status"):
-                status_tab = build_status_tab(service)
-            with gr.Tab("Chat", id="chat") as chat_page:
-                chat_tab = build_chat_tab(service)
-            with gr.Tab("Evaluate", id="evaluate") as evaluate_tab:
-                build_evaluate_panel(service, evaluate_tab)
-
-        @user_errors
-        def refresh_docset_lists(
-            selected: str | None, checked: list[str], remembered: str | None
-        ) -> tuple[Any, ...]:
-            rows = docset_rows(service)
-            names = [row[0] for row in rows]
-            return (
-                rows,
-                gr.update(choices=names, value=pick_docset(names, selected, remembered)),
-                gr.update(choices=[ALL, *names]),
-                gr.update(choices=names, value=[n for n in checked or [] if n in names]),
-                gr.update(visible=not names),
-            )
-
-        inputs = [docsets_tab.selected, chat_tab.docsets, remembered]
-        outputs = [
-            docsets_tab.table,
-            docsets_tab.selected,
-            status_tab.docset_filter,
-            chat_tab.docsets,
-            docsets_tab.empty_state,
-        ]
-        for event in docsets_tab.changed:
-            event.then(refresh_docset_lists, inputs, outputs)
-        demo.load(refresh_docset_lists, inputs, outputs)
-        demo.load(None, js=CHAT_FIRST_ON_PHONES)
-
-        @user_errors
-        def open_linked_lines(request: gr.Request) -> tuple[Any, Any]:
-            try:
-                link = parse_line_link(dict(request.query_params))
-                if link is None:
-                    return gr.update(), gr.update()
-                shown = open_line_link(service, link)
-            except RagspaceError as exc:  # a stale or mistyped link: say so where it points
-                shown = viewer_notice(f"The linked lines cannot be opened: {exc}")
-            return shown, gr.Tabs(selected="chat")
-
-        # `?docset=...&path=...&lines=a-b` (the `view_url` of MCP and CLI hits) opens those
-        # lines in the viewer, next to the chat
-        demo.load(open_linked_lines, None, [chat_tab.viewer, tabs])
-        demo.load(None, js=OPEN_FROM_LINK)
-        demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
-        # remember the selection in this browser (a reload or a new tab selects it again)
-        docsets_tab.selected.change(
-            lambda name: name, [docsets_tab.selected], [remembered], preprocess=False
-        )
-        # counts change while documents embed: show them fresh whenever a tab is opened
-        for page in (docsets_page, chat_page):
-            page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")
+        page = layout_page(service)
+        wire_page(service, demo, page)
     # the public API and MCP are the tools only, not the UI's internal event handlers
     for key, fn in demo.fns.items():
         if key not in tools:
             fn.api_visibility = "private"
     return demo
+
+
+# --- layout ---------------------------------------------------------------------------
+
+
+def layout_page(service: RagspaceService) -> Page:
+    """Lay out the header, the mode indicator and every tab."""
+    gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
+    gr.Markdown(mode_text(service.mode), elem_id="mode-indicator")
+    # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
+    remembered = gr.BrowserState(None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY)
+    if service.read_only:
+        gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
+    with gr.Tabs() as tabs:
+        with gr.Tab("DocSets", id="docsets") as docsets_page:
+            docsets = layout_docsets_tab(service)
+        with gr.Tab("Embedding status", id="status"):
+            status = layout_status_tab(service)
+        with gr.Tab("Chat", id="chat") as chat_page:
+            chat = layout_chat_tab(service)
+        with gr.Tab("Evaluate", id="evaluate") as evaluate_page:
+            evaluate = layout_evaluate_panel(service)
+    return Page(
+        tabs=tabs,
+        remembered=remembered,
+        docsets_page=docsets_page,
+        chat_page=chat_page,
+        evaluate_page=evaluate_page,
+        docsets=docsets,
+        status=status,
+        chat=chat,
+        evaluate=evaluate,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
+    """Wire each tab, then what crosses tabs: DocSet lists, line links, page scripts."""
+    changed = wire_docsets_tab(service, page.docsets)
+    wire_status_tab(service, page.status)
+    wire_chat_tab(service, page.chat)
+    wire_evaluate_panel(service, page.evaluate, page.evaluate_page)
+    docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat
+
+    @user_errors
+    def refresh_docset_lists(
+        selected: str | None, checked: list[str], remembered: str | None
+    ) -> tuple[Any, ...]:
+        rows = docset_rows(service)
+        names = [row[0] for row in rows]
+        return (
+            rows,
+            gr.update(choices=names, value=pick_docset(names, selected, remembered)),
+            gr.update(choices=[ALL, *names]),
+            gr.update(choices=names, value=[n for n in checked or [] if n in names]),
+            gr.update(visible=not names),
+        )
+
+    inputs = [docsets_tab.selected, chat_tab.docsets, page.remembered]
+    outputs = [
+        docsets_tab.table,
+        docsets_tab.selected,
+        status_tab.docset_filter,
+        chat_tab.docsets,
+        docsets_tab.empty_state,
+    ]
+    for event in changed:
+        event.then(refresh_docset_lists, inputs, outputs)
+    demo.load(refresh_docset_lists, inputs, outputs)
+    demo.load(None, js=CHAT_FIRST_ON_PHONES)
+
+    @user_errors
+    def open_linked_lines(request: gr.Request) -> tuple[Any, Any]:
+        try:
+            link = parse_line_link(dict(request.query_params))
+            if link is None:
+                return gr.update(), gr.update()
+            shown = open_line_link(service, link)
+        except RagspaceError as exc:  # a stale or mistyped link: say so where it points
+            shown = viewer_notice(f"The linked lines cannot be opened: {exc}")
+        return shown, gr.Tabs(selected="chat")
+
+    # `?docset=...&path=...&lines=a-b` (the `view_url` of MCP and CLI hits) opens those
+    # lines in the viewer, next to the chat
+    demo.load(open_linked_lines, None, [chat_tab.viewer, page.tabs])
+    demo.load(None, js=OPEN_FROM_LINK)
+    demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
+    # remember the selection in this browser (a reload or a new tab selects it again)
+    docsets_tab.selected.change(
+        lambda name: name, [docsets_tab.selected], [page.remembered], preprocess=False
+    )
+    # counts change while documents embed: show them fresh whenever a tab is opened
+    for tab_page in (page.docsets_page, page.chat_page):
+        tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")

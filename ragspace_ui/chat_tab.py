@@ -33,14 +33,6 @@ OpenableSources = list[dict[str, Any]]  # each cited passage: its citation and D
 ChatTurn = tuple[ChatHistory, str, str, OpenableSources]  # chat, sources panel, question box
 
 
-@dataclass
-class ChatTab:
-    """Components other tabs refresh."""
-
-    docsets: gr.CheckboxGroup
-    viewer: gr.HTML
-
-
 def source_anchor(number: int) -> str:
     """The id of passage `number` in the sources panel."""
     return f"ragspace-source-{number}"
@@ -238,8 +230,31 @@ def open_source(service: RagspaceService, number: int | None, openable: Openable
     return open_citation(service, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 
-def build_chat_tab(service: RagspaceService) -> ChatTab:
-    """Lay out the chat tab and wire the streaming question handler."""
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChatTab:
+    """The tab's components: for its own wiring, and the DocSet list and viewer other tabs
+    refresh."""
+
+    docsets: gr.CheckboxGroup
+    ref: gr.Dropdown
+    chatbot: gr.Chatbot
+    question: gr.Textbox
+    ask: gr.Button
+    clear: gr.Button
+    mode: gr.Radio
+    rerank: gr.Checkbox
+    pick: gr.Dropdown
+    viewer: gr.HTML
+    opened_by_link: gr.Textbox
+    sources: gr.Markdown
+    openable: gr.State  # the last answer's cited passages (OpenableSources)
+
+
+def layout_chat_tab(service: RagspaceService) -> ChatTab:
+    """Lay out the chat tab: DocSets and ref to search, the conversation, viewer and sources."""
     if not service.mode.llm_answers:
         gr.Markdown(EXTRACTIVE_NOTICE, elem_id="extractive-notice")
     docsets = gr.CheckboxGroup(
@@ -292,6 +307,28 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
                 "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
             )
     openable = gr.State([])
+    return ChatTab(
+        docsets=docsets,
+        ref=ref,
+        chatbot=chatbot,
+        question=question,
+        ask=ask,
+        clear=clear,
+        mode=mode,
+        rerank=rerank,
+        pick=pick,
+        viewer=viewer,
+        opened_by_link=opened_by_link,
+        sources=sources,
+        openable=openable,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_chat_tab(service: RagspaceService, tab: ChatTab) -> None:
+    """Attach the streaming question handler, the ref selector and the viewer's openers."""
 
     @inline_errors(outputs=5, message_at=1)  # the reason shows in the sources panel
     def on_ask(
@@ -316,19 +353,19 @@ def build_chat_tab(service: RagspaceService) -> ChatTab:
     def on_open(number: int | None, cited: OpenableSources) -> str:
         return open_source(service, number, cited)
 
-    docsets.change(on_docsets, [docsets, ref], ref, show_progress="hidden")
-    inputs = [question, chatbot, docsets, mode, rerank, ref]
-    outputs = [chatbot, sources, question, openable, pick]
-    ask.click(on_ask, inputs, outputs)
-    question.submit(on_ask, inputs, outputs)
-    clear.click(
+    t = tab
+    t.docsets.change(on_docsets, [t.docsets, t.ref], t.ref, show_progress="hidden")
+    inputs = [t.question, t.chatbot, t.docsets, t.mode, t.rerank, t.ref]
+    outputs = [t.chatbot, t.sources, t.question, t.openable, t.pick]
+    t.ask.click(on_ask, inputs, outputs)
+    t.question.submit(on_ask, inputs, outputs)
+    t.clear.click(
         lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None)), None, outputs
     )
-    pick.change(on_open, [pick, openable], viewer)
-    opened_by_link.change(
+    t.pick.change(on_open, [t.pick, t.openable], t.viewer)
+    t.opened_by_link.change(
         lambda value, cited: on_open(link_number(value), cited),
-        [opened_by_link, openable],
-        viewer,
+        [t.opened_by_link, t.openable],
+        t.viewer,
         show_progress="hidden",
     )
-    return ChatTab(docsets=docsets, viewer=viewer)

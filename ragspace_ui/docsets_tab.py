@@ -6,17 +6,27 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from gradio.events import Dependency
 
 from ragspace.errors import ConflictError
 from ragspace.models import DocSet, Document, FolderOptions
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ragspace_ui.documents_panel import build_documents_panel
+from ragspace_ui.documents_panel import (
+    DocumentsPanel,
+    layout_documents_panel,
+    wire_documents_panel,
+)
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
-from ragspace_ui.sources_panel import build_sources_panel, globs
+from ragspace_ui.sources_panel import (
+    SourcesPanel,
+    globs,
+    layout_sources_panel,
+    wire_sources_panel,
+)
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 
@@ -27,16 +37,6 @@ EMPTY_DOCSETS = (
     "shipped with the app)."
 )
 NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
-
-
-@dataclass
-class DocsetsTab:
-    """Components other tabs refresh or listen to."""
-
-    table: gr.Dataframe
-    selected: gr.Dropdown
-    empty_state: gr.Column
-    changed: list[Any]  # events after which every DocSet list must refresh
 
 
 def docset_rows(service: RagspaceService) -> list[list[Any]]:
@@ -106,8 +106,46 @@ def add_sample(service: RagspaceService) -> tuple[str, list[Document]]:
     return SAMPLE_DOCSET, service.add_files(SAMPLE_DOCSET, sample_files())
 
 
-def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
-    """Lay out the DocSets tab and wire its handlers."""
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocsetsTab:
+    """The tab's components: for its own wiring and for the lists other tabs refresh."""
+
+    empty_state: gr.Column
+    sample: gr.Button
+    sample_message: gr.Markdown
+    table: gr.Dataframe
+    new_name: gr.Textbox
+    new_description: gr.Textbox
+    create: gr.Button
+    create_message: gr.Markdown
+    selected: gr.Dropdown
+    files: gr.File
+    upload: gr.Button
+    folder: gr.File
+    folder_paths: gr.Textbox
+    folder_include: gr.Textbox
+    folder_exclude: gr.Textbox
+    add_folder: gr.Button
+    upload_message: gr.Markdown
+    rename_to: gr.Textbox
+    rename: gr.Button
+    describe_as: gr.Textbox
+    describe: gr.Button
+    delete: gr.Button
+    confirm_row: gr.Row
+    confirm_text: gr.Markdown
+    confirm: gr.Button
+    cancel: gr.Button
+    manage_message: gr.Markdown
+    sources: SourcesPanel
+    documents: DocumentsPanel
+
+
+def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
+    """Lay out the DocSets tab (its change forms hidden when read-only)."""
     editable = not service.read_only  # the service refuses changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files or add GitHub and website sources. Embedding runs "
@@ -173,8 +211,50 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
                 manage_message = gr.Markdown(elem_id="manage-message")
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
-        source_events = build_sources_panel(service, selected)
-    documents_panel = build_documents_panel(service, selected)
+        sources = layout_sources_panel()
+    documents = layout_documents_panel(service)
+    return DocsetsTab(
+        empty_state=empty_state,
+        sample=sample,
+        sample_message=sample_message,
+        table=table,
+        new_name=new_name,
+        new_description=new_description,
+        create=create,
+        create_message=create_message,
+        selected=selected,
+        files=files,
+        upload=upload,
+        folder=folder,
+        folder_paths=folder_paths,
+        folder_include=folder_include,
+        folder_exclude=folder_exclude,
+        add_folder=add_folder,
+        upload_message=upload_message,
+        rename_to=rename_to,
+        rename=rename,
+        describe_as=describe_as,
+        describe=describe,
+        delete=delete,
+        confirm_row=confirm_row,
+        confirm_text=confirm_text,
+        confirm=confirm,
+        cancel=cancel,
+        manage_message=manage_message,
+        sources=sources,
+        documents=documents,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependency]:
+    """Attach the tab's handlers (and its panels'); returns the events after which every
+    DocSet list must refresh."""
+    t = tab
+    source_events = wire_sources_panel(service, t.sources, t.selected)
+    document_events = wire_documents_panel(service, t.documents, t.selected)
 
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
@@ -236,31 +316,38 @@ def build_docsets_tab(service: RagspaceService) -> DocsetsTab:
         return f"Deleted DocSet **{md(name)}**.", gr.update(visible=False), gr.update(value=None)
 
     changed = [
-        create.click(
+        t.create.click(
             on_create,
-            [new_name, new_description],
-            [create_message, selected, new_name, new_description],
+            [t.new_name, t.new_description],
+            [t.create_message, t.selected, t.new_name, t.new_description],
         ),
-        upload.click(on_upload, [selected, files], [upload_message, files]),
-        add_folder.click(
+        t.upload.click(on_upload, [t.selected, t.files], [t.upload_message, t.files]),
+        t.add_folder.click(
             on_add_folder,
-            [selected, folder, folder_paths, folder_include, folder_exclude],
-            [upload_message, folder, folder_paths],
+            [t.selected, t.folder, t.folder_paths, t.folder_include, t.folder_exclude],
+            [t.upload_message, t.folder, t.folder_paths],
         ),
-        sample.click(on_sample, None, [sample_message, selected]),
-        rename.click(on_rename, [selected, rename_to], [manage_message, selected, rename_to]),
-        describe.click(on_describe, [selected, describe_as], [manage_message]),
-        confirm.click(on_delete, [selected], [manage_message, confirm_row, selected]),
+        t.sample.click(on_sample, None, [t.sample_message, t.selected]),
+        t.rename.click(
+            on_rename, [t.selected, t.rename_to], [t.manage_message, t.selected, t.rename_to]
+        ),
+        t.describe.click(on_describe, [t.selected, t.describe_as], [t.manage_message]),
+        t.confirm.click(on_delete, [t.selected], [t.manage_message, t.confirm_row, t.selected]),
         *source_events,
-        *documents_panel.removed,
+        *document_events.removed,
     ]
-    documents_panel.refresh_after(changed)
-    selected.change(
-        on_docset_chosen, [selected], [upload, add_folder, upload_message], preprocess=False
+    document_events.refresh_after(changed)
+    t.selected.change(
+        on_docset_chosen,
+        [t.selected],
+        [t.upload, t.add_folder, t.upload_message],
+        preprocess=False,
     )
-    delete.click(on_delete_request, [selected], [manage_message, confirm_row, confirm_text])
-    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
-    return DocsetsTab(table=table, selected=selected, empty_state=empty_state, changed=changed)
+    t.delete.click(
+        on_delete_request, [t.selected], [t.manage_message, t.confirm_row, t.confirm_text]
+    )
+    t.cancel.click(lambda: gr.update(visible=False), None, [t.confirm_row])
+    return changed
 
 
 def _select(service: RagspaceService, name: str) -> Any:

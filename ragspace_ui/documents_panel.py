@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+from gradio.events import Dependency
 
 from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
@@ -124,20 +125,41 @@ def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[
     return [row.cells() for row in shown], gr.update(choices=paths, value=[]), summary + "."
 
 
-@dataclass
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
 class DocumentsPanel:
-    """The panel's events that change counts, and how to refresh it after other events."""
+    """The panel's components the wiring needs."""
 
-    removed: list[Any]
-    refresh_after: Callable[[list[Any]], None]
+    accordion: gr.Accordion
+    needle: gr.Textbox
+    refresh: gr.Button
+    summary: gr.Markdown
+    table: gr.Dataframe
+    chosen: gr.Dropdown
+    open_button: gr.Button
+    reembed: gr.Button
+    remove: gr.Button
+    confirm_row: gr.Row
+    confirm_text: gr.Markdown
+    confirm: gr.Button
+    cancel: gr.Button
+    message: gr.Markdown
+    viewer: gr.HTML
+
+    @property
+    def listed(self) -> list[Any]:
+        """What a listing fills: the table, the documents to choose from, the summary."""
+        return [self.table, self.chosen, self.summary]
 
 
-def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> DocumentsPanel:
-    """Lay out the panel under the DocSets tab and wire its own handlers."""
+def layout_documents_panel(service: RagspaceService) -> DocumentsPanel:
+    """Lay out the panel under the DocSets tab (its change buttons hidden when read-only)."""
     editable = not service.read_only
     with gr.Accordion(
         "Documents of the selected DocSet", open=False, elem_id="documents-panel"
-    ) as panel:
+    ) as accordion:
         with gr.Row():
             needle = gr.Textbox(
                 label="Filter",
@@ -172,9 +194,44 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> Do
             cancel = gr.Button("Cancel")
         message = gr.Markdown(elem_id="documents-message")
         viewer = gr.HTML(EMPTY_VIEWER, elem_id="document-viewer")
+    return DocumentsPanel(
+        accordion=accordion,
+        needle=needle,
+        refresh=refresh,
+        summary=summary,
+        table=table,
+        chosen=chosen,
+        open_button=open_button,
+        reembed=reembed,
+        remove=remove,
+        confirm_row=confirm_row,
+        confirm_text=confirm_text,
+        confirm=confirm,
+        cancel=cancel,
+        message=message,
+        viewer=viewer,
+    )
 
-    listed = [table, chosen, summary]
 
+# --- wiring ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentsEvents:
+    """What the DocSets tab needs of the wired panel."""
+
+    removed: list[Dependency]  # the panel's events that change counts
+    refresh_after: Callable[[list[Dependency]], None]  # list the documents again after these
+
+
+def wire_documents_panel(
+    service: RagspaceService, panel: DocumentsPanel, selected: gr.Dropdown
+) -> DocumentsEvents:
+    """Attach the panel's own handlers; returns its removals, and how to list the documents
+    again after other events (uploads and sources add documents)."""
+
+    # one handler object for every listing, the refreshes after other tabs' events too:
+    # Gradio queues by handler (its concurrency id is id(fn)), so listings run one at a time
     @inline_errors(outputs=3, message_at=2)
     def on_list(docset: str | None, text: str) -> tuple[Any, Any, str]:
         return listing(service, docset, text)
@@ -208,24 +265,26 @@ def build_documents_panel(service: RagspaceService, selected: gr.Dropdown) -> Do
             gr.update(visible=False)
         )
 
-    panel.expand(on_list, [selected, needle], listed, show_progress="hidden")
-    selected.change(on_list, [selected, needle], listed, show_progress="hidden")
-    needle.change(on_list, [selected, needle], listed, show_progress="hidden")
-    refresh.click(on_list, [selected, needle], listed)
-    open_button.click(on_open, [selected, chosen], [message, viewer])
-    reembed.click(on_reembed, [selected, chosen], [message]).then(
-        on_list, [selected, needle], listed
+    p = panel
+    filters = [selected, p.needle]
+    p.accordion.expand(on_list, filters, p.listed, show_progress="hidden")
+    selected.change(on_list, filters, p.listed, show_progress="hidden")
+    p.needle.change(on_list, filters, p.listed, show_progress="hidden")
+    p.refresh.click(on_list, filters, p.listed)
+    p.open_button.click(on_open, [selected, p.chosen], [p.message, p.viewer])
+    p.reembed.click(on_reembed, [selected, p.chosen], [p.message]).then(on_list, filters, p.listed)
+    p.remove.click(
+        on_remove_request, [selected, p.chosen], [p.message, p.confirm_row, p.confirm_text]
     )
-    remove.click(on_remove_request, [selected, chosen], [message, confirm_row, confirm_text])
-    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
-    removed = confirm.click(on_remove, [selected, chosen], [message, confirm_row])
-    removed.then(on_list, [selected, needle], listed)
+    p.cancel.click(lambda: gr.update(visible=False), None, [p.confirm_row])
+    removed = p.confirm.click(on_remove, [selected, p.chosen], [p.message, p.confirm_row])
+    removed.then(on_list, filters, p.listed)
 
-    def refresh_after(events: list[Any]) -> None:  # uploads and sources add documents
+    def refresh_after(events: list[Dependency]) -> None:
         for event in events:
-            event.then(on_list, [selected, needle], listed, show_progress="hidden")
+            event.then(on_list, filters, p.listed, show_progress="hidden")
 
-    return DocumentsPanel(removed=[removed], refresh_after=refresh_after)
+    return DocumentsEvents(removed=[removed], refresh_after=refresh_after)
 
 
 def remove_chosen(service: RagspaceService, docset: str, keys: list[str]) -> int:

@@ -99,8 +99,26 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
     )
 
 
-def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
-    """Lay out the panel; its DocSet list refreshes whenever the tab is opened."""
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvaluatePanel:
+    """The panel's components the wiring needs."""
+
+    docset: gr.Dropdown
+    upload: gr.File
+    grade: gr.Checkbox
+    run: gr.Button
+    summary: gr.Markdown
+    metrics: gr.Dataframe
+    mode: gr.Dropdown
+    questions: gr.Dataframe
+    report_state: gr.State  # the last EvalReport, for the per-mode question table
+
+
+def layout_evaluate_panel(service: RagspaceService) -> EvaluatePanel:
+    """Lay out the panel: help, sample download, the run form and its results."""
     can_grade = service.mode.llm_answers
     gr.Markdown(FORMAT_HELP)
     gr.DownloadButton(
@@ -137,6 +155,25 @@ def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
         elem_classes=["readable-table"],
     )
     report_state = gr.State(None)
+    return EvaluatePanel(
+        docset=docset,
+        upload=upload,
+        grade=grade,
+        run=run,
+        summary=summary,
+        metrics=metrics,
+        mode=mode,
+        questions=questions,
+        report_state=report_state,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.Tab) -> None:
+    """Attach the run and mode handlers; the DocSet list refreshes whenever `tab` is opened."""
+    can_grade = service.mode.llm_answers
 
     @user_errors
     def on_open() -> Any:
@@ -166,6 +203,11 @@ def build_evaluate_panel(service: RagspaceService, tab: gr.Tab) -> None:
     def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
         return evaluation_view(report, chosen).questions if report else []
 
-    tab.select(on_open, None, [docset])
-    run.click(on_run, [docset, upload, grade], [summary, metrics, mode, questions, report_state])
-    mode.input(on_mode, [report_state, mode], [questions], show_progress="hidden")
+    p = panel
+    tab.select(on_open, None, [p.docset])
+    p.run.click(
+        on_run,
+        [p.docset, p.upload, p.grade],
+        [p.summary, p.metrics, p.mode, p.questions, p.report_state],
+    )
+    p.mode.input(on_mode, [p.report_state, p.mode], [p.questions], show_progress="hidden")

@@ -1,10 +1,12 @@
 """Source forms of the DocSets tab: GitHub and web, previewed before ingestion, re-synced later."""
 
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import gradio as gr
+from gradio.events import Dependency
 
 from ragspace.models import (
     GithubOptions,
@@ -125,8 +127,37 @@ def _every(interval: timedelta | None) -> str:
     return names.get(interval) or interval_text(interval)
 
 
-def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list[Any]:
-    """Lay out the source forms; returns the events after which DocSet lists must refresh."""
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourcesPanel:
+    """The source forms' components the wiring needs."""
+
+    pending: gr.State  # the previewed request, waiting to be confirmed
+    gh_location: gr.Textbox
+    gh_ref: gr.Textbox
+    gh_include: gr.Textbox
+    gh_exclude: gr.Textbox
+    gh_preview: gr.Button
+    web_url: gr.Textbox
+    web_depth: gr.Number
+    web_pages: gr.Number
+    web_prefix: gr.Textbox
+    web_preview: gr.Button
+    preview_text: gr.Markdown
+    confirm_row: gr.Row
+    resync_every: gr.Dropdown
+    confirm: gr.Button
+    cancel: gr.Button
+    sources_table: gr.Dataframe
+    source_pick: gr.Dropdown
+    resync: gr.Button
+    sync_text: gr.Markdown
+
+
+def layout_sources_panel() -> SourcesPanel:
+    """Lay out the GitHub and website forms, the preview and the selected DocSet's sources."""
     pending = gr.State(None)
     with gr.Accordion("Add a GitHub repository or file", open=False):
         gh_location = gr.Textbox(
@@ -161,6 +192,38 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
             source_pick = gr.Dropdown(label="Source", choices=[], interactive=True)
             resync = gr.Button("Re-sync source")
     sync_text = gr.Markdown()
+    return SourcesPanel(
+        pending=pending,
+        gh_location=gh_location,
+        gh_ref=gh_ref,
+        gh_include=gh_include,
+        gh_exclude=gh_exclude,
+        gh_preview=gh_preview,
+        web_url=web_url,
+        web_depth=web_depth,
+        web_pages=web_pages,
+        web_prefix=web_prefix,
+        web_preview=web_preview,
+        preview_text=preview_text,
+        confirm_row=confirm_row,
+        resync_every=resync_every,
+        confirm=confirm,
+        cancel=cancel,
+        sources_table=sources_table,
+        source_pick=source_pick,
+        resync=resync,
+        sync_text=sync_text,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_sources_panel(
+    service: RagspaceService, panel: SourcesPanel, selected: gr.Dropdown
+) -> list[Dependency]:
+    """Attach the source forms' handlers; returns the events after which DocSet lists must
+    refresh."""
 
     def previewed(
         request: tuple[SourceKind, str, GithubOptions | WebOptions],
@@ -204,26 +267,23 @@ def build_sources_panel(service: RagspaceService, selected: gr.Dropdown) -> list
         table, picker = on_sources(docset)
         return report_markdown(report), table, picker
 
-    gh_preview.click(
-        on_gh_preview,
-        [gh_location, gh_ref, gh_include, gh_exclude],
-        [pending, preview_text, confirm_row],
+    p = panel
+    previewing = [p.pending, p.preview_text, p.confirm_row]
+    p.gh_preview.click(
+        on_gh_preview, [p.gh_location, p.gh_ref, p.gh_include, p.gh_exclude], previewing
     )
-    web_preview.click(
-        on_web_preview,
-        [web_url, web_depth, web_pages, web_prefix],
-        [pending, preview_text, confirm_row],
+    p.web_preview.click(
+        on_web_preview, [p.web_url, p.web_depth, p.web_pages, p.web_prefix], previewing
     )
-    cancel.click(
-        lambda: (None, "", gr.update(visible=False)), None, [pending, preview_text, confirm_row]
-    )
+    p.cancel.click(lambda: (None, "", gr.update(visible=False)), None, previewing)
+    listed = [p.sources_table, p.source_pick]
     # the handler only needs the name; skip choice validation while the DocSet list refreshes
-    selected.change(on_sources, [selected], [sources_table, source_pick], preprocess=False)
+    selected.change(on_sources, [selected], listed, preprocess=False)
     return [
-        confirm.click(
+        p.confirm.click(
             on_confirm,
-            [selected, pending, resync_every],
-            [sync_text, pending, confirm_row, sources_table, source_pick],
+            [selected, p.pending, p.resync_every],
+            [p.sync_text, p.pending, p.confirm_row, *listed],
         ),
-        resync.click(on_resync, [selected, source_pick], [sync_text, sources_table, source_pick]),
+        p.resync.click(on_resync, [selected, p.source_pick], [p.sync_text, *listed]),
     ]

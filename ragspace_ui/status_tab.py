@@ -40,13 +40,6 @@ STATUS_COLORS = {
 }
 
 
-@dataclass
-class StatusTab:
-    """Components other tabs refresh."""
-
-    docset_filter: gr.Dropdown
-
-
 @dataclass(frozen=True)
 class StatusView:
     """What the tab shows for one pair of filters."""
@@ -223,8 +216,34 @@ def status_outputs(
     return view.notice, view.summary, view.rows, view.chart, picker
 
 
-def build_status_tab(service: RagspaceService) -> StatusTab:
-    """Lay out the status tab; the table refreshes every few seconds."""
+# --- layout ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatusTab:
+    """The tab's components: for its own wiring and the DocSet filter other tabs refresh."""
+
+    docset_filter: gr.Dropdown
+    status_filter: gr.Dropdown
+    refresh: gr.Button
+    notice: gr.Markdown
+    summary: gr.Markdown
+    chart: gr.BarPlot
+    table: gr.Dataframe
+    selection: gr.Dropdown
+    selected_button: gr.Button
+    failed_button: gr.Button
+    docset_button: gr.Button
+    confirm_row: gr.Row
+    confirm_text: gr.Markdown
+    confirm: gr.Button
+    cancel: gr.Button
+    action: gr.Markdown
+    timer: gr.Timer
+
+
+def layout_status_tab(service: RagspaceService) -> StatusTab:
+    """Lay out the status tab (the re-embed buttons hidden when read-only)."""
     with gr.Row():
         docset_filter = gr.Dropdown(
             label="DocSet", choices=[ALL], value=ALL, interactive=True, elem_id="status-docset"
@@ -273,6 +292,32 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
             cancel = gr.Button("Cancel")
         action = gr.Markdown(elem_id="reembed-message")
     timer = gr.Timer(REFRESH_SECONDS)
+    return StatusTab(
+        docset_filter=docset_filter,
+        status_filter=status_filter,
+        refresh=refresh,
+        notice=notice,
+        summary=summary,
+        chart=chart,
+        table=table,
+        selection=selection,
+        selected_button=selected_button,
+        failed_button=failed_button,
+        docset_button=docset_button,
+        confirm_row=confirm_row,
+        confirm_text=confirm_text,
+        confirm=confirm,
+        cancel=cancel,
+        action=action,
+        timer=timer,
+    )
+
+
+# --- wiring ---------------------------------------------------------------------------
+
+
+def wire_status_tab(service: RagspaceService, tab: StatusTab) -> None:
+    """Attach the tab's handlers; the table refreshes every few seconds (the timer's tick)."""
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
@@ -312,17 +357,23 @@ def build_status_tab(service: RagspaceService) -> StatusTab:
         )
         return message, gr.update(visible=False)
 
-    inputs = [docset_filter, status_filter, selection]
-    outputs = [notice, summary, table, chart, selection]
-    for trigger in (refresh.click, docset_filter.change, status_filter.change, timer.tick):
+    t = tab
+    inputs = [t.docset_filter, t.status_filter, t.selection]
+    outputs = [t.notice, t.summary, t.table, t.chart, t.selection]
+    for trigger in (t.refresh.click, t.docset_filter.change, t.status_filter.change, t.timer.tick):
         trigger(load, inputs, outputs, show_progress="hidden")
-    docset_filter.change(on_filter, [docset_filter], [docset_button, confirm_row])
-    selected_button.click(on_selected, [selection], [action, selection], show_progress="minimal")
-    failed_button.click(on_failed, [docset_filter], [action], show_progress="minimal")
-    docset_button.click(on_docset_request, [docset_filter], [action, confirm_row, confirm_text])
-    confirm.click(on_docset, [docset_filter], [action, confirm_row], show_progress="minimal")
-    cancel.click(lambda: gr.update(visible=False), None, [confirm_row])
-    return StatusTab(docset_filter=docset_filter)
+    t.docset_filter.change(on_filter, [t.docset_filter], [t.docset_button, t.confirm_row])
+    t.selected_button.click(
+        on_selected, [t.selection], [t.action, t.selection], show_progress="minimal"
+    )
+    t.failed_button.click(on_failed, [t.docset_filter], [t.action], show_progress="minimal")
+    t.docset_button.click(
+        on_docset_request, [t.docset_filter], [t.action, t.confirm_row, t.confirm_text]
+    )
+    t.confirm.click(
+        on_docset, [t.docset_filter], [t.action, t.confirm_row], show_progress="minimal"
+    )
+    t.cancel.click(lambda: gr.update(visible=False), None, [t.confirm_row])
 
 
 def _chosen_docset(docset: str | None) -> str:
