@@ -8,6 +8,7 @@ import itertools
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,8 @@ def database_url(postgres_server: str, migrated_template: str) -> str:
     return create_database(postgres_server, template=migrated_template)
 
 
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
-    """Settings pointing at the per-test database, ignoring any `.env` file.
+def settings_for(database_url: str, data_dir: Path) -> Settings:
+    """Settings pointing at a test database, ignoring any `.env` file.
 
     The fake GitHub and web servers listen on 127.0.0.1, so the SSRF guard is off here;
     tests/test_netguard.py and tests/test_bad_inputs.py test it switched on.
@@ -93,11 +93,47 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
     return Settings(
         _env_file=None,
         database_url=database_url,
-        data_dir=tmp_path / "data",
+        data_dir=data_dir,
         allow_private_urls=True,
         # the single-tier path; tests/test_two_tier.py turns the fast tier on
         fast_tier="off",
     )
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    """Settings pointing at the per-test database (`settings_for`)."""
+    return settings_for(database_url, tmp_path / "data")
+
+
+@dataclass(frozen=True)
+class ModuleParts:
+    """The real parts on a database of one test module's own."""
+
+    service: RagspaceService
+    store: Store
+    ingestor: Ingestor
+
+
+@pytest.fixture(scope="module")
+def module_parts(
+    postgres_server: str,
+    migrated_template: str,
+    embedder: LocalEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ModuleParts]:
+    """Service, store and ingestor on a database of their own, shared by one module's tests:
+    for a corpus that the tests only read, ingested once instead of once per test."""
+    url = create_database(postgres_server, template=migrated_template)
+    module_settings = settings_for(url, tmp_path_factory.mktemp("data"))
+    database = Database.open(module_settings)
+    store = Store(database.pool)
+    yield ModuleParts(
+        build_service(module_settings, store, embedder),
+        store,
+        Ingestor(store, build_chunker(module_settings), embedder),
+    )
+    database.close()
 
 
 @pytest.fixture

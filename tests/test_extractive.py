@@ -9,7 +9,7 @@ from ragspace.answering.citations import cite
 from ragspace.models import Answer
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
+from tests.conftest import ModuleParts
 
 ROOT = Path(__file__).parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -24,8 +24,10 @@ QUESTIONS = [
 ]
 
 
-@pytest.fixture
-def own_docs(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
+@pytest.fixture(scope="module")
+def own_docs(module_parts: ModuleParts) -> RagspaceService:
+    """The repository's own docs, ingested once for the module (its tests only ask)."""
+    service, ingestor = module_parts.service, module_parts.ingestor
     service.create_docset("ragspace")
     files = [UploadedFile(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in DOCS]
     service.add_files("ragspace", files)

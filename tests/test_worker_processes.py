@@ -14,7 +14,7 @@ from ragspace.models import EmbeddingStatus
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
+from tests.conftest import ModuleParts
 
 DATA = Path(__file__).parent / "data"
 PROJECT = Path(__file__).resolve().parent.parent
@@ -97,24 +97,24 @@ def start_worker(database_url: str, tmp_path: Path) -> Iterator[StartWorker]:
         return process
 
     yield start
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    running = [process for process in processes if process.poll() is None]
+    for process in running:  # all asked to stop first: they wind down side by side
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
-@pytest.fixture
-def reference(service: RagspaceService, ingestor: Ingestor, store: Store) -> ChunkSets:
-    """The chunk sets of an uninterrupted in-process run; the cache is emptied afterwards."""
-    service.create_docset("reference")
-    service.add_files("reference", _files())
-    ingestor.process_all()
-    with store.pool.connection() as conn:
-        conn.execute("truncate embedding_cache")
-    sets = _chunk_sets(store, "reference")
+@pytest.fixture(scope="module")
+def reference(module_parts: ModuleParts) -> ChunkSets:
+    """The chunk sets of an uninterrupted in-process run, in a database of its own (so the
+    workers' database starts with an empty embedding cache)."""
+    module_parts.service.create_docset("reference")
+    module_parts.service.add_files("reference", _files())
+    module_parts.ingestor.process_all()
+    sets = _chunk_sets(module_parts.store, "reference")
     assert sorted(sets) == DOCUMENTS
     return sets
 
@@ -155,12 +155,17 @@ def test_sigkilled_worker_loses_nothing(
 
 
 def test_two_workers_share_a_docset_without_doing_anything_twice(
-    service: RagspaceService, store: Store, reference: ChunkSets, start_worker: StartWorker
+    service: RagspaceService,
+    store: Store,
+    reference: ChunkSets,
+    module_parts: ModuleParts,
+    start_worker: StartWorker,
 ) -> None:
-    with store.pool.connection() as conn:
+    with module_parts.store.pool.connection() as conn:  # what the reference run embedded
         [(single_worker_texts,)] = conn.execute(
             "select sum(texts_embedded) from ingestion_jobs"
         ).fetchall()
+    assert single_worker_texts
     service.create_docset("shared")
     service.add_files("shared", _files())
     start_worker("a")
