@@ -84,19 +84,23 @@ def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+def _telling_words(text: str) -> list[str]:
+    """The words of a text that say something, in order: lower case, stop words and words
+    under three letters left out."""
+    words = (w.lower() for w in _WORD.findall(text))
+    return [w for w in words if len(w) >= 3 and w not in _STOPWORDS]
+
+
 def terms(text: str) -> set[str]:
     """The stems of the words of a text that say something ("backups" and "backup" are one
-    term): lower case, stop words and words under three letters left out."""
-    words = {w.lower() for w in _WORD.findall(text)}
-    return {_stem(w) for w in words if len(w) >= 3 and w not in _STOPWORDS}
+    term)."""
+    return {_stem(w) for w in set(_telling_words(text))}
 
 
 def term_pairs(text: str) -> set[tuple[str, str]]:
     """Pairs of terms that follow each other in a text, stop words skipped: "a ref that is
     not indexed" holds ("ref", "index"), "ask ... an optional ref" does not hold ("ask", "ref")."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    stems = [_stem(w) for w in words if len(w) >= 3 and w not in _STOPWORDS]
-    return set(itertools.pairwise(stems))
+    return set(itertools.pairwise(_stem(w) for w in _telling_words(text)))
 
 
 def covers(text: str, question: str) -> bool:
