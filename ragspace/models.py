@@ -1,5 +1,6 @@
 """Domain nouns shared by the service layer and every front end."""
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -461,10 +462,12 @@ class SourcePreview(BaseModel):
     @property
     def skipped_counts(self) -> dict[str, int]:
         """How many items were skipped for each reason."""
-        counts: dict[str, int] = {}
-        for item in self.skipped:
-            counts[item.reason] = counts.get(item.reason, 0) + 1
-        return counts
+        return skip_counts(self.skipped)
+
+
+def skip_counts(skipped: Sequence[SkippedItem]) -> dict[str, int]:
+    """How many items were skipped for each reason, in the order the reasons first appear."""
+    return dict(Counter(item.reason for item in skipped))
 
 
 class SyncReport(BaseModel):

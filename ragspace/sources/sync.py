@@ -9,6 +9,7 @@ from ragspace.models import (
     SourcePreview,
     SyncReport,
     WebOptions,
+    skip_counts,
 )
 from ragspace.sources.fetcher import Fetcher, FetchResult, PreviousSync
 from ragspace.store import Store
@@ -31,7 +32,7 @@ def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
 
 def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncReport:
     """Apply a fetch to its source in one transaction (fetched sources and folders alike)."""
-    state = {**fetched.state, "skipped_counts": _counts(fetched.skipped)}
+    state = {**fetched.state, "skipped_counts": skip_counts(fetched.skipped)}
     applied = store.apply_sync(
         source.docset_id,
         source.id,
@@ -102,10 +103,3 @@ class SourceSyncer:
         if self._web is None:
             raise SourceError("Web sources are not configured.")
         return self._web
-
-
-def _counts(skipped: list[SkippedItem]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for item in skipped:
-        counts[item.reason] = counts.get(item.reason, 0) + 1
-    return counts
