@@ -17,7 +17,9 @@ import tempfile
 from itertools import product
 from pathlib import Path
 
-EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+from app_harness import default_eval_dir
+
+EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 SETS = ("claude-docs", "codebase")
 METRICS = ("recall@5", "recall@10", "mrr@10")
 

