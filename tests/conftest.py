@@ -62,6 +62,11 @@ def create_database(server_uri: str, template: str | None = None) -> str:
     return server_uri.replace("/postgres?", f"/{name}?")
 
 
+def database_name(database_uri: str) -> str:
+    """The database a URI made by `create_database` names."""
+    return database_uri.split("?")[0].rsplit("/", 1)[1]
+
+
 @pytest.fixture(scope="session")
 def migrated_template(postgres_server: str) -> str:
     """Name of a database holding every migration, cloned for each test that needs one."""
@@ -69,7 +74,7 @@ def migrated_template(postgres_server: str) -> str:
     data_dir = Path(tempfile.mkdtemp(prefix="ragspace-test-template-"))
     Database.open(Settings(_env_file=None, database_url=uri, data_dir=data_dir)).close()
     shutil.rmtree(data_dir, ignore_errors=True)
-    return uri.split("?")[0].rsplit("/", 1)[1]
+    return database_name(uri)
 
 
 @pytest.fixture
@@ -81,9 +86,8 @@ def empty_database_url(postgres_server: str) -> str:
 def drop_database(server_uri: str, database_uri: str) -> None:
     """Drop a test's database (its connections closed first): ~650 clones of the template
     would otherwise stay on disk until the session's server stops."""
-    name = database_uri.split("?")[0].rsplit("/", 1)[1]
     with psycopg.connect(server_uri, autocommit=True) as conn:
-        conn.execute(f"drop database {name} with (force)".encode())
+        conn.execute(f"drop database {database_name(database_uri)} with (force)".encode())
 
 
 @pytest.fixture
