@@ -78,8 +78,9 @@ class ContextBuilder:
                 continue
             start, end = min(c.start_line for c in chunks), max(c.end_line for c in chunks)
             if is_prose_metadata(best.metadata):
-                start, end = self._whole_sentences(best.document_id, start, end)
-            text = self._store.get_document_lines(best.document_id, start, end)
+                start, end, text = self._whole_sentences(best.document_id, start, end)
+            else:
+                text = self._store.get_document_lines(best.document_id, start, end)
             if len(text) <= room:
                 return _passage_of(best, number, start, end, text, chunks)
         if room < MIN_PASSAGE_CHARS:
@@ -88,12 +89,15 @@ class ContextBuilder:
         text = best.content[:room]
         return _passage_of(best, number, best.start_line, best.end_line, text, core)
 
-    def _whole_sentences(self, document_id: int, start: int, end: int) -> tuple[int, int]:
+    def _whole_sentences(self, document_id: int, start: int, end: int) -> tuple[int, int, str]:
         """Prose lines start..end grown by up to SENTENCE_REACH lines on each side so that
-        they neither start nor end inside a sentence (a chunk may be cut mid-sentence)."""
+        they neither start nor end inside a sentence (a chunk may be cut mid-sentence): the
+        grown range and its text, from one read of the lines around it."""
         first = max(1, start - SENTENCE_REACH - 1)  # one more line: does the first start one?
         around = self._store.get_document_lines(document_id, first, end + SENTENCE_REACH + 1)
-        return whole_sentences(around.split("\n"), first, start, end, SENTENCE_REACH)
+        lines = around.split("\n")
+        start, end = whole_sentences(lines, first, start, end, SENTENCE_REACH)
+        return start, end, "\n".join(lines[start - first : end - first + 1])
 
 
 def _passage_of(
