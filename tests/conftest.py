@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder, LocalEmbedder
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -25,6 +25,7 @@ from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
+from tests.fakes.embedders import RememberingEmbedder
 from tests.fakes.github_server import FakeGithub, running_github
 
 _database_numbers = itertools.count()
@@ -134,7 +135,7 @@ class ModuleParts:
 def module_parts(
     postgres_server: str,
     migrated_template: str,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[ModuleParts]:
     """Service, store and ingestor on a database of their own, shared by one module's tests:
@@ -166,9 +167,16 @@ def store(database: Database) -> Store:
 
 
 @pytest.fixture(scope="session")
-def embedder() -> LocalEmbedder:
-    """The real bundled MiniLM model, loaded once."""
+def local_model() -> LocalEmbedder:
+    """The real bundled MiniLM model, loaded once (for tests of the model itself)."""
     return LocalEmbedder()
+
+
+@pytest.fixture(scope="session")
+def embedder(local_model: LocalEmbedder) -> RememberingEmbedder:
+    """The real bundled MiniLM model, run once per distinct text in the session: the
+    handbook and the repository's docs are ingested by many tests (`RememberingEmbedder`)."""
+    return RememberingEmbedder(local_model)
 
 
 @pytest.fixture(scope="session")
@@ -193,13 +201,13 @@ def static_embedder(static_table_dir: Path) -> StaticEmbedder:
 
 
 @pytest.fixture
-def ingestor(store: Store, embedder: LocalEmbedder, settings: Settings) -> Ingestor:
+def ingestor(store: Store, embedder: Embedder, settings: Settings) -> Ingestor:
     """Runs ingestion synchronously when a test calls it."""
     return Ingestor(store, build_chunker(settings), embedder)
 
 
 @pytest.fixture
-def service(store: Store, embedder: LocalEmbedder, settings: Settings) -> RagspaceService:
+def service(store: Store, embedder: Embedder, settings: Settings) -> RagspaceService:
     """The service layer on real parts; tests drive ingestion with `ingestor`."""
     return build_service(settings, store, embedder)
 
@@ -259,7 +267,7 @@ def fake_chat() -> Iterator[FakeChat]:
 def chat_service(
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     ingestor: Ingestor,
     fake_chat: FakeChat,
 ) -> RagspaceService:

@@ -13,7 +13,7 @@ from gradio_client import Client
 from pydantic import SecretStr
 
 from ragspace.access import AUTH_HEADER, Credentials, parse_auth
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import ConfigError, ReadOnlyError
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.runtime import build_service
@@ -78,7 +78,7 @@ def read_only(
     ingestor: Ingestor,
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
 ) -> RagspaceService:
     """A read-only service over a database that already holds DocSet `docs` with one file."""
     service.create_docset("docs", "The guide")

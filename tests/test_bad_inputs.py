@@ -20,7 +20,7 @@ import psycopg
 import pypdf
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import Document, SourceKind, WebOptions
 from ragspace.runtime import build_chunker, build_service
@@ -71,16 +71,14 @@ def corpus_settings() -> Settings:
 
 
 @pytest.fixture(scope="module")
-def corpus_ingestor(
-    corpus_store: Store, embedder: LocalEmbedder, corpus_settings: Settings
-) -> Ingestor:
+def corpus_ingestor(corpus_store: Store, embedder: Embedder, corpus_settings: Settings) -> Ingestor:
     """The real ingestor with the small chunk limit."""
     options = IngestOptions(max_chunks=corpus_settings.max_chunks_per_document, max_attempts=1)
     return Ingestor(corpus_store, build_chunker(corpus_settings), embedder, options)
 
 
 def make_service(
-    store: Store, embedder: LocalEmbedder, settings: Settings, syncer: SourceSyncer | None = None
+    store: Store, embedder: Embedder, settings: Settings, syncer: SourceSyncer | None = None
 ) -> tuple[RagspaceService, str]:
     """The service and a new DocSet already holding GOOD."""
     service = build_service(settings, store, embedder, syncer=syncer)
@@ -300,7 +298,7 @@ UPLOADS = {
 def test_bad_upload_is_an_error_document_and_the_rest_is_done(
     case: Upload,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -316,7 +314,7 @@ def test_bad_upload_is_an_error_document_and_the_rest_is_done(
 
 def test_minified_one_line_file_is_indexed_on_its_one_line(
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -330,7 +328,7 @@ def test_minified_one_line_file_is_indexed_on_its_one_line(
 
 def test_utf16_with_a_byte_order_mark_is_read(
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -356,7 +354,7 @@ def test_bad_questions_are_refused_clearly(
     question: str,
     message: str,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
@@ -388,7 +386,7 @@ def _crawler(**config: Any) -> WebCrawler:
 
 
 def _web_service(
-    store: Store, embedder: LocalEmbedder, settings: Settings, crawler: WebCrawler | None = None
+    store: Store, embedder: Embedder, settings: Settings, crawler: WebCrawler | None = None
 ) -> tuple[RagspaceService, str]:
     github = GithubClient(GithubConfig(api_url="http://127.0.0.1:9", allow_private_urls=True))
     syncer = SourceSyncer(store, GithubFetcher(github, 10**6), crawler or _crawler())
@@ -412,7 +410,7 @@ def test_malformed_and_unsupported_urls_are_source_errors(
     location: str,
     message: str,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -468,7 +466,7 @@ def test_a_failing_start_page_is_a_source_error(
     message: str,
     site: DocsSite,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -489,7 +487,7 @@ def test_a_failing_linked_page_is_skipped_and_the_crawl_goes_on(
     message: str,
     site: DocsSite,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -507,7 +505,7 @@ def test_a_failing_linked_page_is_skipped_and_the_crawl_goes_on(
 def test_crawl_trap_is_bounded_by_the_page_limit(
     site: DocsSite,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -531,7 +529,7 @@ def test_crawl_trap_is_bounded_by_the_page_limit(
 def test_crawl_time_limit_stops_a_slow_site(
     site: DocsSite,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -568,7 +566,7 @@ def github() -> Iterator[FakeGithub]:
 
 
 def _github_service(
-    store: Store, embedder: LocalEmbedder, settings: Settings, github: FakeGithub, **config: Any
+    store: Store, embedder: Embedder, settings: Settings, github: FakeGithub, **config: Any
 ) -> tuple[RagspaceService, str]:
     options = {"timeout_seconds": 5, "max_file_bytes": 2000, "allow_private_urls": True}
     client = GithubClient(GithubConfig(api_url=github.base_url, **{**options, **config}))
@@ -605,7 +603,7 @@ def test_github_failures_are_source_errors(
     message: str,
     github: FakeGithub,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -624,7 +622,7 @@ def test_github_failures_are_source_errors(
 def test_github_rate_limit_429_names_the_reset(
     github: FakeGithub,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -641,7 +639,7 @@ def test_github_rate_limit_429_names_the_reset(
 def test_github_timeout_is_a_source_error(
     github: FakeGithub,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -660,7 +658,7 @@ def test_github_timeout_is_a_source_error(
 def test_bad_files_in_a_repository_do_not_stop_the_good_ones(
     github: FakeGithub,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -689,7 +687,7 @@ def test_github_repository_limits_are_source_errors(
     message: str,
     github: FakeGithub,
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:
@@ -712,7 +710,7 @@ def _stored_text(store: Store, docset: str) -> dict[str, int]:
 
 
 def test_an_upload_has_one_text_budget_counted_while_decompressing(
-    corpus_store: Store, embedder: LocalEmbedder, corpus_settings: Settings
+    corpus_store: Store, embedder: Embedder, corpus_settings: Settings
 ) -> None:
     # each member is under the file cap and the archive's declared total is under its cap,
     # but together they are more text than one upload may bring
@@ -737,7 +735,7 @@ def test_an_upload_has_one_text_budget_counted_while_decompressing(
 
 
 def test_a_document_over_the_chunk_limit_stores_no_text(
-    corpus_store: Store, embedder: LocalEmbedder, corpus_settings: Settings
+    corpus_store: Store, embedder: Embedder, corpus_settings: Settings
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     long_text = ("A sentence of prose that goes on. " * 4000).encode()[:120_000]
@@ -749,7 +747,7 @@ def test_a_document_over_the_chunk_limit_stores_no_text(
 
 def test_an_exception_while_extracting_fails_that_file_alone(
     corpus_store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     corpus_settings: Settings,
     corpus_ingestor: Ingestor,
 ) -> None:

@@ -20,19 +20,19 @@ from ragspace.errors import EmbeddingError
 from tests.fakes.openai_server import FakeOpenAI, rate_limited, running_fake_openai, server_error
 
 
-def test_local_vectors_are_normalised_and_ordered(embedder: LocalEmbedder) -> None:
+def test_local_vectors_are_normalised_and_ordered(local_model: LocalEmbedder) -> None:
     texts = ["short", "a much longer sentence about installing the package with pip", "x"]
-    vectors = embedder.embed(texts)
+    vectors = local_model.embed(texts)
     assert vectors.shape == (3, LOCAL_DIMENSIONS)
     assert vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # batching sorts by length internally; results must come back in input order
-    single = embedder.embed([texts[1]])[0]
+    single = local_model.embed([texts[1]])[0]
     np.testing.assert_allclose(vectors[1], single, atol=1e-5)
 
 
-def test_local_embedder_captures_meaning(embedder: LocalEmbedder) -> None:
-    query, related, unrelated = embedder.embed(
+def test_local_embedder_captures_meaning(local_model: LocalEmbedder) -> None:
+    query, related, unrelated = local_model.embed(
         [
             "How do I install the library?",
             "Installation: run pip install mylib to set it up.",
@@ -42,37 +42,37 @@ def test_local_embedder_captures_meaning(embedder: LocalEmbedder) -> None:
     assert float(query @ related) > float(query @ unrelated) + 0.2
 
 
-def test_local_embedder_handles_empty_input(embedder: LocalEmbedder) -> None:
-    assert embedder.embed([]).shape == (0, LOCAL_DIMENSIONS)
+def test_local_embedder_handles_empty_input(local_model: LocalEmbedder) -> None:
+    assert local_model.embed([]).shape == (0, LOCAL_DIMENSIONS)
 
 
 def test_local_batches_give_their_memory_back(
-    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+    local_model: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An ingestion batch is followed by malloc_trim; a single query is not (it is small)."""
     trims: list[int] = []
     monkeypatch.setattr("ragspace.embeddings.release_free_memory", lambda: trims.append(1))
-    embedder.embed(["a query"])
+    local_model.embed(["a query"])
     assert trims == []
-    embedder.embed(["one chunk", "another chunk"])
+    local_model.embed(["one chunk", "another chunk"])
     assert trims == [1]
 
 
 def test_local_inference_runs_on_two_threads_whatever_calls_it(
-    embedder: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
+    local_model: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Queries and batches from many request threads run on one thread each."""
     seen: list[str] = []
-    run = embedder._embed_all
+    run = local_model._embed_all
 
     def recording(texts: Sequence[str]) -> Vectors:
         seen.append(threading.current_thread().name)
         return run(texts)
 
-    monkeypatch.setattr(embedder, "_embed_all", recording)
-    alone = embedder.embed(["a query"])[0]
+    monkeypatch.setattr(local_model, "_embed_all", recording)
+    alone = local_model.embed(["a query"])[0]
     with ThreadPoolExecutor(max_workers=8) as callers:
-        results = list(callers.map(embedder.embed, [["a query"], ["one", "two"]] * 8))
+        results = list(callers.map(local_model.embed, [["a query"], ["one", "two"]] * 8))
     assert all(np.allclose(r[0], alone) for r in results[::2])  # the same vectors
     assert {name.rsplit("_", 1)[0] for name in seen} == {"embed-query", "embed-batch"}
     assert len(set(seen)) == 2

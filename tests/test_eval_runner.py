@@ -8,7 +8,7 @@ import pytest
 from ragspace.cli import evaluate as cli_eval
 from ragspace.cli.evaluate import corpus_docset
 from ragspace.cli.main import main
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
 from ragspace.eval.datasets import load_dataset, parse_question_set
 from ragspace.eval.runner import (
@@ -198,7 +198,7 @@ def test_a_read_only_app_refuses_evaluations(
     service: RagspaceService,
     ingestor: Ingestor,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     settings: Settings,
 ) -> None:
     """An evaluation costs thousands of searches (and model calls): not for anonymous users."""

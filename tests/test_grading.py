@@ -10,7 +10,7 @@ from ragspace.answering.prompts import (
     JUDGE_FAITHFULNESS_SYSTEM,
     RERANK_SYSTEM,
 )
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.eval.datasets import parse_question_set
 from ragspace.eval.grading import cited_sentences, parse_claim_verdicts, parse_verdict
 from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions, grading_text
@@ -43,7 +43,7 @@ FAITHFULNESS = (
 def chat_service(
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     ingestor: Ingestor,
     fake_chat: FakeChat,
 ) -> RagspaceService:

@@ -15,7 +15,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, InitializeResult, Tool
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.runtime import build_chunker, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
@@ -106,7 +106,7 @@ def server_description(url: str) -> tuple[InitializeResult, list[Tool]]:
 
 def test_tools_are_listed_with_descriptions_schemas_and_annotations(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     launch_app: Callable[..., str],
 ) -> None:
@@ -176,7 +176,7 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations(
 
 def test_ingest_search_and_ask_over_mcp(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     repo: FakeRepo,
     ingestor: Ingestor,
@@ -270,7 +270,7 @@ def test_ingest_search_and_ask_over_mcp(
 
 
 def test_tool_errors_are_readable(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub, launch_app: Callable[..., str]
+    store: Store, embedder: Embedder, github: FakeGithub, launch_app: Callable[..., str]
 ) -> None:
     service: RagspaceService = make_service(store, embedder, github)
     url = launch_app(service)
@@ -305,7 +305,7 @@ Log files are rotated weekly and compressed after rotation.
 class SignallingIngestor(Ingestor):
     """An Ingestor that sets `processed` after each job it handled (tests wait on it)."""
 
-    def __init__(self, store: Store, settings: Settings, embedder: LocalEmbedder) -> None:
+    def __init__(self, store: Store, settings: Settings, embedder: Embedder) -> None:
         super().__init__(store, build_chunker(settings), embedder)
         self.processed = threading.Event()
 
@@ -317,9 +317,7 @@ class SignallingIngestor(Ingestor):
 
 
 @pytest.fixture
-def workers(
-    store: Store, embedder: LocalEmbedder
-) -> Iterator[tuple[SignallingIngestor, WorkerPool]]:
+def workers(store: Store, embedder: Embedder) -> Iterator[tuple[SignallingIngestor, WorkerPool]]:
     """A background worker thread, as `ragspace serve` runs, whose jobs tests can wait for."""
     ingestor = SignallingIngestor(store, Settings(_env_file=None), embedder)
     pool = WorkerPool(ingestor, threads=1, idle_seconds=60)
@@ -345,7 +343,7 @@ def wait_until_done(
 
 def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     repo: FakeRepo,
     workers: tuple[SignallingIngestor, WorkerPool],

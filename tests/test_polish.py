@@ -8,7 +8,7 @@ import gradio as gr
 import httpx
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import ConflictError, SourceError
 from ragspace.eval.datasets import read_question_set
 from ragspace.models import Document, EmbeddingStatus, SourceKind
@@ -217,7 +217,7 @@ def test_network_failures_are_explained_in_words(closed_port: int) -> None:
 
 
 def test_an_unreachable_github_is_explained_not_named_by_exception(
-    settings: Settings, store: Store, embedder: LocalEmbedder, closed_port: int
+    settings: Settings, store: Store, embedder: Embedder, closed_port: int
 ) -> None:
     offline = settings.model_copy(update={"github_api_url": f"http://127.0.0.1:{closed_port}"})
     service = build_service(offline, store, embedder)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, passage_block
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.runtime import build_chat_model, build_service
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -71,7 +71,7 @@ def keyed_settings(settings: Settings, echo_chat: FakeChat) -> Settings:
 
 @pytest.fixture
 def hostile_service(
-    keyed_settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+    keyed_settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> RagspaceService:
     """Local embeddings, the echo chat model, and a DocSet holding the hostile document."""
     chat = build_chat_model(keyed_settings)

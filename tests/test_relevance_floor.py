@@ -7,7 +7,7 @@ from pydantic import SecretStr
 
 from bench.relevance_floor import off_topic_questions
 from ragspace.answering.answer import NOTHING_FOUND
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import Hit
 from ragspace.retrieval import RelevanceFloor
 from ragspace.runtime import build_service
@@ -24,7 +24,7 @@ ON_TOPIC = ["How do I roll back a migration?", "Which endpoint does the load bal
 
 
 def _handbook(
-    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+    settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> RagspaceService:
     service = build_service(settings, store, embedder)
     service.create_docset("handbook")
@@ -34,7 +34,7 @@ def _handbook(
 
 
 def test_off_topic_questions_are_refused_and_real_ones_answered(
-    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+    settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> None:
     service = _handbook(settings, store, embedder, ingestor)
     for question in off_topic_questions():
@@ -48,7 +48,7 @@ def test_off_topic_questions_are_refused_and_real_ones_answered(
 
 
 def test_without_a_floor_off_topic_questions_get_passages(
-    settings: Settings, store: Store, embedder: LocalEmbedder, ingestor: Ingestor
+    settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> None:
     unfloored = settings.model_copy(
         update={"relevance_floor_prose": 0.0, "relevance_floor_code": 0.0}

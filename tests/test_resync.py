@@ -3,7 +3,7 @@
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
 from ragspace.settings import Settings
@@ -16,7 +16,7 @@ from tests.test_github_source import FILES, OPTIONS, make_service
 
 
 @pytest.fixture
-def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
+def counting(embedder: Embedder) -> RecordingEmbedder:
     """Counts embedding calls."""
     return RecordingEmbedder(embedder)
 

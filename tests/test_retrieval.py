@@ -2,7 +2,7 @@
 
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.services import RagspaceService
@@ -143,7 +143,7 @@ def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
 
 @pytest.mark.usefixtures("corpus")
 def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
-    store: Store, embedder: LocalEmbedder
+    store: Store, embedder: Embedder
 ) -> None:
     question = "heartbeats of shards and the verbosity of logging"
     ops = [store.get_docset_by_name("ops").id]
@@ -164,9 +164,7 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
 
 
 @pytest.mark.usefixtures("corpus")
-def test_a_measured_hybrid_search_embeds_the_query_once(
-    store: Store, embedder: LocalEmbedder
-) -> None:
+def test_a_measured_hybrid_search_embeds_the_query_once(store: Store, embedder: Embedder) -> None:
     question = "What does error code E4711 mean?"
     docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
     recording = RecordingEmbedder(embedder)
@@ -183,7 +181,7 @@ def test_a_measured_hybrid_search_embeds_the_query_once(
 
 
 @pytest.mark.usefixtures("corpus")
-def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: LocalEmbedder) -> None:
+def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedder) -> None:
     question = "What does error code E4711 mean?"
     docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import ReadOnlyError, ValidationError
 from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_service
@@ -47,7 +47,7 @@ def resync_scheduler(store: Store, github: FakeGithub, synced: list[int]) -> Res
 
 
 def test_interval_is_stored_and_validated(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
@@ -78,7 +78,7 @@ def test_interval_is_stored_and_validated(
 
 
 def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
@@ -106,7 +106,7 @@ def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
 
 
 def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next_interval(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     repo = github.add_repo("acme", "widgets")
     repo.commit(FILES)
@@ -140,7 +140,7 @@ def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next
 
 
 def test_scheduler_thread_runs_a_source_made_due_and_stops(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder
+from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
 from ragspace.models import SourceKind
 from ragspace.runtime import build_chat_model, build_service
@@ -86,7 +86,7 @@ def test_failing_chat_model_leaks_no_key(
     failing_chat: FakeChat,
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     ingestor: Ingestor,
     all_logs: pytest.LogCaptureFixture,
 ) -> None:
@@ -158,7 +158,7 @@ def test_failing_github_leaks_no_token(
     github: FakeGithub,
     store: Store,
     settings: Settings,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     all_logs: pytest.LogCaptureFixture,
     failing: str,
     status: int,

@@ -6,7 +6,7 @@ from datetime import timedelta
 import gradio as gr
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import GithubOptions, SourceKind, WebOptions
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings
@@ -32,7 +32,7 @@ def github() -> Iterator[FakeGithub]:
 
 
 def test_github_preview_lists_files_skips_and_estimate_without_downloading(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
     service.create_docset("widgets")
@@ -62,7 +62,7 @@ def test_github_preview_lists_files_skips_and_estimate_without_downloading(
 
 
 def test_confirmed_source_report_and_table(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
     service.create_docset("widgets")
@@ -87,9 +87,7 @@ def test_form_parsing() -> None:
     )
 
 
-def test_ui_builds_with_source_forms(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
-) -> None:
+def test_ui_builds_with_source_forms(store: Store, embedder: Embedder, github: FakeGithub) -> None:
     demo = build_ui(make_service(store, embedder, github))
     labels = {b.label for b in demo.blocks.values() if isinstance(getattr(b, "label", None), str)}
     assert {"Repository or file", "Start URL", "Crawl depth", "Exclude globs"} <= labels
@@ -99,7 +97,7 @@ def test_ui_builds_with_source_forms(
 
 
 def test_confirm_with_a_resync_choice_schedules_the_source(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
     service.create_docset("widgets")

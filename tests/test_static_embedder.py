@@ -20,10 +20,10 @@ from ragspace.static_embedder import (
 )
 
 
-def test_table_rows_are_the_real_model_output(embedder: LocalEmbedder) -> None:
+def test_table_rows_are_the_real_model_output(local_model: LocalEmbedder) -> None:
     # row for "the" (id 1996) is MiniLM's mean-pooled output of "[CLS] the [SEP]"
-    table = build_table(embedder.embed_token_ids, vocab_size=2000, batch=700)
-    expected = embedder.embed_token_ids(np.array([[101, 1996, 102]], dtype=np.int64))[0]
+    table = build_table(local_model.embed_token_ids, vocab_size=2000, batch=700)
+    expected = local_model.embed_token_ids(np.array([[101, 1996, 102]], dtype=np.int64))[0]
     np.testing.assert_allclose(table[1996], expected, atol=1e-5)
     assert table.shape == (2000, LOCAL_DIMENSIONS)
 

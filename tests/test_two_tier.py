@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ragspace.cli.main import main
-from ragspace.embeddings import LocalEmbedder, Vectors
+from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
 from ragspace.models import EmbeddingStatus, RetrievalMode, SearchTier, VectorTier, tier_text
 from ragspace.runtime import build_chunker, build_service, open_runtime
 from ragspace.services import RagspaceService
@@ -54,7 +54,7 @@ class GatedEmbedder:
 
 
 @pytest.fixture
-def quality(embedder: LocalEmbedder) -> GatedEmbedder:
+def quality(embedder: Embedder) -> GatedEmbedder:
     return GatedEmbedder(embedder)
 
 
@@ -66,7 +66,7 @@ def fast(static_embedder: StaticEmbedder) -> FastTier:
 @pytest.fixture
 def two_tier(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     quality: GatedEmbedder,
     fast: FastTier,
     settings: Settings,
@@ -121,7 +121,7 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
 
 
 def test_hybrid_search_weighs_the_fast_ranking_by_the_setting(
-    store: Store, embedder: LocalEmbedder, fast: FastTier, settings: Settings
+    store: Store, embedder: Embedder, fast: FastTier, settings: Settings
 ) -> None:
     # by default (weight 0) a chunk without its quality vector is found by keywords only;
     # weighted in, its fast-vector rank joins the fusion (docs/benchmarks.md: it scored lower)

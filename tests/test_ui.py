@@ -9,7 +9,7 @@ import gradio as gr
 import pytest
 from gradio_client import Client
 
-from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder
+from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import NotFoundError
 from ragspace.models import Answer, Citation, EmbeddingStatus
 from ragspace.runtime import build_service
@@ -80,7 +80,7 @@ def test_app_serves_three_tabs(served: str) -> None:
 
 
 def test_with_a_chat_model_no_extractive_notice_is_shown(
-    settings: Settings, store: Store, embedder: LocalEmbedder, fake_chat: FakeChat
+    settings: Settings, store: Store, embedder: Embedder, fake_chat: FakeChat
 ) -> None:
     service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
     assert service.mode.llm_answers

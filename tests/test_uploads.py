@@ -9,7 +9,7 @@ import pytest
 
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, Hit
 from ragspace.services import RagspaceService
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload, upload_path
@@ -23,12 +23,12 @@ def _upload(name: str) -> UploadedFile:
     return UploadedFile(name, (DATA / name).read_bytes())
 
 
-def _small_chunk_ingestor(store: Store, embedder: LocalEmbedder) -> Ingestor:
+def _small_chunk_ingestor(store: Store, embedder: Embedder) -> Ingestor:
     return Ingestor(store, Chunker(100, 100, 0), embedder)
 
 
 def test_pdf_text_per_page_and_citations_give_pages(
-    service: RagspaceService, store: Store, embedder: LocalEmbedder
+    service: RagspaceService, store: Store, embedder: Embedder
 ) -> None:
     service.create_docset("field")
     [document] = service.add_files("field", [_upload("sample.pdf")])
@@ -60,7 +60,7 @@ def test_notebook_cells_in_order_with_code_fenced(
 
 
 def test_notebook_citations_name_cells(
-    service: RagspaceService, store: Store, embedder: LocalEmbedder
+    service: RagspaceService, store: Store, embedder: Embedder
 ) -> None:
     service.create_docset("nb")
     [document] = service.add_files("nb", [_upload("sample.ipynb")])
@@ -75,7 +75,7 @@ def test_notebook_citations_name_cells(
 
 
 def test_html_becomes_markdown_with_headings_and_anchors(
-    service: RagspaceService, store: Store, embedder: LocalEmbedder
+    service: RagspaceService, store: Store, embedder: Embedder
 ) -> None:
     service.create_docset("ice")
     [document] = service.add_files("ice", [_upload("sample.html")])

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.services import RagspaceService
@@ -52,7 +52,7 @@ class Versions:
 
 
 @pytest.fixture
-def versions(store: Store, embedder: LocalEmbedder, github: FakeGithub) -> Versions:
+def versions(store: Store, embedder: Embedder, github: FakeGithub) -> Versions:
     """Both refs synced through the service and ingested by a real worker."""
     repo = github.add_repo("acme", "widgets", default_branch="main")
     v1 = repo.commit(V1, ref="v1.0")
@@ -310,7 +310,7 @@ def test_documents_panel_chooses_opens_and_removes_one_ref_of_a_path(
 
 
 def test_every_search_side_filters_by_ref(
-    versions: Versions, store: Store, embedder: LocalEmbedder
+    versions: Versions, store: Store, embedder: Embedder
 ) -> None:
     # give every chunk a fast-tier vector (the local model's, also 384 dims) so the fast
     # ranking has something to rank, then run each side alone at each ref

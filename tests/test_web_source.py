@@ -6,7 +6,7 @@ import pytest
 
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError
 from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_service
@@ -32,7 +32,7 @@ def site() -> Iterator[DocsSite]:
 
 
 @pytest.fixture
-def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
+def counting(embedder: Embedder) -> RecordingEmbedder:
     """Counts embedding calls."""
     return RecordingEmbedder(embedder)
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from ragspace.access import parse_auth
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.errors import ReadOnlyError
 from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_service
@@ -136,7 +136,7 @@ def test_which_sources_a_push_matches() -> None:
 
 def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     repo: FakeRepo,
     settings: Settings,
@@ -200,7 +200,7 @@ def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing
 
 def test_endpoint_refuses_wrong_methods_and_oversized_bodies(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     settings: Settings,
     launch_app: Callable[..., str],
@@ -215,7 +215,7 @@ def test_endpoint_refuses_wrong_methods_and_oversized_bodies(
 
 def test_endpoint_is_off_without_a_secret(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     repo: FakeRepo,
     launch_app: Callable[..., str],
@@ -231,7 +231,7 @@ def test_endpoint_is_off_without_a_secret(
 
 def test_read_only_instances_refuse_signed_pushes(
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     github: FakeGithub,
     repo: FakeRepo,
     settings: Settings,
