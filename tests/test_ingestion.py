@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder, OpenAIEmbedder
+from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_chunker, build_service
@@ -34,7 +34,7 @@ SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
 
 
 @pytest.fixture
-def counting(embedder: LocalEmbedder) -> RecordingEmbedder:
+def counting(embedder: Embedder) -> RecordingEmbedder:
     return RecordingEmbedder(embedder)
 
 
@@ -109,7 +109,7 @@ def test_cache_skips_unchanged_chunks(
 
 
 def test_cached_vectors_are_the_embedders(
-    service: RagspaceService, ingestor: Ingestor, embedder: LocalEmbedder, store: Store
+    service: RagspaceService, ingestor: Ingestor, embedder: Embedder, store: Store
 ) -> None:
     service.create_docset("docs")
     _upload(service, "docs", "glossary.rst")
@@ -254,7 +254,7 @@ def test_overlong_inputs_are_cut_with_a_note(store: Store, fake_openai: FakeOpen
 
 
 def test_expired_lease_is_reclaimed_and_attempts_are_bounded(
-    service: RagspaceService, store: Store, settings: Settings, embedder: LocalEmbedder
+    service: RagspaceService, store: Store, settings: Settings, embedder: Embedder
 ) -> None:
     service.create_docset("docs")
     _upload(service, "docs", "glossary.rst", "deployment-guide.md")
@@ -306,23 +306,33 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
     expected = sorted((c.start_line, c.end_line) for c in service._store.get_chunks(document.id))
     assert 10 < len(expected) < 50
     seen: list[list[tuple[int, int]]] = []
+    overlapping = 0  # searches that started and ended while a re-embedding was running
+    reembedding = threading.Event()
     stop = threading.Event()
 
     def search() -> None:
+        nonlocal overlapping
         while not stop.is_set():
+            started_during = reembedding.is_set()
             hits = service.search("wrap text into lines", ["code"], k=50)
             seen.append(sorted((h.start_line, h.end_line) for h in hits))
+            overlapping += started_during and reembedding.is_set()
 
     thread = threading.Thread(target=search)
     thread.start()
     try:
-        for _ in range(6):
+        # rounds until six searches fell inside a re-embedding (bounded by rounds, not time)
+        for _ in range(200):
             service.reembed_documents([document.id])
+            reembedding.set()
             ingestor.process_all()
+            reembedding.clear()
+            if overlapping >= 6:
+                break
     finally:
         stop.set()
         thread.join()
-    assert len(seen) >= 6
+    assert overlapping >= 6
     assert all(result == expected for result in seen)
 
 
@@ -378,7 +388,7 @@ def test_reembed_whole_docset_forces_every_chunk(
 
 
 def test_model_change_needs_re_embedding_then_switches(
-    service: RagspaceService, ingestor: Ingestor, store: Store, embedder: LocalEmbedder
+    service: RagspaceService, ingestor: Ingestor, store: Store, embedder: Embedder
 ) -> None:
     service.create_docset("docs")
     _upload(service, "docs", "glossary.rst", "deployment-guide.md")
@@ -435,7 +445,7 @@ def test_status_view_rows_summary_and_selection(
 
 
 def test_an_empty_docset_switches_model_at_once(
-    service: RagspaceService, store: Store, embedder: LocalEmbedder
+    service: RagspaceService, store: Store, embedder: Embedder
 ) -> None:
     store.create_docset("empty", "", "local/old-model", 384)
     assert service.reembed_docset("empty") == 0
@@ -478,7 +488,7 @@ class SpyChunker(Chunker):
 
 
 def test_text_too_long_for_the_chunk_limit_is_refused_before_chunking(
-    store: Store, embedder: LocalEmbedder
+    store: Store, embedder: Embedder
 ) -> None:
     chunker = SpyChunker(100, 100, 0)
     ingestor = Ingestor(store, chunker, embedder, IngestOptions(max_chunks=5, max_attempts=3))
