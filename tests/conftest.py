@@ -4,6 +4,7 @@ Migrations run once per session into a template database; each test gets a clone
 (`create database ... template`), which is faster than migrating every test's database.
 """
 
+import fcntl
 import itertools
 import shutil
 import tempfile
@@ -14,6 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from playwright.sync_api import expect
 
 from ragspace.embeddings import Embedder, LocalEmbedder
 from ragspace.runtime import build_chunker, build_service
@@ -27,6 +29,10 @@ from ragspace.worker import Ingestor
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.embedders import RememberingEmbedder
 from tests.fakes.github_server import FakeGithub, running_github
+from tests.journey import WAIT_MS
+
+# browser assertions without their own limit give up after WAIT_MS too, not Playwright's 5 s
+expect.set_options(timeout=WAIT_MS)
 
 _database_numbers = itertools.count()
 DATA = Path(__file__).parent / "data"
@@ -190,7 +196,10 @@ def static_table_dir(
     folder: Path = (
         cache.mkdir("static-embedder") if cache else tmp_path_factory.mktemp("static-embedder")
     )
-    StaticEmbedder.load_or_build(folder)
+    # pytest-xdist's workers share the cache: one builds, the others wait and load its table
+    with (folder / "build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        StaticEmbedder.load_or_build(folder)
     return folder
 
 

@@ -18,7 +18,10 @@ from ragspace.answering.prompts import RERANK_SYSTEM, REWRITE_SYSTEM
 CHROMIUM = "/usr/bin/chromium"
 VIEWPORT = {"width": 1280, "height": 900}
 DATA = Path(__file__).parent / "data"
-WAIT_MS = 30_000
+# How long a step may take before the test gives up: an upper bound, not a wait. Playwright
+# returns as soon as the element is there; on a loaded 2-core machine running two test
+# processes an upload or a first render can take well over the default 5 s.
+WAIT_MS = 60_000
 
 DOCSET = "handbook"
 DESCRIPTION = "Operations handbook: deployment guide, glossary and a Python module."

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -61,7 +61,7 @@ def github() -> Iterator[FakeGithub]:
 def app(
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     ingestor: Ingestor,
     fake_chat: FakeChat,
     github: FakeGithub,
@@ -178,7 +178,7 @@ def _delete_with_confirmation(page: Page, name: str, service: RagspaceService) -
 def test_a_read_only_visitor_cannot_delete_but_can_chat(
     settings: Settings,
     store: Store,
-    embedder: LocalEmbedder,
+    embedder: Embedder,
     ingestor: Ingestor,
     service: RagspaceService,
     fake_chat: FakeChat,

@@ -7,6 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
+from tests.journey import WAIT_MS
 from tests.test_eval_runner import handbook_docset
 from tests.test_evaluate_panel import QUESTIONS
 
@@ -29,7 +30,7 @@ def test_evaluate_tab_runs_an_uploaded_question_set(
         page.get_by_label("DocSet to evaluate").click()
         page.get_by_role("option", name="handbook").click()
         page.locator("input[type=file][accept='.jsonl']").set_input_files(str(questions))
-        expect(page.get_by_text("questions.jsonl").first).to_be_visible(timeout=15_000)
+        expect(page.get_by_text("questions.jsonl").first).to_be_visible(timeout=WAIT_MS)
         page.get_by_role("button", name="Run evaluation").click()
         expect(page.get_by_text("3 questions").first).to_be_visible(timeout=60_000)
         expect(page.get_by_text("Which colour is the logo?").first).to_be_visible()

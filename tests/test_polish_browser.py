@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.runtime import build_chunker, build_service
 from ragspace.sample import SAMPLE_DOCSET
 from ragspace.services import RagspaceService
@@ -26,7 +26,7 @@ from ragspace_ui.server import launch_on_localhost, launch_options
 from tests import journey
 from tests.conftest import create_database
 
-WAIT_MS = 30_000
+WAIT_MS = journey.WAIT_MS
 PHONE = {"width": 390, "height": 844}
 # Gradio marks the outputs of a failed event with a red "Error" pill; none may appear
 ERROR_PILL = "[data-testid='status-tracker'] span.error"
@@ -41,7 +41,7 @@ class App:
 
 
 @pytest.fixture(scope="module")
-def app(postgres_server: str, migrated_template: str, embedder: LocalEmbedder) -> Iterator[App]:
+def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Iterator[App]:
     """The app as `ragspace serve` runs it (no keys: local model, extractive answers)."""
     folder = Path(tempfile.mkdtemp(prefix="ragspace-polish-"))
     with socket.socket() as sock:  # GitHub is "offline": nothing listens on this port

@@ -7,10 +7,11 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embeddings import Embedder
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
 from tests.fakes.github_server import FakeGithub, running_github
+from tests.journey import WAIT_MS
 from tests.test_github_source import FILES, make_service
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
@@ -33,7 +34,7 @@ def github() -> Iterator[FakeGithub]:
 
 
 def test_preview_then_confirm_a_github_source(
-    store: Store, embedder: LocalEmbedder, github: FakeGithub
+    store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     service = make_service(store, embedder, github)
@@ -47,16 +48,16 @@ def test_preview_then_confirm_a_github_source(
             page.goto(f"http://127.0.0.1:{port}/")
             page.get_by_label("Name").fill("widgets")
             page.get_by_role("button", name="Create DocSet").click()
-            expect(page.get_by_text("Created DocSet widgets.")).to_be_visible(timeout=20_000)
+            expect(page.get_by_text("Created DocSet widgets.")).to_be_visible(timeout=WAIT_MS)
             page.get_by_text("Add a GitHub repository or file").click()
             page.get_by_label("Repository or file").fill("acme/widgets")
             page.get_by_label("Exclude globs", exact=True).fill("tests/**")
             page.get_by_role("button", name="Preview GitHub source").click()
-            expect(page.get_by_text("Preview of acme/widgets")).to_be_visible(timeout=20_000)
+            expect(page.get_by_text("Preview of acme/widgets")).to_be_visible(timeout=WAIT_MS)
             expect(page.get_by_text("lock file: 1")).to_be_visible()
             assert service.list_documents("widgets") == []  # a preview stores nothing
             page.get_by_role("button", name="Confirm and ingest").click()
-            expect(page.get_by_text("Synced source #1")).to_be_visible(timeout=20_000)
+            expect(page.get_by_text("Synced source #1")).to_be_visible(timeout=WAIT_MS)
             browser.close()
     finally:
         demo.close()

@@ -11,6 +11,7 @@ from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from tests.journey import WAIT_MS
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
@@ -34,14 +35,14 @@ def test_status_tab_refreshes_live_and_requeues_failed_documents(
         page.goto(served)
         page.get_by_role("tab", name="Embedding status").click()
         failed = page.locator("span", has_text="The embedding API was down.")
-        expect(failed.first).to_be_visible(timeout=15_000)
+        expect(failed.first).to_be_visible(timeout=WAIT_MS)
         page.get_by_role("button", name="Re-embed failed only").click()
-        page.get_by_text("Queued 1 failed document(s) again.").wait_for(timeout=15_000)
+        page.get_by_text("Queued 1 failed document(s) again.").wait_for(timeout=WAIT_MS)
         queued = page.locator("span", has_text=re.compile(r"^queued$"))
-        expect(queued.first).to_be_visible(timeout=15_000)
-        expect(failed).to_have_count(0, timeout=15_000)  # re-queued: the error is cleared
+        expect(queued.first).to_be_visible(timeout=WAIT_MS)
+        expect(failed).to_have_count(0, timeout=WAIT_MS)  # re-queued: the error is cleared
         ingestor.process_all()  # the timer shows the result without a reload
-        expect(queued).to_have_count(0, timeout=15_000)
+        expect(queued).to_have_count(0, timeout=WAIT_MS)
         browser.close()
     statuses = {d.embedding_status for d in service.list_documents()}
     assert statuses == {EmbeddingStatus.DONE}

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
+from tests.journey import WAIT_MS
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
@@ -47,10 +48,10 @@ def _opened(
 def _ask_and_open(page: Page, question: str, path: str) -> None:
     page.get_by_label("Question").fill(question)
     page.get_by_role("button", name="Ask", exact=True).click()
-    expect(page.locator("#chat-sources")).to_contain_text(path, timeout=30_000)
+    expect(page.locator("#chat-sources")).to_contain_text(path, timeout=WAIT_MS)
     page.locator("#viewer-pick input").click()
     page.get_by_role("option", name=re.compile(rf"\[\d+\] {re.escape(path)}")).first.click()
-    expect(page.locator("#source-viewer .rs-viewer-head")).to_contain_text(path, timeout=15_000)
+    expect(page.locator("#source-viewer .rs-viewer-head")).to_contain_text(path, timeout=WAIT_MS)
 
 
 def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
@@ -98,7 +99,7 @@ def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
 ) -> None:
     with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="DocSets").click()
-        expect(page.locator("#docset-select input")).to_have_value("handbook", timeout=15_000)
+        expect(page.locator("#docset-select input")).to_have_value("handbook", timeout=WAIT_MS)
         page.get_by_text("Documents of the selected DocSet").click()
         table = page.locator("#documents-table")
         expect(table.get_by_role("gridcell", name="textwrap.py", exact=True)).to_be_visible()
@@ -133,7 +134,7 @@ def test_a_citation_link_in_the_answer_opens_its_source_in_the_viewer(
         page.get_by_role("button", name="Ask", exact=True).click()
         answer = page.locator("#chatbot .message.bot").last
         link = answer.get_by_role("link", name="[1]").first
-        expect(link).to_be_visible(timeout=30_000)
+        expect(link).to_be_visible(timeout=WAIT_MS)
         link.click()
         viewer = page.locator("#source-viewer")
         expect(viewer.locator(".rs-viewer-head")).to_contain_text("[1] deployment-guide.md")
@@ -170,7 +171,7 @@ def test_a_citation_number_in_the_sources_panel_opens_the_viewer(
         page.get_by_label("Question").fill(CASES[1][0])
         page.get_by_role("button", name="Ask", exact=True).click()
         number = page.locator("#chat-sources").get_by_role("link", name="[1]", exact=True)
-        expect(number).to_be_visible(timeout=30_000)
+        expect(number).to_be_visible(timeout=WAIT_MS)
         number.click()
         viewer = page.locator("#source-viewer")
         expect(viewer.locator(".rs-viewer-head")).to_contain_text("[1] textwrap.py")
