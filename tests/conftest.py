@@ -38,6 +38,18 @@ _database_numbers = itertools.count()
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules holding `slow` or `browser` tests run first, each module's tests in their
+    order: with one process per core, the longest modules start early instead of leaving
+    one process alone with a long module at the end."""
+    long_modules = {
+        item.nodeid.split("::")[0]
+        for item in items
+        if item.get_closest_marker("slow") or item.get_closest_marker("browser")
+    }
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in long_modules)
+
+
 @pytest.fixture(autouse=True)
 def single_tier_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Commands that read the environment (CLI, `ragspace serve`) take the single-tier path

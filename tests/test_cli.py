@@ -640,6 +640,7 @@ def test_worker_embeds_queued_documents_until_sigterm(cli: Run, service: Ragspac
     assert signal.getsignal(signal.SIGTERM) is before  # the handler is restored
 
 
+@pytest.mark.slow  # a real `ragspace serve` process
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_serve_runs_until_ctrl_c_or_sigterm(
     stop: signal.Signals, cli: Run, monkeypatch: pytest.MonkeyPatch

@@ -25,6 +25,8 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
 from ragspace_ui.status_tab import status_outputs
 
+pytestmark = pytest.mark.slow  # kills Postgres and apps, restarts them
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = 10
 

@@ -11,6 +11,8 @@ from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from tests.conftest import ModuleParts
 
+pytestmark = pytest.mark.slow  # ingests the repository's own docs
+
 ROOT = Path(__file__).parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 

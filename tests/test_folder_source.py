@@ -17,6 +17,8 @@ from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import GIT_DIR, IGNORED, SYMLINK, read_folder, select_files
 from ragspace.worker import Ingestor
 
+pytestmark = pytest.mark.slow  # ingests a 259-file checkout
+
 CHECKOUT = Path(__file__).parent / "data" / "checkout"
 TEMPLATE = "examples/tutorial/flaskr/templates/auth/login.html"
 

@@ -179,6 +179,7 @@ def _sources(store: Store) -> list[Source]:
     return store.list_sources(int(docset_id))
 
 
+@pytest.mark.slow  # two `ragspace worker` processes
 def test_two_worker_processes_run_each_due_sync_exactly_once(
     service: RagspaceService,
     store: Store,

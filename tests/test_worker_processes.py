@@ -16,6 +16,8 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from tests.conftest import ModuleParts
 
+pytestmark = pytest.mark.slow  # ragspace worker processes, one of them SIGKILLed
+
 DATA = Path(__file__).parent / "data"
 PROJECT = Path(__file__).resolve().parent.parent
 # 23 chunks each; with one text per embedding call a document takes a few seconds
