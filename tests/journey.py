@@ -61,6 +61,7 @@ def browser_page() -> Iterator[Page]:
         )
         try:
             page = browser.new_page(viewport=VIEWPORT)  # type: ignore[arg-type]
+            page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
             yield page
         finally:
             browser.close()

@@ -25,6 +25,7 @@ def test_evaluate_tab_runs_an_uploaded_question_set(
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
         page.goto(served)
         page.get_by_role("tab", name="Evaluate").click()
         page.get_by_label("DocSet to evaluate").click()

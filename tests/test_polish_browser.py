@@ -87,6 +87,7 @@ def page(browser: Browser, app: App) -> Iterator[Page]:
     """A fresh desktop page (its own storage) on the app."""
     context = browser.new_context(viewport=journey.VIEWPORT)  # type: ignore[arg-type]
     page = context.new_page()
+    page.set_default_timeout(journey.WAIT_MS)  # clicks, fills and waits too
     page.goto(app.url)
     yield page
     context.close()
@@ -276,6 +277,7 @@ def test_status_chart_shows_every_status_with_overall_progress_and_asks_before_r
 def test_phone_journey_is_chat_first_with_labelled_tabs(browser: Browser, app: App) -> None:
     context = browser.new_context(viewport=PHONE, is_mobile=True)  # type: ignore[arg-type]
     page = context.new_page()
+    page.set_default_timeout(journey.WAIT_MS)  # clicks, fills and waits too
     page.goto(app.url)
     expect(page.get_by_role("tab", name="Chat")).to_have_attribute(
         "aria-selected", "true", timeout=WAIT_MS

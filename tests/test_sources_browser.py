@@ -45,6 +45,7 @@ def test_preview_then_confirm_a_github_source(
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
             page = browser.new_page()
+            page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
             page.goto(f"http://127.0.0.1:{port}/")
             page.get_by_label("Name").fill("widgets")
             page.get_by_role("button", name="Create DocSet").click()

@@ -32,6 +32,7 @@ def test_status_tab_refreshes_live_and_requeues_failed_documents(
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
         page.goto(served)
         page.get_by_role("tab", name="Embedding status").click()
         failed = page.locator("span", has_text="The embedding API was down.")

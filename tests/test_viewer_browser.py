@@ -39,6 +39,7 @@ def _opened(
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
         try:
             page = browser.new_page(viewport={"width": width, "height": 900})
+            page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
             page.goto(served)
             yield page
         finally:
