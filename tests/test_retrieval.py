@@ -103,6 +103,39 @@ def test_hybrid_scores_are_fused_reciprocal_ranks(
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+CLIENT_CODE = """class HTTPRetryPolicy:
+    def __init__(self, max_retries: int) -> None:
+        self.max_retries = max_retries
+
+    def fetchUserProfile(self, user_id: str) -> dict:
+        return self.session.get(f"/users/{user_id}").json()
+"""
+
+
+def test_keyword_search_finds_the_words_inside_identifiers(
+    service: RagspaceService, ingestor: Ingestor, store: Store
+) -> None:
+    """camelCase, PascalCase and dotted names are indexed by their words too, and whole."""
+    with store.pool.connection() as conn:
+        row = conn.execute(
+            "select identifier_words('fetchUserProfile HTTPRetryPolicy self.max_retries plain')"
+        ).fetchone()
+    assert row == ("fetch User Profile HTTP Retry Policy self max retries",)
+    service.create_docset("client")
+    service.add_files(
+        "client",
+        [
+            UploadedFile("client.py", CLIENT_CODE.encode()),
+            *(UploadedFile(name, text.encode()) for name, text in ERROR_GUIDE),
+        ],
+    )
+    ingestor.process_all()
+    # the words of these questions appear in the code only inside camelCase identifiers
+    for question in ("How is a profile fetched?", "the retry policy", "fetchUserProfile"):
+        hits = service.search(question, ["client"], k=5, mode=RetrievalMode.KEYWORD)
+        assert [hit.path for hit in hits][:1] == ["client.py"], question
+
+
 def test_keyword_terms_keep_identifiers_once() -> None:
     assert keyword_terms("How does parse_config() use --max-retries? parse_config!") == [
         "how",
