@@ -1,7 +1,8 @@
-"""Shared fixtures: one real embedded Postgres per test session, a fresh database per test.
+"""Shared fixtures: one real embedded Postgres per test process, a fresh database per test.
 
-Migrations run once per session into a template database; each test gets a clone of it
+Migrations run once per process into a template database; each test gets a clone of it
 (`create database ... template`), which is faster than migrating every test's database.
+pytest-xdist runs one test process per core (`addopts` in pyproject.toml).
 """
 
 import fcntl
