@@ -109,6 +109,9 @@ CLIENT_CODE = """class HTTPRetryPolicy:
 
     def fetchUserProfile(self, user_id: str) -> dict:
         return self.session.get(f"/users/{user_id}").json()
+
+    def verbose(self) -> bool:
+        return self.logger.getEffectiveLevel() <= 10
 """
 
 
@@ -118,9 +121,13 @@ def test_keyword_search_finds_the_words_inside_identifiers(
     """camelCase, PascalCase and dotted names are indexed by their words too, and whole."""
     with store.pool.connection() as conn:
         row = conn.execute(
-            "select identifier_words('fetchUserProfile HTTPRetryPolicy self.max_retries plain')"
+            "select identifier_words("
+            "'fetchUserProfile HTTPRetryPolicy self.max_retries logger.getEffectiveLevel() plain')"
         ).fetchone()
-    assert row == ("fetch User Profile HTTP Retry Policy self max retries",)
+    assert row == (
+        "fetch User Profile HTTP Retry Policy self max retries"
+        " logger get Effective Level getEffectiveLevel",
+    )
     service.create_docset("client")
     service.add_files(
         "client",
@@ -130,8 +137,10 @@ def test_keyword_search_finds_the_words_inside_identifiers(
         ],
     )
     ingestor.process_all()
-    # the words of these questions appear in the code only inside camelCase identifiers
-    for question in ("How is a profile fetched?", "the retry policy", "fetchUserProfile"):
+    # the words of these questions appear in the code only inside camelCase identifiers;
+    # a method called on an object is found by its own name
+    questions = ("How is a profile fetched?", "the retry policy", "getEffectiveLevel")
+    for question in (*questions, "fetchUserProfile"):
         hits = service.search(question, ["client"], k=5, mode=RetrievalMode.KEYWORD)
         assert [hit.path for hit in hits][:1] == ["client.py"], question
 

@@ -1,23 +1,32 @@
 -- Keyword search finds the words inside identifiers. PostgreSQL's English parser keeps
 -- camelCase, PascalCase and dotted names whole (`getUserName` -> 'getusernam',
--- `self.max_retries` -> 'self.max'), so a question asking how to "get the user name" could
--- not match the code that does it. Each chunk's full-text vector now also holds those
--- identifiers' words (`get user name`, `self max retries`, `HTTP Server`); the identifier
--- itself stays too, so searching for it exactly still matches. snake_case needs nothing:
--- the parser already splits it at the underscores.
+-- `logger.getEffectiveLevel` -> 'logger.geteffectivelevel'), so a question asking how to
+-- "get the user name" could not match the code that does it, and a search for
+-- `getEffectiveLevel` missed every `logger.getEffectiveLevel()`. Each chunk's full-text
+-- vector now also holds those identifiers' words (`get user name`, `HTTP Server`) and the
+-- camelCase parts of a dotted name whole (`getEffectiveLevel`); the identifier itself stays,
+-- so searching for it exactly still matches. snake_case needs nothing: the parser already
+-- splits it at the underscores.
 
 create or replace function identifier_words(body text) returns text
 language sql immutable strict parallel safe as $$
-    select coalesce(string_agg(
-        regexp_replace(
-            regexp_replace(
-                regexp_replace(m[1], '([a-z0-9])([A-Z])', '\1 \2', 'g'),  -- userName
-                '([A-Z]+)([A-Z][a-z])', '\1 \2', 'g'),                      -- HTTPServer
-            '[._]+', ' ', 'g'),                                              -- self.max_retries
-        ' '), '')
+    select coalesce(string_agg(concat_ws(' ', words, whole_parts), ' '), '')
     from regexp_matches(
-        body, '([A-Za-z_][A-Za-z0-9_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|\.[A-Za-z_])[A-Za-z0-9_.]*)',
-        'g') as m
+             body,
+             '([A-Za-z_][A-Za-z0-9_]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|\.[A-Za-z_])(?:[A-Za-z0-9_]|\.(?=[A-Za-z_]))*)',
+             'g') as m(found),
+         -- logger.getEffectiveLevel -> logger get Effective Level
+         lateral (select regexp_replace(
+                             regexp_replace(
+                                 regexp_replace(found[1], '([a-z0-9])([A-Z])', '\1 \2', 'g'),
+                                 '([A-Z]+)([A-Z][a-z])', '\1 \2', 'g'),
+                             '[._]+', ' ', 'g') as words) as w,
+         -- and the camelCase parts of a dotted name whole: getEffectiveLevel
+         lateral (select nullif(array_to_string(array(
+                             select part from unnest(string_to_array(found[1], '.')) as part
+                             where strpos(found[1], '.') > 0
+                               and part ~ '[a-z0-9][A-Z]|[A-Z][A-Z][a-z]'), ' '), '')
+                         as whole_parts) as d
 $$;
 
 -- A generated column's expression cannot be changed in place before PostgreSQL 17: the
