@@ -6,8 +6,10 @@ from types import FrameType
 from typing import Any
 
 import gradio as gr
+import httpx
 
 from ragspace.access import Credentials, parse_auth
+from ragspace.errors import RagspaceError
 from ragspace.runtime import open_runtime
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -19,6 +21,29 @@ from ragspace_ui.session_state import build_session_configs_on_read
 from ragspace_ui.webhooks import webhook_middleware
 
 log = logging.getLogger(__name__)
+
+# Gradio's launch() asks for its own page once with a 3-second limit and refuses to start
+# ("When localhost is not accessible, a shareable link must be created") when that single
+# request is slow: rendering this app's page took longer on a busy 2-core machine (the test
+# suite beside two busy loops), which stopped the app from starting. Every launch here passes
+# `_frontend=False`, the flag Gradio's own frontend-less `gr.Server` passes, which skips only
+# that probe, and `check_page_served` asks for the page with a limit a busy machine meets.
+PAGE_LIMIT_SECONDS = 120.0
+
+
+def check_page_served(url: str) -> None:
+    """Return once the app's page at `url` answers; a clear error if it cannot."""
+    try:
+        response = httpx.head(url, timeout=PAGE_LIMIT_SECONDS)
+    except httpx.HTTPError as exc:
+        raise RagspaceError(
+            f"The app started but its page at {url} did not answer ({exc}); check that "
+            "nothing (a proxy, a firewall) stands between this process and its own address."
+        ) from exc
+    if response.status_code >= 500:
+        raise RagspaceError(
+            f"The app started but its page at {url} answered {response.status_code}."
+        )
 
 
 def launch_options(
@@ -62,8 +87,10 @@ def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
         server_port=None,
         prevent_thread_lock=True,
         quiet=True,
+        _frontend=False,  # see PAGE_LIMIT_SECONDS
         **options,
     )
+    check_page_served(str(url))
     return str(url)
 
 
@@ -93,11 +120,15 @@ def serve(settings: Settings) -> None:
                 "who can reach it may change or delete DocSets.",
                 settings.host,
             )
-        demo.launch(
+        _, url, _ = demo.launch(
             server_name=settings.host,
             server_port=settings.port,
+            prevent_thread_lock=True,
+            _frontend=False,  # see PAGE_LIMIT_SECONDS
             **launch_options(settings, credentials, runtime.service),
         )
+        check_page_served(str(url))
+        demo.block_thread()  # until Ctrl+C or SIGTERM, as launch() itself would
     finally:
         runtime.close()
         signal.signal(signal.SIGTERM, previous)

@@ -1,8 +1,10 @@
-"""Session state is bounded: every HTTP API call is a Gradio session of its own."""
+"""Starting the app: session state is bounded (every HTTP API call is a Gradio session of its
+own), and a page slower than Gradio's own 3-second probe does not stop the app from starting."""
 
 import json
 
 import httpx
+import pytest
 
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
@@ -36,5 +38,19 @@ def test_api_calls_keep_at_most_the_configured_sessions(
                 assert "docs" in listing
         sessions = demo.state_holder.session_data
         assert len(sessions) == capacity  # the oldest were forgotten, the newest kept
+    finally:
+        demo.close()
+
+
+def test_a_page_slower_than_gradios_probe_still_starts(
+    service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gradio asks for its page once with a 3 s limit and refuses to start when that is
+    missed (under load it was); RAGSpace skips that probe and waits for the page itself."""
+    monkeypatch.setattr("gradio.networking.url_ok", lambda _url: False)  # a missed probe
+    demo = build_ui(service)
+    url = launch_on_localhost(demo)
+    try:
+        assert httpx.get(url, timeout=60).status_code == 200
     finally:
         demo.close()

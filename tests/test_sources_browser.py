@@ -1,7 +1,6 @@
 """The source journey in a real browser: create a DocSet, preview a GitHub repo, confirm."""
 
 import os
-import socket
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +9,7 @@ from playwright.sync_api import expect, sync_playwright
 from ragspace.embeddings import Embedder
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
+from ragspace_ui.server import launch_on_localhost
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.journey import WAIT_MS
 from tests.test_github_source import FILES, make_service
@@ -17,12 +17,6 @@ from tests.test_github_source import FILES, make_service
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
 CHROMIUM = "/usr/bin/chromium"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -39,14 +33,13 @@ def test_preview_then_confirm_a_github_source(
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     service = make_service(store, embedder, github)
     demo = build_ui(service)
-    port = _free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    url = launch_on_localhost(demo)
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
             page = browser.new_page()
             page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
-            page.goto(f"http://127.0.0.1:{port}/")
+            page.goto(url)
             page.get_by_label("Name").fill("widgets")
             page.get_by_role("button", name="Create DocSet").click()
             expect(page.get_by_text("Created DocSet widgets.")).to_be_visible(timeout=WAIT_MS)
