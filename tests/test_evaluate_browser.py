@@ -31,7 +31,9 @@ def test_evaluate_tab_runs_an_uploaded_question_set(
         page.get_by_label("DocSet to evaluate").click()
         page.get_by_role("option", name="handbook").click()
         page.locator("input[type=file][accept='.jsonl']").set_input_files(str(questions))
-        expect(page.get_by_text("questions.jsonl").first).to_be_visible(timeout=WAIT_MS)
+        # once uploaded, Gradio shows the name as two spans, "questions" and ".jsonl": only
+        # the cell's label holds it whole (the text matched only while the upload was shown)
+        expect(page.get_by_role("cell", name="questions.jsonl")).to_be_visible()
         page.get_by_role("button", name="Run evaluation").click()
         expect(page.get_by_text("3 questions").first).to_be_visible(timeout=60_000)
         expect(page.get_by_text("Which colour is the logo?").first).to_be_visible()
