@@ -5,7 +5,6 @@ Each test runs its own embedded server (not the session one), because it kills i
 
 import contextlib
 import logging
-import os
 import shutil
 import signal
 import subprocess
@@ -15,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import psycopg
 import pytest
 
@@ -57,10 +57,29 @@ def _postmaster_pid(pgdata: Path) -> int | None:
 
 
 def _kill_postmaster(pgdata: Path) -> None:
+    """SIGKILL the server and its backends, and return once they are all gone: a backend
+    outlives its postmaster for a moment and could still answer a query sent right after
+    the kill (a search right after it once succeeded)."""
     pid = _postmaster_pid(pgdata)
-    if pid is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    if pid is None:
+        return
+    try:
+        postmaster = psutil.Process(pid)
+        processes = [postmaster, *postmaster.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.send_signal(signal.SIGKILL)
+    wait_for(lambda: all(map(_exited, processes)), "the killed Postgres processes to exit")
+
+
+def _exited(process: psutil.Process) -> bool:
+    """Gone, or a zombie no one has reaped yet (it can answer nothing either)."""
+    try:
+        return bool(process.status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
 
 
 def _document(number: int) -> UploadedFile:
@@ -184,3 +203,16 @@ def test_clean_stop_after_a_sigkilled_app_stops_postgres(folder: Path) -> None:
     assert restarted.start() == uri
     restarted.stop()
     assert _wait_gone(folder / "pgdata"), "the dead app's PID kept Postgres running"
+
+
+def test_stopping_a_server_that_died_first_is_not_an_error(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = EmbeddedPostgres(folder)
+    server.start()
+    _kill_postmaster(folder / "pgdata")
+    # the moment between its death and psutil seeing it: pgserver asks pg_ctl to stop a
+    # server that is gone, then signals a process that no longer exists
+    monkeypatch.setattr(psutil.Process, "is_running", lambda _process: True)
+    server.stop()  # the app closing while Postgres is down stops cleanly
+    assert not server.is_alive()

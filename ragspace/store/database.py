@@ -94,9 +94,14 @@ class EmbeddedPostgres:
             raise DatabaseError("the old server process has not exited yet")
 
     def stop(self) -> None:
-        """Stop the server unless another process still uses it."""
+        """Stop the server unless another process still uses it. A server that died first
+        counts as stopped: pgserver may still see it running, then find no process to
+        signal (psutil.NoSuchProcess), e.g. when the app closes while Postgres is down."""
         if self._server is not None:
-            self._server.cleanup()
+            try:
+                self._server.cleanup()
+            except psutil.NoSuchProcess:
+                log.info("The embedded Postgres had already exited")
             self._server = None
 
 
