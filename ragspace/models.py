@@ -61,6 +61,10 @@ class DocSet(BaseModel):
     last_synced_at: datetime | None = None
     # set while a whole-DocSet re-embed moves it to another model
     target_embedding_model: str | None = None
+    # whether answers over it are reranked by the chat model (when one is configured), and
+    # the evaluation the choice rests on (None: the default, never evaluated)
+    rerank: bool = True
+    rerank_evidence: str | None = None
 
 
 # glob patterns; stored options may hold null for "none", which the fetchers always read so

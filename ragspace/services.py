@@ -190,6 +190,12 @@ class RagspaceService:
         docset = self._store.get_docset_by_name(name)
         return self._store.describe_docset(docset.id, description.strip())
 
+    @changes("choose whether a DocSet's answers are reranked")
+    def choose_rerank(self, name: str, rerank: bool, evidence: str) -> DocSet:
+        """Rerank answers over a DocSet, or keep its fused order; `evidence` says why."""
+        docset = self._store.get_docset_by_name(name)
+        return self._store.choose_rerank(docset.id, rerank, evidence.strip())
+
     @changes("delete a DocSet")
     def delete_docset(self, name: str) -> None:
         """Delete a DocSet and everything in it."""
@@ -551,11 +557,16 @@ class RagspaceService:
         ref: str | None = None,
         budget: AnswerBudget | None = None,
     ) -> Iterator[AnswerUpdate]:
-        """A streamed answer with verified citations; the last update carries the Answer."""
+        """A streamed answer with verified citations; the last update carries the Answer.
+
+        Reranked when asked, a chat model is configured and every DocSet searched keeps
+        reranking on (a DocSet whose evaluation showed it hurting can turn it off).
+        """
         question = _valid_query(question)
         docsets = self._searchable_docsets(docset_names)
         ref = self._checked_ref(docsets, ref, named=bool(docset_names))
         docset_ids = [d.id for d in docsets]
+        rerank = rerank and all(d.rerank for d in docsets)
         return self._answers.stream(question, docset_ids, history, mode, rerank, ref, budget)
 
     def answer(

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 from ragspace.access import AUTH_HEADER, Credentials, parse_auth
 from ragspace.embeddings import Embedder
 from ragspace.errors import ConfigError, ReadOnlyError
+from ragspace.eval.runner import RERANK, EvalReport, ModeResult
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -90,7 +91,10 @@ def read_only(
 def snapshot(service: RagspaceService) -> Any:
     """Everything a change could touch."""
     return (
-        [(d.name, d.description, d.document_count, d.chunk_count) for d in service.list_docsets()],
+        [
+            (d.name, d.description, d.document_count, d.chunk_count, d.rerank)
+            for d in service.list_docsets()
+        ],
         [(d.path, d.embedding_status, d.updated_at) for d in service.list_documents()],
         service.list_sources("docs"),
     )
@@ -105,6 +109,7 @@ def test_read_only_service_refuses_every_change_and_still_answers(
         lambda: read_only.create_docset("new"),
         lambda: read_only.rename_docset("docs", "renamed"),
         lambda: read_only.describe_docset("docs", "changed"),
+        lambda: read_only.choose_rerank("docs", False, "evaluated today"),
         lambda: read_only.delete_docset("docs"),
         lambda: read_only.add_files("docs", [UploadedFile("b.md", b"# B\n")]),
         lambda: read_only.preview_source(SourceKind.WEB, "https://example.com/"),
@@ -143,6 +148,16 @@ def _refusal(handler: Callable[..., Any], args: tuple[Any, ...]) -> str:
     return messages[0]
 
 
+def _reranked_report(docset: str) -> EvalReport:
+    """An evaluation that measured reranking (as one with a chat model does)."""
+    scores = {"recall@5": 0.5, "recall@10": 1.0, "mrr@10": 0.5}
+    modes = [
+        ModeResult(mode=mode, chunk=scores, file=scores, p50_ms=1, p95_ms=1, p99_ms=1)
+        for mode in ("hybrid", RERANK)
+    ]
+    return EvalReport(dataset="q", docset=docset, questions=1, k=10, modes=modes, outcomes=[])
+
+
 def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
     read_only: RagspaceService, tmp_path: Path
 ) -> None:
@@ -164,6 +179,7 @@ def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
         "on_selected": ([f"#{document.id} guide.md (docs)"],),
         "on_failed": ("docs",),
         "on_docset": ("docs",),
+        "on_apply_rerank": (_reranked_report("docs"),),
     }
     for name, args in calls.items():
         assert "read-only" in _refusal(_handler(demo, name), args), name

@@ -31,7 +31,7 @@ from ragspace.store.search import SearchRequest, chunk_similarities, run_search
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
-    ds.created_at, ds.updated_at, ds.target_embedding_model,
+    ds.created_at, ds.updated_at, ds.target_embedding_model, ds.rerank, ds.rerank_evidence,
     (select count(*) from documents d where d.docset_id = ds.id) as document_count,
     (select count(*) from chunks c where c.docset_id = ds.id) as chunk_count,
     (select max(case when s.kind = 'upload' then s.created_at else s.last_synced_at end)
@@ -128,6 +128,18 @@ class Store:
     def describe_docset(self, docset_id: int, description: str) -> DocSet:
         """Replace a DocSet's description."""
         self._update_docset(docset_id, "description", description)
+        return self.get_docset(docset_id)
+
+    def choose_rerank(self, docset_id: int, rerank: bool, evidence: str) -> DocSet:
+        """Record whether answers over a DocSet are reranked, and what the choice rests on."""
+        with self._pool.connection() as conn:
+            updated = conn.execute(
+                "update docsets set rerank = %s, rerank_evidence = %s, updated_at = now()"
+                " where id = %s",
+                (rerank, evidence, docset_id),
+            ).rowcount
+        if updated == 0:
+            raise NotFoundError(f"DocSet #{docset_id} does not exist.")
         return self.get_docset(docset_id)
 
     def delete_docset(self, docset_id: int) -> None:
