@@ -288,7 +288,10 @@ def layout_chat_tab(service: RagspaceService) -> ChatTab:
                     value=service.default_retrieval_mode.value,
                 )
                 rerank = gr.Checkbox(
-                    label="Rerank with the chat model (when an API key is set)", value=True
+                    label="Rerank with the chat model (when an API key is set)",
+                    info="A DocSet whose evaluation showed reranking not helping can keep "
+                    "its fused order (Evaluate tab).",
+                    value=True,
                 )
         with gr.Column(scale=2):
             pick = gr.Dropdown(

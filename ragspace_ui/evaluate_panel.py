@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ import gradio as gr
 
 from ragspace.errors import ValidationError
 from ragspace.eval.datasets import read_question_set
+from ragspace.eval.rerank_choice import SCORED, RerankDelta, rerank_delta
 from ragspace.eval.runner import (
     METRIC_HEADERS,
     NO_CHAT,
@@ -19,7 +21,7 @@ from ragspace.eval.runner import (
     metric_rows,
     question_rows,
 )
-from ragspace.models import RetrievalMode
+from ragspace.models import DocSet, RetrievalMode
 from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
 from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
@@ -30,7 +32,9 @@ FORMAT_HELP = (
     '`{"question": "How do I set the retry limit?", "answer": "max_retries in config.toml", '
     '"relevant": ["src/config.py#L10-L42", "https://docs.example.com/guide#retries"]}` '
     "(`answer` is optional and used only for answer grading). Each question is searched in "
-    "every retrieval mode. Not sure where to start? Download the sample question set below: "
+    "every retrieval mode; with a chat model configured, reranking is measured too and you "
+    "can keep it or turn it off for the DocSet. Not sure where to start? Download the sample "
+    "question set below: "
     f"it goes with the sample DocSet (`{SAMPLE_DOCSET}`, one click on the DocSets tab)."
 )
 METRIC_HELP = (
@@ -99,6 +103,58 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
     )
 
 
+def rerank_state(docset: DocSet) -> str:
+    """How answers over the DocSet are ordered now."""
+    state = "reranked by the chat model" if docset.rerank else "kept in the fused order"
+    return f"Answers over **{md(docset.name)}** are {state}"
+
+
+def rerank_choice_text(docset: DocSet) -> str:
+    """How answers over the DocSet are ordered now, and what that rests on."""
+    basis = docset.rerank_evidence or "the default, not evaluated yet"
+    return f"{rerank_state(docset)} ({md(basis)})."
+
+
+def rerank_delta_text(delta: RerankDelta, current: DocSet) -> str:
+    """The measured change reranking makes on this DocSet, and what it suggests."""
+    verdict = (
+        "**Reranking helps here**: the first relevant passage ranks higher and none leaves "
+        "the top 5."
+        if delta.helps
+        else "**Reranking does not help here**: the fused order ranks the relevant passages "
+        "as well or better, without a model call per question."
+    )
+    rows = [
+        f"| {label} | {delta.fused.chunk[metric]:.3f} | {delta.reranked.chunk[metric]:.3f} "
+        f"| {delta.change(metric):+.3f} |"
+        for label, metric in SCORED
+    ]
+    rows.append(
+        f"| median search | {delta.fused.p50_ms:,.0f} ms | {delta.reranked.p50_ms:,.0f} ms | |"
+    )
+    table = "\n".join(["| chunk level | fused | reranked | change |", "|---|--:|--:|--:|", *rows])
+    return (
+        f"**Reranking on {md(delta.docset)}** ({delta.questions} questions, hybrid against "
+        f"hybrid+rerank):\n\n{table}\n\n{verdict} {rerank_state(current)} now."
+    )
+
+
+def rerank_action(delta: RerankDelta) -> str:
+    """The button that applies what the evaluation suggests."""
+    if delta.helps:
+        return f"Rerank answers over {delta.docset}"
+    return f"Keep the fused order for {delta.docset}"
+
+
+def apply_rerank_choice(service: RagspaceService, report: EvalReport | None) -> str:
+    """Save what the evaluation suggests for its DocSet, with the scores it rests on."""
+    delta = rerank_delta(report) if report else None
+    if delta is None:
+        raise ValidationError("Run an evaluation with a chat model configured first.")
+    docset = service.choose_rerank(delta.docset, delta.helps, delta.evidence(date.today()))
+    return f"{rerank_delta_text(delta, docset)}\n\n**Saved**, with these scores."
+
+
 # --- layout ---------------------------------------------------------------------------
 
 
@@ -114,6 +170,8 @@ class EvaluatePanel:
     metrics: gr.Dataframe
     mode: gr.Dropdown
     questions: gr.Dataframe
+    rerank_text: gr.Markdown  # reranking's measured change on the DocSet, and its choice
+    apply_rerank: gr.Button  # saves what the evaluation suggests; hidden until one reranked
     report_state: gr.State  # the last EvalReport, for the per-mode question table
 
 
@@ -137,6 +195,8 @@ def layout_evaluate_panel(service: RagspaceService) -> EvaluatePanel:
         )
     run = gr.Button("Run evaluation", variant="primary")
     summary = gr.Markdown(elem_id="evaluation-summary")
+    rerank_text = gr.Markdown(elem_id="rerank-choice")
+    apply_rerank = gr.Button("Apply", visible=False, elem_id="apply-rerank")
     metrics = gr.Dataframe(
         headers=METRIC_HEADERS,
         label="Metrics",
@@ -164,6 +224,8 @@ def layout_evaluate_panel(service: RagspaceService) -> EvaluatePanel:
         metrics=metrics,
         mode=mode,
         questions=questions,
+        rerank_text=rerank_text,
+        apply_rerank=apply_rerank,
         report_state=report_state,
     )
 
@@ -179,7 +241,15 @@ def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.
     def on_open() -> Any:
         return gr.update(choices=docset_names(service))
 
-    @inline_errors(outputs=5)
+    can_choose = can_grade and not service.read_only  # the service refuses changes anyway
+
+    @user_errors
+    def on_evaluated_docset(name: str | None) -> Any:
+        if not name or not can_grade:  # without a chat model nothing is reranked
+            return ""
+        return rerank_choice_text(service.get_docset(name))
+
+    @inline_errors(outputs=7, reset={5: "", 6: gr.update(visible=False)})
     def on_run(
         name: str | None,
         path: str | None,
@@ -197,7 +267,16 @@ def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.
         text = (
             view.summary if can_grade else f"{view.summary}\n\n_Answer grading skipped: {NO_CHAT}._"
         )
-        return text, view.metrics, choices, view.questions, report
+        delta = rerank_delta(report)
+        if delta is None:
+            return text, view.metrics, choices, view.questions, report, "", gr.update(visible=False)
+        rerank_text = rerank_delta_text(delta, service.get_docset(delta.docset))
+        button = gr.update(value=rerank_action(delta), visible=can_choose)
+        return text, view.metrics, choices, view.questions, report, rerank_text, button
+
+    @inline_errors(outputs=2)
+    def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
+        return apply_rerank_choice(service, report), gr.update(visible=False)
 
     @user_errors
     def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
@@ -205,9 +284,11 @@ def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.
 
     p = panel
     tab.select(on_open, None, [p.docset])
+    p.docset.input(on_evaluated_docset, [p.docset], [p.rerank_text], show_progress="hidden")
     p.run.click(
         on_run,
         [p.docset, p.upload, p.grade],
-        [p.summary, p.metrics, p.mode, p.questions, p.report_state],
+        [p.summary, p.metrics, p.mode, p.questions, p.report_state, p.rerank_text, p.apply_rerank],
     )
+    p.apply_rerank.click(on_apply_rerank, [p.report_state], [p.rerank_text, p.apply_rerank])
     p.mode.input(on_mode, [p.report_state, p.mode], [p.questions], show_progress="hidden")

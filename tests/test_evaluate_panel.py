@@ -5,10 +5,16 @@ from pathlib import Path
 import pytest
 
 from ragspace.errors import NotFoundError, ValidationError
+from ragspace.eval.rerank_choice import rerank_delta
 from ragspace.eval.runner import MODES
 from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
-from ragspace_ui.evaluate_panel import docset_names, evaluation_view, run_evaluation
+from ragspace_ui.evaluate_panel import (
+    apply_rerank_choice,
+    docset_names,
+    evaluation_view,
+    run_evaluation,
+)
 from tests.test_eval_runner import handbook_docset
 
 QUESTIONS = (
@@ -51,6 +57,9 @@ def test_run_shows_metrics_and_one_row_per_question(
     keyword = evaluation_view(report, "keyword")
     assert keyword.mode == "keyword" and len(keyword.questions) == 3
     assert evaluation_view(report, "hybrid+rerank").mode == "hybrid"  # not run without a key
+    assert rerank_delta(report) is None  # so no reranking choice is offered or saved
+    with pytest.raises(ValidationError, match="with a chat model configured"):
+        apply_rerank_choice(service, report)
 
 
 def test_run_refuses_missing_input(
