@@ -11,7 +11,13 @@ from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
 from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, ChatTab, layout_chat_tab, wire_chat_tab
-from ragspace_ui.docsets_tab import DocsetsTab, docset_rows, layout_docsets_tab, wire_docsets_tab
+from ragspace_ui.docsets_tab import (
+    DOCSET_LIST_LANE,
+    DocsetsTab,
+    docset_rows,
+    layout_docsets_tab,
+    wire_docsets_tab,
+)
 from ragspace_ui.errors import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
@@ -80,6 +86,24 @@ def pick_docset(names: list[str], selected: str | None, remembered: str | None) 
         if candidate in names:
             return candidate
     return names[0] if len(names) == 1 else None
+
+
+def selection_update(names: list[str], selected: str | None, remembered: str | None) -> Any:
+    """The DocSet dropdown after a refresh: new choices, and a value only when the one it
+    had (when the refresh was asked for) is gone. The list refreshes after every change and
+    on every tab switch; re-sending a value read earlier could undo a choice made since."""
+    if selected in names:
+        return gr.update(choices=names)
+    return gr.update(choices=names, value=pick_docset(names, selected, remembered))
+
+
+def checked_update(names: list[str], checked: list[str] | None) -> Any:
+    """The Chat tab's ticked DocSets after a refresh: new choices, and a value only when a
+    ticked DocSet is gone (a value read earlier could untick one ticked since)."""
+    kept = [name for name in checked or [] if name in names]
+    if len(kept) == len(checked or []):
+        return gr.update(choices=names)
+    return gr.update(choices=names, value=kept)
 
 
 @dataclass(frozen=True)
@@ -169,9 +193,9 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
         names = [row[0] for row in rows]
         return (
             rows,
-            gr.update(choices=names, value=pick_docset(names, selected, remembered)),
+            selection_update(names, selected, remembered),
             gr.update(choices=[ALL, *names]),
-            gr.update(choices=names, value=[n for n in checked or [] if n in names]),
+            checked_update(names, checked),
             gr.update(visible=not names),
         )
 
@@ -184,8 +208,8 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
         docsets_tab.empty_state,
     ]
     for event in changed:
-        event.then(refresh_docset_lists, inputs, outputs)
-    demo.load(refresh_docset_lists, inputs, outputs)
+        event.then(refresh_docset_lists, inputs, outputs, **DOCSET_LIST_LANE)
+    demo.load(refresh_docset_lists, inputs, outputs, **DOCSET_LIST_LANE)
     demo.load(None, js=CHAT_FIRST_ON_PHONES)
 
     @user_errors
@@ -210,4 +234,6 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
     )
     # counts change while documents embed: show them fresh whenever a tab is opened
     for tab_page in (page.docsets_page, page.chat_page):
-        tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden")
+        tab_page.select(
+            refresh_docset_lists, inputs, outputs, show_progress="hidden", **DOCSET_LIST_LANE
+        )

@@ -37,6 +37,11 @@ EMPTY_DOCSETS = (
     "shipped with the app)."
 )
 NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
+# Events that set the selected DocSet (create, sample, rename, delete, the list refreshes)
+# run one at a time, in the order they were asked for: a refresh asked for when the page
+# loaded must not land after a DocSet created since and select nothing again (seen under
+# load, after which the dropdown kept firing its change event).
+DOCSET_LIST_LANE: dict[str, Any] = {"concurrency_id": "docset-list", "concurrency_limit": 1}
 
 
 def docset_rows(service: RagspaceService) -> list[list[Any]]:
@@ -289,10 +294,10 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
         name, documents = add_sample(service)
         return upload_report(name, documents), _select(service, name)
 
-    def on_docset_chosen(docset: str | None) -> tuple[Any, Any, str]:
+    def on_docset_chosen(docset: str | None, message: str | None) -> tuple[Any, Any, Any]:
         chosen = bool(docset)
         button = gr.update(interactive=chosen, variant="primary" if chosen else "secondary")
-        return button, gr.update(interactive=chosen), "" if chosen else NO_DOCSET_SELECTED
+        return button, gr.update(interactive=chosen), upload_hint(chosen, message)
 
     @inline_errors(outputs=3)
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
@@ -320,6 +325,7 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
             on_create,
             [t.new_name, t.new_description],
             [t.create_message, t.selected, t.new_name, t.new_description],
+            **DOCSET_LIST_LANE,
         ),
         t.upload.click(on_upload, [t.selected, t.files], [t.upload_message, t.files]),
         t.add_folder.click(
@@ -327,27 +333,45 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
             [t.selected, t.folder, t.folder_paths, t.folder_include, t.folder_exclude],
             [t.upload_message, t.folder, t.folder_paths],
         ),
-        t.sample.click(on_sample, None, [t.sample_message, t.selected]),
+        t.sample.click(on_sample, None, [t.sample_message, t.selected], **DOCSET_LIST_LANE),
         t.rename.click(
-            on_rename, [t.selected, t.rename_to], [t.manage_message, t.selected, t.rename_to]
+            on_rename,
+            [t.selected, t.rename_to],
+            [t.manage_message, t.selected, t.rename_to],
+            **DOCSET_LIST_LANE,
         ),
         t.describe.click(on_describe, [t.selected, t.describe_as], [t.manage_message]),
-        t.confirm.click(on_delete, [t.selected], [t.manage_message, t.confirm_row, t.selected]),
+        t.confirm.click(
+            on_delete,
+            [t.selected],
+            [t.manage_message, t.confirm_row, t.selected],
+            **DOCSET_LIST_LANE,
+        ),
         *source_events,
         *document_events.removed,
     ]
     document_events.refresh_after(changed)
     t.selected.change(
         on_docset_chosen,
-        [t.selected],
+        [t.selected, t.upload_message],
         [t.upload, t.add_folder, t.upload_message],
         preprocess=False,
+        show_progress="hidden",  # never cover an upload's report with a spinner
     )
     t.delete.click(
         on_delete_request, [t.selected], [t.manage_message, t.confirm_row, t.confirm_text]
     )
     t.cancel.click(lambda: gr.update(visible=False), None, [t.confirm_row])
     return changed
+
+
+def upload_hint(chosen: bool, message: str | None) -> Any:
+    """The upload message once the DocSet selection changed: the hint to choose one when
+    none is, else the message as it was (the list refreshes after every change and may
+    re-select the same DocSet; an upload's report must stay), minus the hint."""
+    if not chosen:
+        return NO_DOCSET_SELECTED
+    return "" if message == NO_DOCSET_SELECTED else gr.update()
 
 
 def _select(service: RagspaceService, name: str) -> Any:

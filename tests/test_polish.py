@@ -20,7 +20,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.sources.network import network_problem
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from ragspace_ui.app import mode_text, pick_docset
+from ragspace_ui.app import checked_update, mode_text, pick_docset, selection_update
 from ragspace_ui.docsets_tab import add_sample, size_text, upload_report
 from ragspace_ui.errors import ERROR_CLASS, UNEXPECTED, inline_errors
 from ragspace_ui.escape import md, md_code
@@ -250,3 +250,14 @@ def test_an_extractive_answer_lists_its_sources_with_escaped_names(
     answer = service.answer("How many retries?", ["__pkg__"])
     sources = answer.text.split("**Sources**")[1]
     assert "\\_\\_init\\_\\_.py" in sources and "DocSet *\\_\\_pkg\\_\\_*" in sources
+
+
+def test_a_refresh_sends_a_value_only_when_the_chosen_docset_is_gone() -> None:
+    """The lists refresh after every change and tab switch with the values read when the
+    refresh was asked for: re-sending them could undo a choice made since."""
+    assert selection_update(["a", "b"], "a", None) == gr.update(choices=["a", "b"])
+    assert selection_update(["b"], "a", "b") == gr.update(choices=["b"], value="b")
+    assert selection_update([], None, None) == gr.update(choices=[], value=None)
+    assert checked_update(["a", "b"], ["a"]) == gr.update(choices=["a", "b"])
+    assert checked_update(["a", "b"], []) == gr.update(choices=["a", "b"])
+    assert checked_update(["b"], ["a", "b"]) == gr.update(choices=["b"], value=["b"])

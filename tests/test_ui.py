@@ -29,7 +29,7 @@ from ragspace_ui.chat_tab import (
     scope_text,
     sources_markdown,
 )
-from ragspace_ui.docsets_tab import docset_rows
+from ragspace_ui.docsets_tab import NO_DOCSET_SELECTED, docset_rows, upload_hint
 from ragspace_ui.errors import UNEXPECTED, user_errors
 from ragspace_ui.status_tab import STATUS_COLORS, status_chart
 from tests.fakes.chat_server import FakeChat, chat_model_of
@@ -210,3 +210,12 @@ def test_a_failure_while_answering_leaves_no_pending_bubble(
     assert openable == []
     with pytest.raises(gr.Error, match="could not be reached"):
         next(turns)
+
+
+def test_a_reselected_docset_keeps_the_upload_report() -> None:
+    """The DocSet list refreshes after every change and may select the same DocSet again:
+    the report of an upload stays (under load it was wiped before it could be read)."""
+    report = "Added folder **proj** to **proj**: 4 new or changed file(s)"
+    assert upload_hint(True, report) == gr.update()  # left as it is
+    assert upload_hint(True, NO_DOCSET_SELECTED) == ""  # the hint goes once one is chosen
+    assert upload_hint(False, report) == NO_DOCSET_SELECTED
