@@ -89,12 +89,16 @@ def pick_docset(names: list[str], selected: str | None, remembered: str | None) 
 
 
 def selection_update(names: list[str], selected: str | None, remembered: str | None) -> Any:
-    """The DocSet dropdown after a refresh: new choices, and a value only when the one it
-    had (when the refresh was asked for) is gone. The list refreshes after every change and
-    on every tab switch; re-sending a value read earlier could undo a choice made since."""
-    if selected in names:
+    """The DocSet dropdown after a refresh: new choices, and a value only when the choice
+    changes (the one it had when the refresh was asked for is gone, or one is remembered).
+    The list refreshes after every change and on every tab switch: re-sending a value read
+    earlier could undo a choice made since, and sending None to a dropdown that had none,
+    just before a new DocSet was selected, set off its change event in a loop (Gradio 6.31,
+    under load)."""
+    chosen = pick_docset(names, selected, remembered)
+    if chosen == selected:  # still there, or still none
         return gr.update(choices=names)
-    return gr.update(choices=names, value=pick_docset(names, selected, remembered))
+    return gr.update(choices=names, value=chosen)
 
 
 def checked_update(names: list[str], checked: list[str] | None) -> Any:
