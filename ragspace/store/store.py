@@ -120,26 +120,19 @@ class Store:
     def rename_docset(self, docset_id: int, new_name: str) -> DocSet:
         """Give a DocSet a new unique name."""
         try:
-            self._update_docset(docset_id, "name", new_name)
+            self._update_docset(docset_id, name=new_name)
         except psycopg.errors.UniqueViolation:
             raise ConflictError(f"A DocSet named {new_name!r} already exists.") from None
         return self.get_docset(docset_id)
 
     def describe_docset(self, docset_id: int, description: str) -> DocSet:
         """Replace a DocSet's description."""
-        self._update_docset(docset_id, "description", description)
+        self._update_docset(docset_id, description=description)
         return self.get_docset(docset_id)
 
     def choose_rerank(self, docset_id: int, rerank: bool, evidence: str) -> DocSet:
         """Record whether answers over a DocSet are reranked, and what the choice rests on."""
-        with self._pool.connection() as conn:
-            updated = conn.execute(
-                "update docsets set rerank = %s, rerank_evidence = %s, updated_at = now()"
-                " where id = %s",
-                (rerank, evidence, docset_id),
-            ).rowcount
-        if updated == 0:
-            raise NotFoundError(f"DocSet #{docset_id} does not exist.")
+        self._update_docset(docset_id, rerank=rerank, rerank_evidence=evidence)
         return self.get_docset(docset_id)
 
     def delete_docset(self, docset_id: int) -> None:
@@ -149,12 +142,15 @@ class Store:
         if deleted == 0:
             raise NotFoundError(f"DocSet #{docset_id} does not exist.")
 
-    def _update_docset(self, docset_id: int, column: str, value: str) -> None:
-        query = sql.SQL("update docsets set {} = %s, updated_at = now() where id = %s").format(
-            sql.Identifier(column)
+    def _update_docset(self, docset_id: int, **values: str | bool) -> None:
+        assignments = sql.SQL(", ").join(
+            sql.SQL("{} = %s").format(sql.Identifier(column)) for column in values
+        )
+        query = sql.SQL("update docsets set {}, updated_at = now() where id = %s").format(
+            assignments
         )
         with self._pool.connection() as conn:
-            if conn.execute(query, (value, docset_id)).rowcount == 0:
+            if conn.execute(query, (*values.values(), docset_id)).rowcount == 0:
                 raise NotFoundError(f"DocSet #{docset_id} does not exist.")
 
     def _select_docsets(self, where: str, params: tuple[Any, ...]) -> list[DocSet]:
