@@ -366,12 +366,13 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
 
 
 def upload_hint(chosen: bool, message: str | None) -> Any:
-    """The upload message once the DocSet selection changed: the hint to choose one when
-    none is, else the message as it was (the list refreshes after every change and may
-    re-select the same DocSet; an upload's report must stay), minus the hint."""
-    if not chosen:
-        return NO_DOCSET_SELECTED
-    return "" if message == NO_DOCSET_SELECTED else gr.update()
+    """The upload message once the DocSet selection changed. The list refreshes after every
+    change and may select the same DocSet again, or none when it was deleted meanwhile: the
+    report or error of the last upload stays until the next one; otherwise the message is
+    the hint to choose a DocSet while none is chosen."""
+    if message and message != NO_DOCSET_SELECTED:
+        return gr.update()
+    return "" if chosen else NO_DOCSET_SELECTED
 
 
 def _select(service: RagspaceService, name: str) -> Any:

@@ -213,9 +213,12 @@ def test_a_failure_while_answering_leaves_no_pending_bubble(
 
 
 def test_a_reselected_docset_keeps_the_upload_report() -> None:
-    """The DocSet list refreshes after every change and may select the same DocSet again:
-    the report of an upload stays (under load it was wiped before it could be read)."""
+    """The DocSet list refreshes after every change and may select the same DocSet again,
+    or none when it was deleted meanwhile: the report or error of an upload stays (under load
+    both were replaced before they could be read)."""
     report = "Added folder **proj** to **proj**: 4 new or changed file(s)"
     assert upload_hint(True, report) == gr.update()  # left as it is
+    assert upload_hint(False, "DocSet 'proj' does not exist.") == gr.update()
     assert upload_hint(True, NO_DOCSET_SELECTED) == ""  # the hint goes once one is chosen
-    assert upload_hint(False, report) == NO_DOCSET_SELECTED
+    assert upload_hint(True, "") == ""
+    assert upload_hint(False, "") == NO_DOCSET_SELECTED
