@@ -211,9 +211,12 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
         chat_tab.docsets,
         docsets_tab.empty_state,
     ]
+    # raw values (preprocess=False): a refresh queued behind another may carry a selection
+    # the one before it just removed, which Gradio would refuse as "not in the choices"
+    refresh = {"preprocess": False, **DOCSET_LIST_LANE}
     for event in changed:
-        event.then(refresh_docset_lists, inputs, outputs, **DOCSET_LIST_LANE)
-    demo.load(refresh_docset_lists, inputs, outputs, **DOCSET_LIST_LANE)
+        event.then(refresh_docset_lists, inputs, outputs, **refresh)
+    demo.load(refresh_docset_lists, inputs, outputs, **refresh)
     demo.load(None, js=CHAT_FIRST_ON_PHONES)
 
     @user_errors
@@ -238,6 +241,4 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
     )
     # counts change while documents embed: show them fresh whenever a tab is opened
     for tab_page in (page.docsets_page, page.chat_page):
-        tab_page.select(
-            refresh_docset_lists, inputs, outputs, show_progress="hidden", **DOCSET_LIST_LANE
-        )
+        tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden", **refresh)

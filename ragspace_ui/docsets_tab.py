@@ -161,7 +161,8 @@ def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
     with gr.Column(visible=False, elem_id="docsets-empty") as empty_state:
         gr.Markdown(EMPTY_DOCSETS)
         sample = gr.Button("Add the sample DocSet", variant="primary", visible=editable)
-        sample_message = gr.Markdown()
+    # outside the empty state, which hides as soon as the sample DocSet is listed
+    sample_message = gr.Markdown(elem_id="sample-message")
     table = gr.Dataframe(
         headers=DOCSET_HEADERS,
         label="DocSets",
