@@ -5,6 +5,7 @@ the tests run in file order on that one app, from the empty first run onwards.
 """
 
 import re
+import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -69,6 +70,7 @@ def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Ite
         demo.close()
         workers.stop()
         database.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
