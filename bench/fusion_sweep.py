@@ -1,5 +1,8 @@
 """Fusion sweep: hybrid retrieval on both shared sets for each (RRF k, keyword weight).
 
+(Reciprocal rank fusion; the app fuses by convex combination by default since issue 19:
+`bench/fusion_functions.py` compares the two.)
+
 Runs `ragspace eval` once per setting (through RAGSPACE_RRF_K / RAGSPACE_KEYWORD_WEIGHT) on a
 database that already holds both corpora, and prints one row per setting, chunk level.
 
@@ -27,6 +30,7 @@ METRICS = ("recall@5", "recall@10", "mrr@10")
 def hybrid_chunk_metrics(data_dir: str, rrf_k: int, keyword_weight: float) -> dict[str, dict]:
     """{dataset: hybrid chunk-level metrics} for one setting."""
     env = os.environ | {
+        "RAGSPACE_FUSION": "rrf",
         "RAGSPACE_RRF_K": str(rrf_k),
         "RAGSPACE_KEYWORD_WEIGHT": str(keyword_weight),
     }

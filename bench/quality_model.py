@@ -170,7 +170,7 @@ def main() -> None:
             for fusion in args.fusion:
                 rrf_k, weight = fusion.split(":")
                 tuned = settings.model_copy(
-                    update={"rrf_k": int(rrf_k), "keyword_weight": float(weight)}
+                    update={"fusion": "rrf", "rrf_k": int(rrf_k), "keyword_weight": float(weight)}
                 )
                 fused = build_service(tuned, store, embedder)
                 for name, dataset in sets:
