@@ -496,6 +496,15 @@ class RetrievalMode(StrEnum):
     KEYWORD = "keyword"
 
 
+class Fusion(StrEnum):
+    """How hybrid search combines its rankings into one."""
+
+    # share * each side's score scaled to 0-1 over its candidates, summed
+    CONVEX = "convex"
+    # weight / (k + rank), summed: reciprocal rank fusion
+    RRF = "rrf"
+
+
 class Message(TypedDict):
     """One chat message."""
 

@@ -1,4 +1,4 @@
-"""Search a set of DocSets: vector, keyword (full-text) or hybrid (both, fused by RRF)."""
+"""Search a set of DocSets: vector, keyword (full-text) or hybrid (both, fused into one ranking)."""
 
 import dataclasses
 import re
@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
-from ragspace.models import Hit, RetrievalMode, SearchTier
+from ragspace.models import Fusion, Hit, RetrievalMode, SearchTier
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
@@ -28,8 +28,10 @@ class RetrievalOptions:
 
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = 50
+    fusion: Fusion = Fusion.CONVEX
+    vector_share: float = 0.35  # of a hit's score, in convex fusion (the full-text side: the rest)
     rrf_k: int = 10
-    keyword_weight: float = 1.25  # of the full-text ranking in the fusion (quality vectors: 1)
+    keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
     ef_search: int = 400
     tier: SearchTier = SearchTier.BEST
     fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)
@@ -143,6 +145,8 @@ class Retriever:
             query_vector=self._embedder.embed([query])[0] if use_quality else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
+            fusion=self.options.fusion,
+            vector_share=self.options.vector_share,
             rrf_k=self.options.rrf_k,
             keyword_weight=self.options.keyword_weight,
             ef_search=max(k, self.options.ef_search),

@@ -18,7 +18,7 @@ from ragspace.embeddings import (
     OpenAIEmbedder,
     openai_model_id,
 )
-from ragspace.models import RetrievalMode
+from ragspace.models import Fusion, RetrievalMode
 from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.scheduler import ResyncScheduler
 from ragspace.services import RagspaceService
@@ -122,6 +122,8 @@ def build_service(
         RetrievalOptions(
             mode=RetrievalMode(settings.retrieval_mode),
             candidates=settings.retrieval_candidates,
+            fusion=Fusion(settings.fusion),
+            vector_share=settings.vector_share,
             rrf_k=settings.rrf_k,
             keyword_weight=settings.keyword_weight,
             ef_search=settings.hnsw_ef_search,

@@ -126,9 +126,10 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_FAST_TIER_WEIGHT"),
         description=(
             "Weight of the fast tier's vector ranking in hybrid fusion (1 = as much as the "
-            "keyword ranking). 0: a chunk without its quality vector yet is found by keywords "
-            "only, which scored higher on both shared sets than any fusion with the static "
-            "vectors (docs/benchmarks.md); vector mode still ranks it by its static vector."
+            "quality vectors' ranking). 0: a chunk without its quality vector yet is found by "
+            "keywords only, which scored higher on both shared sets than any fusion with the "
+            "static vectors (docs/benchmarks.md); vector mode still ranks it by its static "
+            "vector."
         ),
     )
     fast_tier: Literal["auto", "on", "off"] = Field(
@@ -338,18 +339,35 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_RETRIEVAL_CANDIDATES"),
         description="Candidates taken from each of vector and full-text search before fusion.",
     )
+    fusion: str = Field(
+        default="convex",
+        pattern="^(convex|rrf)$",
+        validation_alias=AliasChoices("RAGSPACE_FUSION"),
+        description=(
+            "How hybrid search fuses its rankings: convex (each side's scores scaled to 0-1 "
+            "over its candidates, weighed by RAGSPACE_VECTOR_SHARE) or rrf (reciprocal rank "
+            "fusion with RAGSPACE_RRF_K and RAGSPACE_KEYWORD_WEIGHT)."
+        ),
+    )
+    vector_share: float = Field(
+        default=0.35,
+        ge=0.0,
+        le=1.0,
+        validation_alias=AliasChoices("RAGSPACE_VECTOR_SHARE"),
+        description="Convex fusion: the vector side's share of a hit's score (0-1).",
+    )
     rrf_k: int = Field(
         default=10,
         ge=1,
         validation_alias=AliasChoices("RAGSPACE_RRF_K"),
-        description="Reciprocal rank fusion constant k: score = sum of weight / (k + rank).",
+        description="RRF fusion's constant k: score = sum of weight / (k + rank).",
     )
     keyword_weight: float = Field(
         default=1.25,
         ge=0.0,
         le=10.0,
         validation_alias=AliasChoices("RAGSPACE_KEYWORD_WEIGHT"),
-        description="Weight of the full-text ranking in hybrid fusion (vectors weigh 1).",
+        description="RRF fusion: weight of the full-text ranking (vectors weigh 1).",
     )
     hnsw_ef_search: int = Field(
         default=400,

@@ -3,10 +3,9 @@
 import pytest
 
 from ragspace.embeddings import Embedder
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import Fusion, Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.services import RagspaceService
-from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -90,13 +89,44 @@ def test_keyword_mode_returns_only_keyword_matches(corpus: RagspaceService) -> N
     assert hits[0].vector_similarity is None
 
 
-def test_hybrid_scores_are_fused_reciprocal_ranks(
-    corpus: RagspaceService, settings: Settings
+@pytest.mark.usefixtures("corpus")
+@pytest.mark.parametrize("share", [0.35, 0.8])
+def test_convex_scores_add_each_sides_scaled_score(
+    store: Store, embedder: Embedder, share: float
 ) -> None:
-    hits = corpus.search("E4711 lease", ["ops"], k=3, mode=RetrievalMode.HYBRID)
+    """Hybrid score = share * scaled cosine + (1 - share) * scaled keyword score, each side
+    scaled to 0-1 over its own candidates (here every chunk of "ops" is a vector candidate)."""
+    ops = [store.get_docset_by_name("ops").id]
+    retriever = Retriever(
+        store, embedder, RetrievalOptions(fusion=Fusion.CONVEX, vector_share=share)
+    )
+
+    def scores(mode: RetrievalMode) -> dict[int, Hit]:
+        return {h.chunk_id: h for h in retriever.fused("E4711 lease", ops, 50, mode)}
+
+    hybrid, vector, keyword = (scores(m) for m in RetrievalMode)
+    assert keyword and len(vector) > len(keyword)
+    cosines = [h.vector_similarity for h in vector.values() if h.vector_similarity is not None]
+    low, high = min(cosines), max(cosines)
+    for hit in vector.values():
+        assert hit.vector_similarity is not None
+        assert hit.score == pytest.approx(share * (hit.vector_similarity - low) / (high - low))
+    assert max(h.score for h in keyword.values()) == pytest.approx(1 - share)
+    assert all(0.0 <= h.score <= 1 - share + 1e-9 for h in keyword.values())
+    assert hybrid.keys() == vector.keys() | keyword.keys()
+    for chunk_id, hit in hybrid.items():
+        parts = [side[chunk_id].score for side in (vector, keyword) if chunk_id in side]
+        assert hit.score == pytest.approx(sum(parts))
+
+
+@pytest.mark.usefixtures("corpus")
+def test_rrf_scores_are_fused_reciprocal_ranks(store: Store, embedder: Embedder) -> None:
+    options = RetrievalOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25)
+    ops = [store.get_docset_by_name("ops").id]
+    hits = Retriever(store, embedder, options).fused("E4711 lease", ops, 3, RetrievalMode.HYBRID)
     top = hits[0]
     assert top.keyword_rank is not None and top.vector_similarity is not None
-    k, keyword_weight = settings.rrf_k, settings.keyword_weight
+    k, keyword_weight = options.rrf_k, options.keyword_weight
     vector_part = top.score - keyword_weight / (k + top.keyword_rank)
     vector_rank = 1 / vector_part - k  # 1 / (k + rank) from the vector side
     assert vector_rank == pytest.approx(round(vector_rank)) and vector_rank >= 1
@@ -228,7 +258,7 @@ def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedd
     docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
 
     def fused(keyword_weight: float) -> dict[int, Hit]:
-        options = RetrievalOptions(rrf_k=10, keyword_weight=keyword_weight)
+        options = RetrievalOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=keyword_weight)
         retriever = Retriever(store, embedder, options)
         return {h.chunk_id: h for h in retriever.fused(question, docsets, 20, RetrievalMode.HYBRID)}
 

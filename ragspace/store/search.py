@@ -1,4 +1,4 @@
-"""Search SQL: HNSW vector KNN and IDF-weighted full-text search, fused by RRF in one query."""
+"""Search SQL: HNSW vector KNN and IDF-weighted full-text search, fused in one query."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ragspace.models import Hit
+from ragspace.models import Fusion, Hit
 
 
 @dataclass(frozen=True)
@@ -23,22 +23,26 @@ class SearchRequest:
     query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     keyword_terms: Sequence[str] = ()
     candidates: int = 50
+    fusion: Fusion = Fusion.CONVEX
+    # convex fusion: the vector side's share of a hit's score; the full-text side has the rest
+    vector_share: float = 0.35
     rrf_k: int = 10
-    # the full-text ranking's weight in the fusion; the quality vectors' ranking weighs 1
+    # the full-text ranking's weight in RRF; the quality vectors' ranking weighs 1
     keyword_weight: float = 1.25
     ef_search: int = 400
     # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
     fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     # rank every chunk by its fast vector (evaluating the fast tier), not only fast-only ones
     fast_everywhere: bool = False
-    # the fast ranking's weight in the fusion; the quality and keyword rankings weigh 1
+    # the fast ranking's weight in the fusion, against the quality vectors' (convex: its share
+    # is this times the vector share; RRF: the quality and keyword rankings weigh 1)
     fast_weight: float = 1.0
     # only chunks of documents synced at this ref (a GitHub branch, tag or commit); None: all
     ref: str | None = None
 
 
 def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
-    """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
+    """Vector KNN and/or full-text search in the given DocSets, fused, one query."""
     parts: list[sql.Composable] = []
     # the ref filter is added only when asked for, so an unversioned search keeps its plan
     ref = _ref_filter(request.ref, "document_id")
@@ -63,16 +67,16 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
     query = sql.SQL(_FUSED).format(
         keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
         candidates=sql.SQL(" union all ").join(parts),
+        contribution=_CONTRIBUTION[request.fusion],
     )
     params = {
+        **side_weights(request),
         "q": request.query_vector,
         "fq": request.fast_vector,
         "terms": list(request.keyword_terms),
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
         "rrf_k": request.rrf_k,
-        "keyword_weight": request.keyword_weight,
-        "fast_weight": request.fast_weight,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
         "k": request.k,
@@ -87,6 +91,22 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         with conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(query, params).fetchall()
     return [Hit.model_validate(row) for row in rows]
+
+
+def side_weights(request: SearchRequest) -> dict[str, float]:
+    """Each ranking's weight in the fusion: a share of the score (convex) or of 1 / (k + rank)."""
+    if request.fusion is Fusion.CONVEX:
+        vector = request.vector_share
+        return {
+            "vector_weight": vector,
+            "keyword_weight": 1.0 - vector,
+            "fast_weight": vector * request.fast_weight,
+        }
+    return {
+        "vector_weight": 1.0,
+        "keyword_weight": request.keyword_weight,
+        "fast_weight": request.fast_weight,
+    }
 
 
 def _has_fast_only_chunks(
@@ -126,11 +146,16 @@ def _ref_filter(ref: str | None, document_id: str) -> sql.Composable:
     ).format(sql.SQL(document_id))
 
 
-# Each side yields (id, vector_similarity, keyword_rank, rank, weight); ranks start at 1.
+# Each side yields (id, vector_similarity, keyword_rank, rank, scaled, weight): ranks start at
+# 1; `scaled` is the side's score mapped onto 0-1 over its own candidates (best 1, worst 0; all
+# 1 when they score alike), as convex fusion combines them.
 _VECTOR_CANDIDATES = sql.SQL(
     """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank, 1.0::float8 as weight
+            row_number() over (order by distance, id) as rank,
+            coalesce((max(distance) over () - distance)
+                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
+            %(vector_weight)s::float8 as weight
      from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
            from chunks
            where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}
@@ -145,6 +170,8 @@ _VECTOR_CANDIDATES = sql.SQL(
 _FAST_RANKING = """
     (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
             row_number() over (order by distance, id) as rank,
+            coalesce((max(distance) over () - distance)
+                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
             %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
@@ -195,8 +222,10 @@ _KEYWORD_TERMS = """
 _KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank,
+            coalesce((score - min(score) over ())
+                     / nullif(max(score) over () - min(score) over (), 0), 1.0) as scaled,
             %(keyword_weight)s::float8 as weight
-     from (select id, row_number() over (order by score desc, id) as rank
+     from (select id, score, row_number() over (order by score desc, id) as rank
            from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
                  from weighted_terms w
                  join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s){ref}
@@ -205,11 +234,16 @@ _KEYWORD_CANDIDATES = sql.SQL(
                  limit %(candidates)s) matched) ranked)
     """
 )
+# one candidate's share of its chunk's fused score
+_CONTRIBUTION = {
+    Fusion.CONVEX: sql.SQL("weight * scaled"),
+    Fusion.RRF: sql.SQL("weight / (%(rrf_k)s + rank)"),
+}
 _FUSED = """
     with {keyword_terms}
     candidates as ({candidates}),
     fused as (
-        select id, sum(weight / (%(rrf_k)s + rank))::float8 as score,
+        select id, sum({contribution})::float8 as score,
                max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank
         from candidates group by id
     )
