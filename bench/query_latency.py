@@ -1,7 +1,7 @@
 """Retrieval latency (query embedding + search, no LLM) at 10,000 and 100,000 chunks.
 
 Run: python bench/query_latency.py [--sizes 10000 100000] [--queries 200]
-         [--shared-buffers 1GB 128MB]
+         [--shared-buffers 1GB 128MB] [--fusions convex rrf]
 
 Chunk texts are real: passages of the two evaluation corpora (../shared/eval),
 repeated with a varying prefix. Vectors are realistic, not uniform noise: each chunk's
@@ -10,7 +10,9 @@ Gaussian perturbation, renormalised, so the index sees clustered data like a rea
 DocSet. Queries are the real evaluation questions, embedded by the local model on each
 call (that cost is part of the measured latency). Prints medians and percentiles.
 With several --shared-buffers values, the embedded server is restarted with each on the
-same data after loading, so the rows compare the buffer cache sizes side by side.
+same data after loading, so the rows compare the buffer cache sizes side by side. With
+several --fusions, hybrid search runs with each on every question in turn (the order
+alternating), so their rows compare side by side too.
 """
 
 import argparse
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import ChunkDraft, RetrievalMode
+from ragspace.models import ChunkDraft, Fusion, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, NewDocument, Store
@@ -91,6 +93,18 @@ def measure(
     return timings
 
 
+def measure_side_by_side(
+    retrievers: dict[str, Retriever], docset_id: int, queries: list[str]
+) -> dict[str, list[float]]:
+    """Hybrid milliseconds per query for each retriever, asked in turn, order alternating."""
+    timings: dict[str, list[float]] = {name: [] for name in retrievers}
+    names = list(retrievers)
+    for number, query in enumerate(queries):
+        for name in names if number % 2 == 0 else reversed(names):
+            timings[name] += measure(retrievers[name], docset_id, [query], RetrievalMode.HYBRID)
+    return timings
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q))
 
@@ -106,6 +120,13 @@ def main() -> None:
         default=[Settings.model_fields["embedded_shared_buffers"].default],
         help="embedded Postgres buffer cache sizes to measure in turn (e.g. 1GB 128MB)",
     )
+    parser.add_argument(
+        "--fusions",
+        nargs="+",
+        choices=[f.value for f in Fusion],
+        default=[Fusion.CONVEX.value],
+        help="hybrid search's fusions to compare, side by side",
+    )
     args = parser.parse_args()
     embedder = LocalEmbedder()
     seeds = seed_passages(args.eval_dir)
@@ -113,7 +134,9 @@ def main() -> None:
     rng = np.random.default_rng(7)
     all_questions = questions(args.eval_dir)
     sample = [all_questions[i] for i in rng.choice(len(all_questions), args.queries, replace=False)]
-    print("| shared_buffers | chunks | mode | p50 ms | p95 ms | p99 ms | embed-only p50 ms |")
+    print(
+        "| shared_buffers | chunks | mode (fusion) | p50 ms | p95 ms | p99 ms | embed-only p50 ms |"
+    )
     print("|---|---|---|---|---|---|---|")
     embed_ms = statistics.median([_embed_ms(embedder, q) for q in sample])
     docsets: dict[int, int] = {}
@@ -125,7 +148,11 @@ def main() -> None:
             database = Database.open(settings)  # the server restarts with this cache size
             try:
                 store = Store(database.pool)
-                retriever = Retriever(store, embedder, RetrievalOptions())
+                retrievers = {
+                    fusion: Retriever(store, embedder, RetrievalOptions(fusion=Fusion(fusion)))
+                    for fusion in args.fusions
+                }
+                retriever = retrievers[args.fusions[0]]
                 for size in args.sizes:
                     if size not in docsets:
                         started = time.perf_counter()
@@ -134,11 +161,17 @@ def main() -> None:
                         print(f"<!-- loaded {size} chunks in {seconds:.0f} s -->")
                     for mode in RetrievalMode:
                         measure(retriever, docsets[size], sample[:20], mode)  # warm caches
-                        t = measure(retriever, docsets[size], sample, mode)
-                        print(
-                            f"| {buffers} | {size:,} | {mode.value} | {statistics.median(t):.1f} | "
-                            f"{percentile(t, 95):.1f} | {percentile(t, 99):.1f} | {embed_ms:.1f} |"
-                        )
+                        if mode is RetrievalMode.HYBRID:
+                            rows = measure_side_by_side(retrievers, docsets[size], sample)
+                        else:
+                            rows = {"": measure(retriever, docsets[size], sample, mode)}
+                        for fusion, t in rows.items():
+                            label = f"{mode.value} ({fusion})" if fusion else mode.value
+                            print(
+                                f"| {buffers} | {size:,} | {label} | "
+                                f"{statistics.median(t):.1f} | {percentile(t, 95):.1f} | "
+                                f"{percentile(t, 99):.1f} | {embed_ms:.1f} |"
+                            )
             finally:
                 database.close()
 
