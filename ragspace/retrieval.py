@@ -132,11 +132,11 @@ class Retriever:
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         static = self._fast.for_query() if self._fast is not None and use_vector else None
         use_quality = use_vector and tier is not SearchTier.FAST
+        # the setting weighs the fast ranking against keywords in hybrid search; vector search
+        # has no other ranking for a chunk still waiting for its quality vector
+        fast_weight = self.options.fast_weight if use_keywords else 1.0
         use_fast = (
-            use_vector
-            and tier is not SearchTier.QUALITY
-            and static is not None
-            and (self.options.fast_weight > 0 or mode is RetrievalMode.VECTOR)
+            use_vector and tier is not SearchTier.QUALITY and static is not None and fast_weight > 0
         )
         return SearchRequest(
             docset_ids=docset_ids,
@@ -152,7 +152,7 @@ class Retriever:
             ef_search=max(k, self.options.ef_search),
             fast_vector=static.embed([query])[0] if use_fast and static else None,
             fast_everywhere=tier is SearchTier.FAST,
-            fast_weight=self.options.fast_weight,
+            fast_weight=fast_weight,
         )
 
 

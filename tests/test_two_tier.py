@@ -144,6 +144,25 @@ def test_hybrid_search_weighs_the_fast_ranking_by_the_setting(
     assert identifier[0].path == "textwrap.py"  # keywords alone find what they name
 
 
+def test_vector_search_ranks_fast_only_chunks_by_their_static_vectors_at_weight_0(
+    store: Store, embedder: Embedder, fast: FastTier, settings: Settings
+) -> None:
+    # the fast ranking's weight (0 by default) is its share in hybrid fusion; vector search has
+    # no other ranking for these chunks and must still order them by their static cosine
+    assert settings.fast_tier_weight == 0
+    ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
+    service = build_service(settings, store, embedder, fast=fast)
+    service.create_docset("docs")
+    _upload(service, "docs", *SAMPLES)
+    for _ in SAMPLES:
+        assert ingestor.process_next()  # fast passes only
+    hits = service.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.VECTOR)
+    cosines = [h.vector_similarity for h in hits]
+    assert None not in cosines and len(hits) == 10
+    assert cosines == sorted(cosines, reverse=True)  # type: ignore[type-var]
+    assert hits[0].path == "textwrap.py"
+
+
 def test_a_document_added_later_gets_its_fast_pass_before_earlier_quality_passes(
     two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder
 ) -> None:
