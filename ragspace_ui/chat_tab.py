@@ -196,6 +196,22 @@ def answer_turns(
         raise
 
 
+def with_viewer_updates(turns: Iterator[ChatTurn]) -> Iterator[tuple[Any, ...]]:
+    """Each step of an answer with the source picker's update and the viewer's.
+
+    A new question empties the viewer once, at its first step, and the picker is sent its
+    list only when the list changes: a citation opened while the answer is still finishing
+    stays open (every step used to send the picker an empty value, whose change event then
+    emptied the viewer: seen in a browser test).
+    """
+    listed: list[tuple[str, int]] | None = None
+    for step, (*turn, cited) in enumerate(turns):
+        choices = viewer_choices(cited)
+        pick = gr.update(choices=choices, value=None) if choices != listed else gr.update()
+        listed = choices
+        yield *turn, cited, pick, EMPTY_VIEWER if step == 0 else gr.update()
+
+
 def openable_sources(answer: Answer) -> OpenableSources:
     """The cited passages the viewer can open: each citation with the DocSet it is from."""
     docsets = {p.number: p.docset_name for p in answer.passages}
@@ -333,7 +349,7 @@ def layout_chat_tab(service: RagspaceService) -> ChatTab:
 def wire_chat_tab(service: RagspaceService, tab: ChatTab) -> None:
     """Attach the streaming question handler, the ref selector and the viewer's openers."""
 
-    @inline_errors(outputs=5, message_at=1)  # the reason shows in the sources panel
+    @inline_errors(outputs=6, message_at=1)  # the reason shows in the sources panel
     def on_ask(
         text: str,
         history: ChatHistory,
@@ -345,25 +361,27 @@ def wire_chat_tab(service: RagspaceService, tab: ChatTab) -> None:
         turns = answer_turns(
             service, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
         )
-        for *turn, cited in turns:
-            yield *turn, cited, gr.update(choices=viewer_choices(cited), value=None)
+        yield from with_viewer_updates(turns)
 
     @user_errors
     def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
         return ref_choices(service, selected, current)
 
     @user_errors
-    def on_open(number: int | None, cited: OpenableSources) -> str:
-        return open_source(service, number, cited)
+    def on_open(number: int | None, cited: OpenableSources) -> Any:
+        # none chosen: a new answer emptied the picker, and the viewer with it
+        return gr.update() if number is None else open_source(service, number, cited)
 
     t = tab
     t.docsets.change(on_docsets, [t.docsets, t.ref], t.ref, show_progress="hidden")
     inputs = [t.question, t.chatbot, t.docsets, t.mode, t.rerank, t.ref]
-    outputs = [t.chatbot, t.sources, t.question, t.openable, t.pick]
+    outputs = [t.chatbot, t.sources, t.question, t.openable, t.pick, t.viewer]
     t.ask.click(on_ask, inputs, outputs)
     t.question.submit(on_ask, inputs, outputs)
     t.clear.click(
-        lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None)), None, outputs
+        lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None), EMPTY_VIEWER),
+        None,
+        outputs,
     )
     t.pick.change(on_open, [t.pick, t.openable], t.viewer)
     t.opened_by_link.change(

@@ -28,10 +28,12 @@ from ragspace_ui.chat_tab import (
     open_source,
     scope_text,
     sources_markdown,
+    with_viewer_updates,
 )
 from ragspace_ui.docsets_tab import NO_DOCSET_SELECTED, docset_rows, upload_hint
 from ragspace_ui.errors import UNEXPECTED, user_errors
 from ragspace_ui.status_tab import STATUS_COLORS, status_chart
+from ragspace_ui.viewer import EMPTY_VIEWER
 from tests.fakes.chat_server import FakeChat, chat_model_of
 
 DATA = Path(__file__).parent / "data"
@@ -193,6 +195,29 @@ def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
     assert 'class="rs-line rs-focus"' in viewer and "pg_dump" in viewer
     # a session the server forgot (beyond RAGSPACE_SESSION_CAPACITY) says so
     assert "Ask the question again" in open_source(service, 1, [])
+
+
+def test_only_a_new_question_empties_the_viewer_and_the_picker(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    # a citation opened from a link while the answer still streams must stay open: later
+    # steps leave the viewer alone and send the picker (whose emptying used to empty the
+    # viewer) only a changed list
+    service.create_docset("handbook")
+    guide = DATA / "deployment-guide.md"
+    service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
+    ingestor.process_all()
+    turns = list(answer_turns(service, "pg_dump backups", [], [], "hybrid", True))
+    turns.append(turns[-1])  # a last step that cites the same passages
+    steps = list(with_viewer_updates(iter(turns)))
+    assert len(steps) == len(turns) >= 3
+    no_change = gr.update()
+    assert steps[0][-1] == EMPTY_VIEWER
+    assert [step[-1] for step in steps[1:]] == [no_change] * (len(steps) - 1)
+    assert steps[0][-2] == gr.update(choices=[], value=None)
+    listed = [step[-2] for step in steps if step[-2] != no_change]
+    assert len(listed) == 2 and listed[-1]["choices"] and listed[-1]["value"] is None
+    assert steps[-1][-2] == no_change
 
 
 def test_a_failure_while_answering_leaves_no_pending_bubble(
