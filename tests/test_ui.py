@@ -171,13 +171,19 @@ def test_docsets_table_shows_counts_and_last_sync(service: RagspaceService) -> N
     assert row[2] == 1 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[-1])
 
 
-def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
+def _handbook_with_guide(service: RagspaceService, ingestor: Ingestor) -> Path:
+    """The DocSet "handbook" holding the deployment guide, embedded; the guide's path."""
     service.create_docset("handbook")
     guide = DATA / "deployment-guide.md"
     service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
     ingestor.process_all()
+    return guide
+
+
+def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
+    service: RagspaceService, ingestor: Ingestor
+) -> None:
+    guide = _handbook_with_guide(service, ingestor)
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     turns = list(answer_turns(service, "pg_dump backups", history, [], "hybrid", True))
     chat, panel, box, openable = turns[0]
@@ -203,10 +209,7 @@ def test_only_a_new_question_empties_the_viewer_and_the_picker(
     # a citation opened from a link while the answer still streams must stay open: later
     # steps leave the viewer alone and send the picker (whose emptying used to empty the
     # viewer) only a changed list
-    service.create_docset("handbook")
-    guide = DATA / "deployment-guide.md"
-    service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
-    ingestor.process_all()
+    _handbook_with_guide(service, ingestor)
     turns = list(answer_turns(service, "pg_dump backups", [], [], "hybrid", True))
     turns.append(turns[-1])  # a last step that cites the same passages
     steps = list(with_viewer_updates(iter(turns)))
