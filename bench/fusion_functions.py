@@ -61,7 +61,7 @@ from ragspace.settings import Settings
 from ragspace.store import Database
 from ragspace.store.search import _KEYWORD_TERMS, KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS
 
-CANDIDATES = 50  # per side, as the app's default
+CANDIDATES = 50  # per side, as the app's default (--candidates)
 FETCH = 30  # fused hits fetched before one-per-section, as the app's search for k = 10
 K = 10
 METRICS = ("recall@5", "recall@10", "mrr@10")
@@ -88,21 +88,22 @@ _KEYWORD_SCORES = (
 
 @dataclass
 class Corpus:
-    """One DocSet's chunks as hits, their unit vectors, and its id."""
+    """One DocSet's chunks as hits, their unit vectors, its id, and candidates per side."""
 
     docset_id: int
     hits: dict[int, Hit]
     ids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
+    candidates: int = CANDIDATES
 
     def nearest(self, query: npt.NDArray[np.float32]) -> Scores:
-        """The CANDIDATES chunks closest to the query vector, with their cosines."""
+        """The `candidates` chunks closest to the query vector, with their cosines."""
         cosines = self.vectors @ (query / np.linalg.norm(query))
-        best = np.argsort(-cosines, kind="stable")[:CANDIDATES]
+        best = np.argsort(-cosines, kind="stable")[: self.candidates]
         return {int(self.ids[i]): float(cosines[i]) for i in best}
 
 
-def load_corpus(database: Database, name: str) -> Corpus:
+def load_corpus(database: Database, name: str, candidates: int = CANDIDATES) -> Corpus:
     """Every embedded chunk of the DocSet `name`."""
     with database.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(_CHUNKS, {"name": name}).fetchall()
@@ -114,15 +115,15 @@ def load_corpus(database: Database, name: str) -> Corpus:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     hits = {row["chunk_id"]: Hit.model_validate(row) for row in rows}
     ids = np.array([row["chunk_id"] for row in rows], dtype=np.int64)
-    return Corpus(int(docset_id["id"]), hits, ids, vectors)
+    return Corpus(int(docset_id["id"]), hits, ids, vectors, candidates)
 
 
-def keyword_scores(database: Database, docset_id: int, question: str) -> Scores:
+def keyword_scores(database: Database, corpus: Corpus, question: str) -> Scores:
     """The app's full-text side: IDF-weighted ts_rank of the question's terms, best first."""
     params: dict[str, Any] = {
         "terms": keyword_terms(question),
-        "docsets": [docset_id],
-        "candidates": CANDIDATES,
+        "docsets": [corpus.docset_id],
+        "candidates": corpus.candidates,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
     }
@@ -274,9 +275,10 @@ def run(
     dataset: Dataset,
     chosen: dict[str, Variant],
     diversities: Sequence[float],
+    candidates: int,
 ) -> dict[str, dict[str, float]]:
     """Mean chunk-level metrics of every variant on one set."""
-    corpus = load_corpus(database, name)
+    corpus = load_corpus(database, name, candidates)
     per_variant: dict[str, list[dict[str, float]]] = {
         labelled(v, gamma): [] for v in chosen for gamma in diversities
     }
@@ -284,7 +286,7 @@ def run(
     queries = embedder.embed(texts)
     for query, vector in zip(dataset.queries, queries, strict=True):
         question = Question(
-            corpus.nearest(vector), keyword_scores(database, corpus.docset_id, query.text), vector
+            corpus.nearest(vector), keyword_scores(database, corpus, query.text), vector
         )
         for label, variant in chosen.items():
             fused = variant(corpus, question)
@@ -312,6 +314,7 @@ def main() -> None:
         metavar="G",
         help="score each variant also with these per-document diversity factors (1: none)",
     )
+    parser.add_argument("--candidates", type=int, default=CANDIDATES, help="per side")
     parser.add_argument("--cc-doc", nargs="*", default=[], metavar="ALPHA:L")
     parser.add_argument("--prf", nargs="*", type=float, default=[], metavar="BETA")
     args = parser.parse_args()
@@ -324,7 +327,7 @@ def main() -> None:
     try:
         embedder = LocalEmbedder(32, 2)
         results = {
-            name: run(database, embedder, name, d, chosen, args.diversity)
+            name: run(database, embedder, name, d, chosen, args.diversity, args.candidates)
             for name, d in sets.items()
         }
     finally:
