@@ -236,10 +236,8 @@ SOURCES_FORGOTTEN = (
 )
 
 
-def open_source(service: RagspaceService, number: int | None, openable: OpenableSources) -> str:
+def open_source(service: RagspaceService, number: int, openable: OpenableSources) -> str:
     """The viewer's HTML for citation `number` of the last answer."""
-    if number is None:
-        return EMPTY_VIEWER
     chosen = next((o for o in openable if o["citation"]["number"] == number), None)
     if chosen is None:  # the server forgot this session (RAGSPACE_SESSION_CAPACITY)
         return viewer_notice(SOURCES_FORGOTTEN)

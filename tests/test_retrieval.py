@@ -104,7 +104,8 @@ def test_convex_scores_add_each_sides_scaled_score(
     def scores(mode: RetrievalMode) -> dict[int, Hit]:
         return {h.chunk_id: h for h in retriever.fused("E4711 lease", ops, 50, mode)}
 
-    hybrid, vector, keyword = (scores(m) for m in RetrievalMode)
+    hybrid = scores(RetrievalMode.HYBRID)
+    vector, keyword = scores(RetrievalMode.VECTOR), scores(RetrievalMode.KEYWORD)
     assert keyword and len(vector) > len(keyword)
     cosines = [h.vector_similarity for h in vector.values() if h.vector_similarity is not None]
     low, high = min(cosines), max(cosines)
