@@ -29,7 +29,7 @@ class RetrievalOptions:
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = 50
     fusion: Fusion = Fusion.CONVEX
-    vector_share: float = 0.35  # of a hit's score, in convex fusion (the full-text side: the rest)
+    vector_share: float = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
     rrf_k: int = 10
     keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
     ef_search: int = 400

@@ -350,7 +350,7 @@ class Settings(BaseSettings):
         ),
     )
     vector_share: float = Field(
-        default=0.35,
+        default=0.5,
         ge=0.0,
         le=1.0,
         validation_alias=AliasChoices("RAGSPACE_VECTOR_SHARE"),

@@ -8,6 +8,7 @@ from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
+from ragspace.store.search import BM25_B, BM25_K1
 from ragspace.worker import Ingestor
 from tests.fakes.embedders import RecordingEmbedder
 
@@ -118,6 +119,48 @@ def test_convex_scores_add_each_sides_scaled_score(
     for chunk_id, hit in hybrid.items():
         parts = [side[chunk_id].score for side in (vector, keyword) if chunk_id in side]
         assert hit.score == pytest.approx(sum(parts))
+
+
+def test_keyword_scores_follow_bm25(
+    service: RagspaceService, ingestor: Ingestor, store: Store, embedder: Embedder
+) -> None:
+    """More occurrences count, with diminishing returns; a longer chunk needs more of them;
+    the keyword side's scaled scores are exactly BM25's (the IDF is the same for all three)."""
+    filler = " ".join(f"word{n}" for n in range(80))
+    files = {
+        "once.md": "The zebra crossed the road.\n",
+        "thrice.md": "The zebra, a zebra and one more zebra crossed the road.\n",
+        "long.md": f"The zebra crossed the road. {filler}\n",
+        "none.md": "A horse crossed the road.\n",
+    }
+    service.create_docset("animals")
+    service.add_files("animals", [UploadedFile(n, t.encode()) for n, t in files.items()])
+    ingestor.process_all()
+    docset = store.get_docset_by_name("animals").id
+    share = 0.5
+    retriever = Retriever(store, embedder, RetrievalOptions(vector_share=share))
+    hits = retriever.fused("zebra", [docset], 10, RetrievalMode.KEYWORD)
+    assert [h.path for h in hits] == ["thrice.md", "once.md", "long.md"]
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select d.path, c.fts_words from chunks c join documents d on d.id = c.document_id"
+            " where c.docset_id = %s",
+            (docset,),
+        ).fetchall()
+        total = conn.execute(
+            "select words::float8 / chunks from docset_lengths where docset_id = %s", (docset,)
+        ).fetchone()
+    assert total is not None
+    words, average = dict(rows), float(total[0])
+    assert words["long.md"] > words["once.md"] + 70
+
+    def bm25(path: str, tf: int) -> float:
+        length = 1 - BM25_B + BM25_B * words[path] / average
+        return tf * (BM25_K1 + 1) / (tf + BM25_K1 * length)
+
+    best, middle, worst = bm25("thrice.md", 3), bm25("once.md", 1), bm25("long.md", 1)
+    scaled = [h.score / (1 - share) for h in hits]
+    assert scaled == pytest.approx([1.0, (middle - worst) / (best - worst), 0.0])
 
 
 @pytest.mark.usefixtures("corpus")

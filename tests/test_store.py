@@ -113,6 +113,37 @@ def test_keyword_statistics_follow_every_chunk_change(store: Store) -> None:
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual
     assert kept["leas"] == 2 and kept["shard"] == 1
+    assert _lengths(store, docset_id) == (3, 3 + 3 + 2)  # "by" is a stop word
     store.replace_chunks(document_id, docset_id, chunks[2:], vectors[:1], ["c"])
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual == {"shard": 1, "move": 1}
+    assert _lengths(store, docset_id) == (1, 2)
+
+
+def _lengths(store: Store, docset_id: int) -> tuple[int, int]:
+    """The DocSet's kept (chunks, words), checked against its chunks' vectors."""
+    with store._pool.connection() as conn:
+        kept = conn.execute(
+            "select chunks, words from docset_lengths where docset_id = %s", (docset_id,)
+        ).fetchone()
+        actual = conn.execute(
+            "select count(distinct c.id), coalesce(sum(array_length(u.positions, 1)), 0)"
+            " from chunks c, unnest(c.fts) u where c.docset_id = %s",
+            (docset_id,),
+        ).fetchone()
+        words = conn.execute(
+            "select coalesce(sum(fts_words), 0) from chunks where docset_id = %s", (docset_id,)
+        ).fetchone()
+    assert kept is not None and actual is not None and words is not None
+    assert tuple(kept) == tuple(actual) and words[0] == actual[1]
+    return int(kept[0]), int(kept[1])
+
+
+def test_a_terms_occurrences_are_read_from_the_full_text_vector(store: Store) -> None:
+    with store._pool.connection() as conn:
+        row = conn.execute(
+            "select tsvector_occurrences(v, 'leas'), tsvector_occurrences(v, 'shard'),"
+            " tsvector_occurrences(v, 'absent'), tsvector_words(v)"
+            " from to_tsvector('english', 'lease lease leases shard, the end') v"
+        ).fetchone()
+    assert row == (3, 1, 0, 5)

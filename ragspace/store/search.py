@@ -1,4 +1,4 @@
-"""Search SQL: HNSW vector KNN and IDF-weighted full-text search, fused in one query."""
+"""Search SQL: HNSW vector KNN and BM25 full-text search, fused in one query."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +25,7 @@ class SearchRequest:
     candidates: int = 50
     fusion: Fusion = Fusion.CONVEX
     # convex fusion: the vector side's share of a hit's score; the full-text side has the rest
-    vector_share: float = 0.35
+    vector_share: float = 0.5
     rrf_k: int = 10
     # the full-text ranking's weight in RRF; the quality vectors' ranking weighs 1
     keyword_weight: float = 1.25
@@ -79,6 +79,8 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         "rrf_k": request.rrf_k,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
+        "bm25_k1": BM25_K1,
+        "bm25_b": BM25_B,
         "k": request.k,
         "ref": request.ref,
     }
@@ -129,6 +131,10 @@ def _has_fast_only_chunks(
 # Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
 KEYWORD_MAX_TERMS = 8
 KEYWORD_MAX_MATCHES = 2_000
+# BM25's term-frequency saturation and length normalisation (Robertson's ranges: k1 1.2-2,
+# b about 0.75); chosen on the docs set, confirmed on the code set (docs/benchmarks.md)
+BM25_K1 = 2.0
+BM25_B = 0.6
 
 
 def _vector_type(dimensions: int) -> sql.Composable:
@@ -181,16 +187,20 @@ _FAST_RANKING = """
 """
 _FAST_CANDIDATES = sql.SQL(_FAST_RANKING.replace("{only}", "and embedding is null"))
 _FAST_EVERYWHERE = sql.SQL(_FAST_RANKING.replace("{only}", ""))
-# BM25-style keyword side: each query lexeme is weighted by its inverse document
-# frequency within the selected DocSets (from `docset_terms`, kept by triggers), so rare
-# identifiers outrank words that appear everywhere. Only the rarest lexemes pick the
-# candidates, bounded by how many chunks they match, so a question made of common words
-# cannot turn into a scan; lexemes in more than half the chunks are left out (their
-# classic Robertson-Sparck Jones IDF is not positive) unless nothing rarer matched.
-# Every chosen lexeme adds idf * ts_rank to a chunk's score.
+# Okapi BM25 keyword side: each query lexeme is weighted by its inverse document frequency
+# within the selected DocSets (from `docset_terms`, kept by triggers), so rare identifiers
+# outrank words that appear everywhere, and its frequency in a chunk counts
+# tf (k1 + 1) / (tf + k1 (1 - b + b len / average len)): more occurrences count, with
+# diminishing returns, and a long chunk needs more of them (lengths in indexed words, from
+# `chunks.fts_words` and `docset_lengths`). Only the rarest lexemes pick the candidates,
+# bounded by how many chunks they match, so a question made of common words cannot turn into
+# a scan; lexemes in more than half the chunks are left out (their classic
+# Robertson-Sparck Jones IDF is not positive) unless nothing rarer matched.
 _KEYWORD_TERMS = """
     corpus as (
-        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n
+        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
+               (select coalesce(sum(words)::float8 / nullif(sum(chunks), 0), 1.0)
+                from docset_lengths where docset_id = any(%(docsets)s)) as average_words
         from documents where docset_id = any(%(docsets)s)
     ),
     query_lexemes as (
@@ -211,7 +221,7 @@ _KEYWORD_TERMS = """
         from term_frequencies
     ),
     weighted_terms as (
-        select quote_literal(r.lexeme)::tsquery as query,
+        select r.lexeme, quote_literal(r.lexeme)::tsquery as query,
                ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
         from ranked_terms r cross join corpus
         where r.rarity = 1
@@ -226,9 +236,14 @@ _KEYWORD_CANDIDATES = sql.SQL(
                      / nullif(max(score) over () - min(score) over (), 0), 1.0) as scaled,
             %(keyword_weight)s::float8 as weight
      from (select id, score, row_number() over (order by score desc, id) as rank
-           from (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
+           from (select c.id, sum(w.idf * tf * (%(bm25_k1)s + 1)
+                                  / (tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                                         * c.fts_words / corpus.average_words)))
+                              as score
                  from weighted_terms w
+                 cross join corpus
                  join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s){ref}
+                 cross join lateral tsvector_occurrences(c.fts, w.lexeme) as tf
                  group by c.id
                  order by score desc, c.id
                  limit %(candidates)s) matched) ranked)

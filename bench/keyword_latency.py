@@ -1,0 +1,104 @@
+"""The keyword side's SQL alone: BM25 (the app's) against the former IDF x ts_rank, side by side.
+
+BM25 reads each matched term's frequency from the chunk's full-text vector
+(`tsvector_occurrences`) and the chunk's stored length; the former scoring called `ts_rank`
+once per matched term. Both run on every question of the two shared sets, alternately, over
+the DocSets `claude-docs` and `codebase` together (as `bench/quality_model.py --model minilm
+--data-dir DATA_DIR` leaves them), with the app's candidate count (50). Prints the medians and
+95th percentiles of each and their ratio. Run it on a quiet machine:
+
+    python bench/keyword_latency.py --data-dir /work/evaldata --rounds 3
+"""
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from embedder_throughput import DEFAULT_EVAL_DIR
+from psycopg import sql
+
+from ragspace.eval.evaluation import load_claude_docs, load_codebase
+from ragspace.retrieval import keyword_terms
+from ragspace.settings import Settings
+from ragspace.store import Database
+from ragspace.store.search import (
+    _KEYWORD_CANDIDATES,
+    _KEYWORD_TERMS,
+    BM25_B,
+    BM25_K1,
+    KEYWORD_MAX_MATCHES,
+    KEYWORD_MAX_TERMS,
+)
+
+CANDIDATES = 50
+# the keyword side as it was before BM25 (commit 2dc012a), over the same candidate terms
+_TS_RANK = """
+    (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
+     from weighted_terms w
+     join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s)
+     group by c.id
+     order by score desc, c.id
+     limit %(candidates)s)
+"""
+QUERIES = {
+    "bm25": sql.SQL("with " + _KEYWORD_TERMS + " unused as (select 1) select * from {}").format(
+        _KEYWORD_CANDIDATES.format(ref=sql.SQL(""))
+    ),
+    "ts_rank": sql.SQL(
+        "with " + _KEYWORD_TERMS + " unused as (select 1) select * from " + _TS_RANK
+    ),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    questions = [q.text for q in load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs").queries]
+    questions += [q.text for q in load_codebase(DEFAULT_EVAL_DIR / "codebase").queries]
+    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    try:
+        with database.pool.connection() as conn:
+            rows = conn.execute(
+                "select id from docsets where name in ('claude-docs', 'codebase')"
+            ).fetchall()
+            chunks = conn.execute("select count(*) from chunks").fetchone()
+        docsets = [row[0] for row in rows]
+        seconds: dict[str, list[float]] = {name: [] for name in QUERIES}
+        for round_number in range(args.rounds):
+            order = list(QUERIES) if round_number % 2 == 0 else list(reversed(QUERIES))
+            for question in questions:
+                params = {
+                    "terms": keyword_terms(question),
+                    "docsets": docsets,
+                    "candidates": CANDIDATES,
+                    "max_terms": KEYWORD_MAX_TERMS,
+                    "max_matches": KEYWORD_MAX_MATCHES,
+                    "bm25_k1": BM25_K1,
+                    "bm25_b": BM25_B,
+                    "keyword_weight": 1.0,
+                }
+                if not params["terms"]:
+                    continue
+                for name in order:
+                    with database.pool.connection() as conn:
+                        started = time.perf_counter()
+                        conn.execute(QUERIES[name], params).fetchall()
+                        seconds[name].append(time.perf_counter() - started)
+    finally:
+        database.close()
+    print(f"{len(docsets)} DocSets, {chunks[0] if chunks else 0} chunks, {args.rounds} rounds")
+    medians = {}
+    for name, values in seconds.items():
+        values.sort()
+        medians[name] = statistics.median(values)
+        p95 = values[int(len(values) * 0.95)]
+        p50_ms, p95_ms = medians[name] * 1000, p95 * 1000
+        print(f"{name}: {len(values)} queries, p50 {p50_ms:.2f} ms, p95 {p95_ms:.2f} ms")
+    print(f"bm25 / ts_rank (medians): {medians['bm25'] / medians['ts_rank']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
