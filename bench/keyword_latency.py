@@ -1,11 +1,11 @@
 """The keyword side's SQL alone: BM25 (the app's) against the former IDF x ts_rank, side by side.
 
-BM25 reads each matched term's frequency from the chunk's full-text vector
-(`tsvector_occurrences`) and the chunk's stored length; the former scoring called `ts_rank`
-once per matched term. Both run on every question of the two shared sets, alternately, over
-the DocSets `claude-docs` and `codebase` together (as `bench/quality_model.py --model minilm
---data-dir DATA_DIR` leaves them), with the app's candidate count (50). Prints the medians and
-95th percentiles of each and their ratio. Run it on a quiet machine:
+BM25 reads the matched terms' frequencies from each matched chunk's full-text vector and the
+chunk's stored length; the former scoring called `ts_rank` once per matched term. Both run on
+every question of the two shared sets, alternately, over the DocSets `claude-docs` and
+`codebase` together (as `bench/quality_model.py --model minilm --data-dir DATA_DIR` leaves
+them), with the app's candidate count (50). Prints the medians and 95th percentiles of each
+and their ratio. Run it on a quiet machine:
 
     python bench/keyword_latency.py --data-dir /work/evaldata --rounds 3
 """
@@ -55,6 +55,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--docsets",
+        nargs="+",
+        default=["claude-docs", "codebase"],
+        help="the DocSets searched together (bench-10000: the 10,000 chunks that "
+        "bench/query_latency.py builds)",
+    )
     args = parser.parse_args()
     questions = [q.text for q in load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs").queries]
     questions += [q.text for q in load_codebase(DEFAULT_EVAL_DIR / "codebase").queries]
@@ -62,10 +69,12 @@ def main() -> None:
     try:
         with database.pool.connection() as conn:
             rows = conn.execute(
-                "select id from docsets where name in ('claude-docs', 'codebase')"
+                "select id from docsets where name = any(%s)", (args.docsets,)
             ).fetchall()
-            chunks = conn.execute("select count(*) from chunks").fetchone()
-        docsets = [row[0] for row in rows]
+            docsets = [row[0] for row in rows]
+            chunks = conn.execute(
+                "select count(*) from chunks where docset_id = any(%s)", (docsets,)
+            ).fetchone()
         seconds: dict[str, list[float]] = {name: [] for name in QUERIES}
         for round_number in range(args.rounds):
             order = list(QUERIES) if round_number % 2 == 0 else list(reversed(QUERIES))

@@ -229,6 +229,10 @@ _KEYWORD_TERMS = """
                and r.df <= corpus.n / 2)
     ),
 """
+# The chunks that hold any chosen lexeme (one GIN scan of their disjunction); for each, once,
+# its vector cut down to those lexemes (`setweight` marks them A, as nothing else in `fts`
+# is, and `ts_filter` keeps them: both in C, without expanding the whole vector) gives each
+# lexeme's positions in the chunk: its term frequency.
 _KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank,
@@ -236,16 +240,22 @@ _KEYWORD_CANDIDATES = sql.SQL(
                      / nullif(max(score) over () - min(score) over (), 0), 1.0) as scaled,
             %(keyword_weight)s::float8 as weight
      from (select id, score, row_number() over (order by score desc, id) as rank
-           from (select c.id, sum(w.idf * tf * (%(bm25_k1)s + 1)
-                                  / (tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
-                                                         * c.fts_words / corpus.average_words)))
-                              as score
-                 from weighted_terms w
+           from (select c.id, bm25.score
+                 from (select array_agg(lexeme) as lexemes,
+                              string_agg(quote_literal(lexeme), ' | ')::tsquery as query
+                       from weighted_terms) chosen
                  cross join corpus
-                 join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s){ref}
-                 cross join lateral tsvector_occurrences(c.fts, w.lexeme) as tf
-                 group by c.id
-                 order by score desc, c.id
+                 join chunks c on c.fts @@ chosen.query and c.docset_id = any(%(docsets)s){ref}
+                 cross join lateral (
+                     select sum(w.idf * u.tf * (%(bm25_k1)s + 1)
+                                / (u.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                                         * c.fts_words / corpus.average_words)))
+                            as score
+                     from (select lexeme, coalesce(array_length(positions, 1), 1) as tf
+                           from unnest(ts_filter(setweight(c.fts, 'A', chosen.lexemes), '{{a}}'))
+                          ) u
+                     join weighted_terms w on w.lexeme = u.lexeme) bm25
+                 order by bm25.score desc, c.id
                  limit %(candidates)s) matched) ranked)
     """
 )

@@ -71,11 +71,3 @@ select docset_id, count(*), sum(fts_words)
 from chunks
 group by docset_id
 on conflict (docset_id) do nothing;
-
--- how often a lexeme occurs in a full-text vector: its term frequency, read without
--- expanding the whole vector (0 when absent; a lexeme stored without positions counts once)
-create or replace function tsvector_occurrences(v tsvector, lexeme text) returns integer
-language sql immutable strict parallel safe as $$
-    select coalesce((select coalesce(array_length(u.positions, 1), 1)
-                     from unnest(ts_filter(setweight(v, 'A', array[lexeme]), '{a}')) as u), 0)
-$$;
