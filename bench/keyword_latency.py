@@ -8,6 +8,11 @@ them), with the app's candidate count (50). Prints the medians and 95th percenti
 and their ratio. Run it on a quiet machine:
 
     python bench/keyword_latency.py --data-dir /work/evaldata --rounds 3
+
+With --synthetic N it searches instead the DocSet bench-N that `bench/query_latency.py` builds
+(real passages repeated, N chunks), building it in DATA_DIR first if it is not there:
+
+    python bench/keyword_latency.py --data-dir /work/lat10k --synthetic 10000 --rounds 2
 """
 
 import argparse
@@ -15,13 +20,16 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
 from embedder_throughput import DEFAULT_EVAL_DIR
 from psycopg import sql
+from query_latency import EVAL, load, seed_passages
 
+from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.retrieval import keyword_terms
 from ragspace.settings import Settings
-from ragspace.store import Database
+from ragspace.store import Database, Store
 from ragspace.store.search import (
     _KEYWORD_CANDIDATES,
     _KEYWORD_TERMS,
@@ -55,22 +63,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument(
-        "--docsets",
-        nargs="+",
-        default=["claude-docs", "codebase"],
-        help="the DocSets searched together (bench-10000: the 10,000 chunks that "
-        "bench/query_latency.py builds)",
-    )
+    parser.add_argument("--synthetic", type=int, metavar="N", help="search bench-N instead")
     args = parser.parse_args()
     questions = [q.text for q in load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs").queries]
     questions += [q.text for q in load_codebase(DEFAULT_EVAL_DIR / "codebase").queries]
     database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    names = ["claude-docs", "codebase"]
     try:
+        if args.synthetic:
+            names = [f"bench-{args.synthetic}"]
+            store = Store(database.pool)
+            if not any(docset.name == names[0] for docset in store.list_docsets()):
+                seeds = seed_passages(EVAL)
+                vectors = np.asarray(LocalEmbedder(32, 2).embed(seeds), dtype=np.float32)
+                load(store, args.synthetic, seeds, vectors)
         with database.pool.connection() as conn:
-            rows = conn.execute(
-                "select id from docsets where name = any(%s)", (args.docsets,)
-            ).fetchall()
+            rows = conn.execute("select id from docsets where name = any(%s)", (names,)).fetchall()
             docsets = [row[0] for row in rows]
             chunks = conn.execute(
                 "select count(*) from chunks where docset_id = any(%s)", (docsets,)
