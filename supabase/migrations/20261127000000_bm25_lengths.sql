@@ -15,7 +15,7 @@ alter table chunks add column fts_words integer generated always as (
     tsvector_words(to_tsvector('english', header || ' ' || content || ' ' || identifier_words(header || ' ' || content)))
 ) stored;
 
--- Per-DocSet totals for the average length, kept by the same statement triggers as
+-- Per-DocSet totals for the average length, kept by statement triggers beside those of
 -- `docset_terms` (set-based, so bulk COPY stays fast).
 create table if not exists docset_lengths (
     docset_id bigint primary key references docsets (id) on delete cascade,
@@ -23,15 +23,9 @@ create table if not exists docset_lengths (
     words bigint not null
 );
 
-create or replace function docset_terms_add() returns trigger language plpgsql as $$
+create or replace function docset_lengths_add() returns trigger language plpgsql as $$
 begin
     -- sorted, so concurrent writers lock rows in the same order and cannot deadlock
-    insert into docset_terms as t (docset_id, lexeme, df)
-    select docset_id, lexeme, count(*)
-    from new_chunks, unnest(tsvector_to_array(fts)) as lexeme
-    group by docset_id, lexeme
-    order by docset_id, lexeme
-    on conflict (docset_id, lexeme) do update set df = t.df + excluded.df;
     insert into docset_lengths as l (docset_id, chunks, words)
     select docset_id, count(*), sum(fts_words)
     from new_chunks
@@ -43,16 +37,8 @@ begin
 end;
 $$;
 
-create or replace function docset_terms_remove() returns trigger language plpgsql as $$
+create or replace function docset_lengths_remove() returns trigger language plpgsql as $$
 begin
-    update docset_terms as t set df = t.df - gone.df
-    from (
-        select docset_id, lexeme, count(*) as df
-        from old_chunks, unnest(tsvector_to_array(fts)) as lexeme
-        group by docset_id, lexeme
-        order by docset_id, lexeme
-    ) as gone
-    where t.docset_id = gone.docset_id and t.lexeme = gone.lexeme;
     update docset_lengths as l set chunks = l.chunks - gone.chunks, words = l.words - gone.words
     from (
         select docset_id, count(*) as chunks, sum(fts_words) as words
@@ -64,6 +50,20 @@ begin
     return null;
 end;
 $$;
+
+create trigger chunks_lengths_insert after insert on chunks
+    referencing new table as new_chunks
+    for each statement execute function docset_lengths_add();
+create trigger chunks_lengths_delete after delete on chunks
+    referencing old table as old_chunks
+    for each statement execute function docset_lengths_remove();
+-- an UPDATE that changes the text is a remove followed by an add
+create trigger chunks_lengths_update_old after update on chunks
+    referencing old table as old_chunks
+    for each statement execute function docset_lengths_remove();
+create trigger chunks_lengths_update_new after update on chunks
+    referencing new table as new_chunks
+    for each statement execute function docset_lengths_add();
 
 -- chunks stored before this migration
 insert into docset_lengths (docset_id, chunks, words)
