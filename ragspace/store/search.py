@@ -154,14 +154,18 @@ def _ref_filter(ref: str | None, document_id: str) -> sql.Composable:
 
 # Each side yields (id, vector_similarity, keyword_rank, rank, scaled, weight): ranks start at
 # 1; `scaled` is the side's score mapped onto 0-1 over its own candidates (best 1, worst 0; all
-# 1 when they score alike), as convex fusion combines them.
+# 1 when they score alike), as convex fusion combines them. Both vector rankings' columns,
+# all but the weight, from each candidate's cosine distance:
+_BY_DISTANCE = """
+    id, 1 - distance as vector_similarity, null::int as keyword_rank,
+    row_number() over (order by distance, id) as rank,
+    coalesce((max(distance) over () - distance)
+             / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled
+"""
 _VECTOR_CANDIDATES = sql.SQL(
-    """
-    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank,
-            coalesce((max(distance) over () - distance)
-                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
-            %(vector_weight)s::float8 as weight
+    "(select "
+    + _BY_DISTANCE
+    + """, %(vector_weight)s::float8 as weight
      from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
            from chunks
            where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}
@@ -172,19 +176,18 @@ _VECTOR_CANDIDATES = sql.SQL(
 # The fast tier's own ranking: over the chunks that have no quality vector yet (the partial
 # HNSW index holds exactly those), or over every chunk (an exact scan, for evaluating the fast
 # tier alone). Cosines of the static and the quality model are not comparable, so each tier
-# is ranked on its own and only the ranks meet, in RRF.
-_FAST_RANKING = """
-    (select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank,
-            coalesce((max(distance) over () - distance)
-                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
-            %(fast_weight)s::float8 as weight
+# is ranked and scaled on its own (in RRF only the ranks meet).
+_FAST_RANKING = (
+    "(select "
+    + _BY_DISTANCE
+    + """, %(fast_weight)s::float8 as weight
      from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
            from chunks
            where docset_id = any(%(docsets)s) and fast_embedding is not null {only}{ref}
            order by fast_embedding <=> %(fq)s::vector(384)
            limit %(candidates)s) nearest_fast)
 """
+)
 _FAST_CANDIDATES = sql.SQL(_FAST_RANKING.replace("{only}", "and embedding is null"))
 _FAST_EVERYWHERE = sql.SQL(_FAST_RANKING.replace("{only}", ""))
 # Okapi BM25 keyword side: each query lexeme is weighted by its inverse document frequency
