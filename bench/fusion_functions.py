@@ -19,10 +19,10 @@ candidate lists, all computed from one fetch per question:
 - `prf B`: pseudo-relevance feedback on the vector side (Rocchio): the query vector plus B
   times the mean vector of the fused top 3 chunks, searched again, then fused with RRF at the
   app's defaults;
-- `bm25 K1:B cc A`: the keyword side scored by Okapi BM25 instead of the app's
-  idf x ts_rank (same lexemes, same IDF, same candidate count): a term's frequency tf in a
-  chunk counts tf (K1 + 1) / (tf + K1 (1 - B + B len / avg len)), len being the chunk's
-  number of indexed words; then the convex combination with vector share A;
+- `bm25 K1:B cc A`: the keyword side scored by Okapi BM25, as the app now does, instead of
+  the former idf x ts_rank (same lexemes, same IDF, same candidate count): a term's
+  frequency tf in a chunk counts tf (K1 + 1) / (tf + K1 (1 - B + B len / avg len)), len
+  being the chunk's number of indexed words; then the convex combination with vector share A;
 - `windows W` (applied to every variant above, like `div`): the variant's fused top 30
   reranked by (1 - W) x its fused score + W x the best cosine between the question and the
   chunk's windows of lines (about --window-chars characters each, embedded by the same local
@@ -33,7 +33,8 @@ Every variant keeps one hit per prose section and the first 10, as the app's sea
 and is scored with the evaluation's own matching (chunk level). The vector side is an exact
 scan in numpy over the DocSet's stored MiniLM vectors (the app's HNSW scan with
 ef_search 400 over a few thousand chunks returns the same neighbours; the `rrf 10:1.25` row
-checks this against `ragspace eval`'s figures). The keyword side is the app's own SQL.
+checks this against `ragspace eval`'s figures). The keyword side of every variant but `bm25`
+is the app's former SQL, idf x ts_rank over the app's own candidate terms (`TS_RANK_SCORES`).
 
 Usage (the DocSets `claude-docs` and `codebase` in DATA_DIR, as `bench/quality_model.py
 --model minilm --data-dir DATA_DIR` leaves them):
@@ -83,7 +84,8 @@ _CHUNKS = """
     from chunks c join documents d on d.id = c.document_id join docsets ds on ds.id = c.docset_id
     where ds.name = %(name)s and c.embedding is not null
 """
-_KEYWORD_SCORES = (
+# the keyword side until BM25 replaced it (2dc012a): idf x ts_rank of each chosen lexeme
+TS_RANK_SCORES = (
     "with "
     + _KEYWORD_TERMS
     + """
@@ -95,7 +97,7 @@ _KEYWORD_SCORES = (
 )
 # the lexemes the app's keyword side searches for, with their IDF
 _WEIGHTED_TERMS = (
-    "with " + _KEYWORD_TERMS + " unused as (select 1) select query::text, idf from weighted_terms"
+    "with " + _KEYWORD_TERMS + " unused as (select 1) select lexeme, idf from weighted_terms"
 )
 # every chunk's indexed words: (chunk id, lexeme, occurrences)
 _POSTINGS = """
@@ -172,12 +174,12 @@ def keyword_params(corpus: Corpus, question: str) -> dict[str, Any]:
 
 
 def keyword_scores(database: Database, corpus: Corpus, question: str) -> Scores:
-    """The app's full-text side: IDF-weighted ts_rank of the question's terms, best first."""
+    """The former full-text side: IDF-weighted ts_rank of the question's terms, best first."""
     params = keyword_params(corpus, question)
     if not params["terms"]:
         return {}
     with database.pool.connection() as conn:
-        rows = conn.execute(sql.SQL(_KEYWORD_SCORES), params).fetchall()
+        rows = conn.execute(sql.SQL(TS_RANK_SCORES), params).fetchall()
     return {int(row[0]): float(row[1]) for row in rows}
 
 
@@ -188,8 +190,7 @@ def weighted_terms(database: Database, corpus: Corpus, question: str) -> dict[st
         return {}
     with database.pool.connection() as conn:
         rows = conn.execute(sql.SQL(_WEIGHTED_TERMS), params).fetchall()
-    # a tsquery of one lexeme prints as 'lexeme'
-    return {str(query).strip("'"): float(idf) for query, idf in rows}
+    return {str(lexeme): float(idf) for lexeme, idf in rows}
 
 
 def bm25(corpus: Corpus, terms: dict[str, float], k1: float, b: float) -> Scores:

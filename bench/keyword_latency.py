@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from embedder_throughput import DEFAULT_EVAL_DIR
+from fusion_functions import TS_RANK_SCORES
 from psycopg import sql
 from query_latency import EVAL, load, seed_passages
 
@@ -40,22 +41,11 @@ from ragspace.store.search import (
 )
 
 CANDIDATES = 50
-# the keyword side as it was before BM25 (commit 2dc012a), over the same candidate terms
-_TS_RANK = """
-    (select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1)) as score
-     from weighted_terms w
-     join chunks c on c.fts @@ w.query and c.docset_id = any(%(docsets)s)
-     group by c.id
-     order by score desc, c.id
-     limit %(candidates)s)
-"""
 QUERIES = {
     "bm25": sql.SQL("with " + _KEYWORD_TERMS + " unused as (select 1) select * from {}").format(
         _KEYWORD_CANDIDATES.format(ref=sql.SQL(""))
     ),
-    "ts_rank": sql.SQL(
-        "with " + _KEYWORD_TERMS + " unused as (select 1) select * from " + _TS_RANK
-    ),
+    "ts_rank": sql.SQL(TS_RANK_SCORES),  # the keyword side before BM25, same candidate terms
 }
 
 

@@ -178,12 +178,12 @@ def main() -> None:
                 for mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR):
                     result[f"{name} {mode.value}"] = scores(service, name, dataset, mode)
             variants = {
-                f"rrf {fusion}": {
+                f"rrf {rrf_k}:{weight}": {
                     "fusion": "rrf",
-                    "rrf_k": int(fusion.split(":")[0]),
-                    "keyword_weight": float(fusion.split(":")[1]),
+                    "rrf_k": int(rrf_k),
+                    "keyword_weight": float(weight),
                 }
-                for fusion in args.fusion
+                for rrf_k, weight in (fusion.split(":") for fusion in args.fusion)
             } | {
                 f"convex {share:g}": {"fusion": "convex", "vector_share": share}
                 for share in args.vector_share
