@@ -11,6 +11,7 @@ import numpy.typing as npt
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
 from ragspace.models import Fusion, Hit, RetrievalMode, SearchTier
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
@@ -33,6 +34,7 @@ class RetrievalOptions:
     rrf_k: int = 10
     keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
     ef_search: int = 400
+    exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
     tier: SearchTier = SearchTier.BEST
     fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)
 
@@ -150,6 +152,7 @@ class Retriever:
             rrf_k=self.options.rrf_k,
             keyword_weight=self.options.keyword_weight,
             ef_search=max(k, self.options.ef_search),
+            exact_max_chunks=self.options.exact_max_chunks,
             fast_vector=static.embed([query])[0] if use_fast and static else None,
             fast_everywhere=tier is SearchTier.FAST,
             fast_weight=fast_weight,

@@ -127,6 +127,7 @@ def build_service(
             rrf_k=settings.rrf_k,
             keyword_weight=settings.keyword_weight,
             ef_search=settings.hnsw_ef_search,
+            exact_max_chunks=settings.exact_search_max_chunks,
             fast_weight=settings.fast_tier_weight,
         ),
         fast,

@@ -12,6 +12,10 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # docs/benchmarks.md). Questions meet prose at higher cosines than code, so each has its own.
 LOCAL_RELEVANCE_FLOOR_PROSE = 0.40
 LOCAL_RELEVANCE_FLOOR_CODE = 0.24
+# Searches whose DocSets hold at most this many chunks rank them by exact vector distance
+# instead of walking the HNSW graph shared by every DocSet (ragspace/store/vector_plan.py;
+# chosen with bench/filtered_search.py, figures in docs/benchmarks.md).
+EXACT_SEARCH_MAX_CHUNKS = 20_000
 
 
 class Settings(BaseSettings):
@@ -374,7 +378,19 @@ class Settings(BaseSettings):
         ge=1,
         le=1000,
         validation_alias=AliasChoices("RAGSPACE_HNSW_EF_SEARCH"),
-        description="HNSW candidate list size at query time; 400 keeps DocSet-filtered recall.",
+        description=(
+            "HNSW candidate list size at query time, for DocSets too large for an exact scan; "
+            "raised as the searched DocSets' share of all chunks shrinks."
+        ),
+    )
+    exact_search_max_chunks: int = Field(
+        default=EXACT_SEARCH_MAX_CHUNKS,
+        ge=0,
+        validation_alias=AliasChoices("RAGSPACE_EXACT_SEARCH_MAX_CHUNKS"),
+        description=(
+            "Searches over DocSets holding at most this many chunks compare every vector "
+            "(exact, whatever else the database holds); larger ones use the HNSW index."
+        ),
     )
     min_similarity: float = Field(
         default=0.2,

@@ -1,4 +1,5 @@
-"""Search SQL: HNSW vector KNN and BM25 full-text search, fused in one query."""
+"""Search SQL: vector KNN (exact or HNSW, vector_plan.py) and BM25 full-text search, fused in
+one query."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,6 +12,13 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ragspace.models import Fusion, Hit
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS
+from ragspace.store.vector_plan import (
+    VectorPlan,
+    nearest,
+    plan_vector_search,
+    session_settings,
+)
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,8 @@ class SearchRequest:
     # the full-text ranking's weight in RRF; the quality vectors' ranking weighs 1
     keyword_weight: float = 1.25
     ef_search: int = 400
+    # a selection of at most this many chunks is ranked by exact distance (vector_plan.py)
+    exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS
     # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
     fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     # rank every chunk by its fast vector (evaluating the fast tier), not only fast-only ones
@@ -42,34 +52,133 @@ class SearchRequest:
 
 
 def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
-    """Vector KNN and/or full-text search in the given DocSets, fused, one query."""
-    parts: list[sql.Composable] = []
-    # the ref filter is added only when asked for, so an unversioned search keeps its plan
-    ref = _ref_filter(request.ref, "document_id")
-    ref_c = _ref_filter(request.ref, "c.document_id")  # the keyword side's alias
-    if request.query_vector is not None:
-        parts.append(
-            _VECTOR_CANDIDATES.format(
-                vt=_vector_type(request.dimensions), dims=sql.Literal(request.dimensions), ref=ref
-            )
-        )
-    if request.keyword_terms:
-        parts.append(_KEYWORD_CANDIDATES.format(ref=ref_c))
+    """Vector KNN and/or full-text search in the given DocSets, fused, one query (after one
+    look-up of the DocSets' sizes when a vector side takes part, to plan it)."""
     if not request.docset_ids:
         return []
-    if request.fast_vector is not None and (
-        request.fast_everywhere or _has_fast_only_chunks(pool, request.docset_ids)
-    ):
-        fast = _FAST_EVERYWHERE if request.fast_everywhere else _FAST_CANDIDATES
-        parts.append(fast.format(ref=ref))
+    with pool.connection() as conn, conn.transaction():
+        query = _prepare(conn, request)
+        if query is None:
+            return []
+        with conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(query, _parameters(request)).fetchall()
+    return [Hit.model_validate(row) for row in rows]
+
+
+def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> str:
+    """The query plan Postgres runs for this search (EXPLAIN's text), e.g. to see which index
+    each ranking uses; empty when there is nothing to search."""
+    with pool.connection() as conn, conn.transaction():
+        query = _prepare(conn, request)
+        if query is None or not request.docset_ids:
+            return ""
+        rows = conn.execute(sql.SQL("explain ") + query, _parameters(request)).fetchall()
+    return "\n".join(str(row[0]) for row in rows)
+
+
+def _prepare(conn: psycopg.Connection[Any], request: SearchRequest) -> sql.Composed | None:
+    """The fused query, with the HNSW settings its vector rankings need set on `conn` (for
+    the current transaction); None when no side takes part."""
+    parts, plans = _candidate_rankings(conn, request)
     if not parts:
-        return []
-    query = sql.SQL(_FUSED).format(
+        return None
+    for statement in session_settings(_strictest(plans)):
+        conn.execute(statement)
+    return sql.SQL(_FUSED).format(
         keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
         candidates=sql.SQL(" union all ").join(parts),
         contribution=_CONTRIBUTION[request.fusion],
     )
-    params = {
+
+
+def _candidate_rankings(
+    conn: psycopg.Connection[Any], request: SearchRequest
+) -> tuple[list[sql.Composable], list[VectorPlan]]:
+    """Each side's candidate ranking, and how each vector ranking finds its nearest chunks."""
+    parts: list[sql.Composable] = []
+    plans: list[VectorPlan] = []
+    # the ref filter is added only when asked for, so an unversioned search keeps its plan
+    ref = _ref_filter(request.ref, "document_id")
+    wants_fast = request.fast_vector is not None
+    if request.query_vector is not None or wants_fast:
+        selected, table, fast_only = _selection(conn, request, fast=wants_fast)
+        if request.query_vector is not None:
+            plan = plan_vector_search(
+                selected,
+                selected / max(table, 1),
+                request.candidates,
+                request.ef_search,
+                request.exact_max_chunks,
+            )
+            parts.append(_quality_ranking(request.dimensions, plan, ref))
+            plans.append(plan)
+        if wants_fast and (request.fast_everywhere or fast_only > 0):
+            # the fast index holds every DocSet's waiting chunks: their share is not kept, so
+            # a large selection walks it as far as pgvector allows
+            plan = (
+                VectorPlan(exact=True)  # no index holds every fast vector
+                if request.fast_everywhere
+                else plan_vector_search(
+                    fast_only,
+                    0.0,
+                    request.candidates,
+                    request.ef_search,
+                    request.exact_max_chunks,
+                )
+            )
+            parts.append(_fast_ranking(plan, ref, everywhere=request.fast_everywhere))
+            plans.append(plan)
+    if request.keyword_terms:
+        parts.append(_KEYWORD_CANDIDATES.format(ref=_ref_filter(request.ref, "c.document_id")))
+    return parts, plans
+
+
+def _selection(
+    conn: psycopg.Connection[Any], request: SearchRequest, fast: bool
+) -> tuple[int, int, int]:
+    """Chunks of the searched DocSets, of every DocSet (both kept in `docset_lengths`), and of
+    the searched DocSets' chunks still waiting for their quality vector (counted only with
+    `fast`, and only up to one more than an exact scan takes: from a small partial index)."""
+    row = conn.execute(
+        _SELECTION,
+        {
+            "docsets": list(request.docset_ids),
+            "fast": fast,
+            "fast_limit": request.exact_max_chunks + 1,
+        },
+    ).fetchone()
+    assert row is not None  # an aggregate without group by returns one row
+    return int(row[0]), int(row[1]), int(row[2])
+
+
+_SELECTION = """
+    select coalesce(sum(chunks) filter (where docset_id = any(%(docsets)s)), 0)::bigint,
+           coalesce(sum(chunks), 0)::bigint,
+           case when %(fast)s then (
+               select count(*) from (
+                   select 1 from chunks
+                   where docset_id = any(%(docsets)s)
+                     and embedding is null and fast_embedding is not null
+                   limit %(fast_limit)s) waiting)
+           else 0 end
+    from docset_lengths
+"""
+
+
+def _strictest(plans: Sequence[VectorPlan]) -> VectorPlan:
+    """One set of HNSW limits for the query: the largest any of its index walks asks for."""
+    walks = [plan for plan in plans if not plan.exact]
+    if not walks:
+        return VectorPlan(exact=True)
+    return VectorPlan(
+        exact=False,
+        ef_search=max(plan.ef_search for plan in walks),
+        max_scan_tuples=max(plan.max_scan_tuples for plan in walks),
+    )
+
+
+def _parameters(request: SearchRequest) -> dict[str, Any]:
+    return {
         **side_weights(request),
         "q": request.query_vector,
         "fq": request.fast_vector,
@@ -84,15 +193,6 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
         "k": request.k,
         "ref": request.ref,
     }
-    with pool.connection() as conn, conn.transaction():
-        # keep walking the HNSW graph until enough rows pass the DocSet filter
-        conn.execute("set local hnsw.iterative_scan = strict_order")
-        conn.execute(
-            sql.SQL("set local hnsw.ef_search = {}").format(sql.Literal(request.ef_search))
-        )
-        with conn.cursor(row_factory=dict_row) as cur:
-            rows = cur.execute(query, params).fetchall()
-    return [Hit.model_validate(row) for row in rows]
 
 
 def side_weights(request: SearchRequest) -> dict[str, float]:
@@ -109,23 +209,6 @@ def side_weights(request: SearchRequest) -> dict[str, float]:
         "keyword_weight": request.keyword_weight,
         "fast_weight": request.fast_weight,
     }
-
-
-def _has_fast_only_chunks(
-    pool: ConnectionPool[psycopg.Connection[Any]], docset_ids: Sequence[int]
-) -> bool:
-    """Whether some chunk of these DocSets still waits for its quality vector.
-
-    Answered from a small partial index; when false (the usual case once ingestion is
-    done) the query is exactly the single-tier one.
-    """
-    with pool.connection() as conn:
-        row = conn.execute(
-            "select exists (select 1 from chunks where docset_id = any(%s)"
-            " and embedding is null and fast_embedding is not null)",
-            (list(docset_ids),),
-        ).fetchone()
-    return bool(row and row[0])
 
 
 # Bounds of the keyword side's work per query (see _KEYWORD_TERMS).
@@ -154,42 +237,47 @@ def _ref_filter(ref: str | None, document_id: str) -> sql.Composable:
 
 # Each side yields (id, vector_similarity, keyword_rank, rank, scaled, weight): ranks start at
 # 1; `scaled` is the side's score mapped onto 0-1 over its own candidates (best 1, worst 0; all
-# 1 when they score alike), as convex fusion combines them. Both vector rankings' columns,
-# all but the weight, from each candidate's cosine distance:
-_BY_DISTANCE = """
-    id, 1 - distance as vector_similarity, null::int as keyword_rank,
-    row_number() over (order by distance, id) as rank,
-    coalesce((max(distance) over () - distance)
-             / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled
-"""
-_VECTOR_CANDIDATES = sql.SQL(
-    "(select "
-    + _BY_DISTANCE
-    + """, %(vector_weight)s::float8 as weight
-     from (select id, embedding::{vt} <=> %(q)s::{vt} as distance
-           from chunks
-           where docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}
-           order by embedding::{vt} <=> %(q)s::{vt}
-           limit %(candidates)s) nearest)
+# 1 when they score alike), as convex fusion combines them. A vector ranking's columns, all but
+# the weight, from each of its nearest chunks' cosine distance:
+_BY_DISTANCE = sql.SQL(
+    """(select id, 1 - distance as vector_similarity, null::int as keyword_rank,
+            row_number() over (order by distance, id) as rank,
+            coalesce((max(distance) over () - distance)
+                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
+            {weight}::float8 as weight
+     from ({nearest}) nearest)
     """
 )
-# The fast tier's own ranking: over the chunks that have no quality vector yet (the partial
-# HNSW index holds exactly those), or over every chunk (an exact scan, for evaluating the fast
-# tier alone). Cosines of the static and the quality model are not comparable, so each tier
-# is ranked and scaled on its own (in RRF only the ranks meet).
-_FAST_RANKING = (
-    "(select "
-    + _BY_DISTANCE
-    + """, %(fast_weight)s::float8 as weight
-     from (select id, fast_embedding <=> %(fq)s::vector(384) as distance
-           from chunks
-           where docset_id = any(%(docsets)s) and fast_embedding is not null {only}{ref}
-           order by fast_embedding <=> %(fq)s::vector(384)
-           limit %(candidates)s) nearest_fast)
-"""
-)
-_FAST_CANDIDATES = sql.SQL(_FAST_RANKING.replace("{only}", "and embedding is null"))
-_FAST_EVERYWHERE = sql.SQL(_FAST_RANKING.replace("{only}", ""))
+
+
+def _quality_ranking(dimensions: int, plan: VectorPlan, ref: sql.Composable) -> sql.Composable:
+    """The quality vectors' ranking (the DocSets' own model, `dimensions` wide)."""
+    vt = _vector_type(dimensions)
+    distance = sql.SQL("embedding::{vt} <=> %(q)s::{vt}").format(vt=vt)
+    # the HNSW index of this width is partial on exactly this predicate
+    where = sql.SQL("docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}").format(
+        dims=sql.Literal(dimensions), ref=ref
+    )
+    return _BY_DISTANCE.format(
+        weight=sql.SQL("%(vector_weight)s"), nearest=nearest(plan, distance, where)
+    )
+
+
+def _fast_ranking(plan: VectorPlan, ref: sql.Composable, everywhere: bool) -> sql.Composable:
+    """The fast tier's own ranking: over the chunks that have no quality vector yet (the
+    partial HNSW index holds exactly those), or over every chunk (evaluating the fast tier
+    alone). Cosines of the static and the quality model are not comparable, so each tier is
+    ranked and scaled on its own (in RRF only the ranks meet)."""
+    only = sql.SQL("") if everywhere else sql.SQL(" and embedding is null")
+    distance = sql.SQL("fast_embedding <=> %(fq)s::vector(384)")
+    where = sql.SQL(
+        "docset_id = any(%(docsets)s) and fast_embedding is not null{only}{ref}"
+    ).format(only=only, ref=ref)
+    return _BY_DISTANCE.format(
+        weight=sql.SQL("%(fast_weight)s"), nearest=nearest(plan, distance, where)
+    )
+
+
 # Okapi BM25 keyword side: each query lexeme is weighted by its inverse document frequency
 # within the selected DocSets (from `docset_terms`, kept by triggers), so rare identifiers
 # outrank words that appear everywhere, and its frequency in a chunk counts

@@ -1,0 +1,301 @@
+"""Filtered vector search: recall@10 against exact search and hybrid latency, per DocSet size,
+beside growing amounts of other DocSets in the same database.
+
+Run on a quiet machine (loading a million chunks and building the indexes takes a while; the
+data folder is kept, so a second run measures at once):
+
+    python bench/filtered_search.py --data-dir /work/filtered \
+        --targets 1000 10000 100000 --others 0 100000 1000000 --queries 100
+
+Every cell is one target DocSet (1k, 10k or 100k chunks) searched alone while the database
+also holds `others` chunks of ten other DocSets. Vectors are realistic, not uniform noise:
+every chunk's vector is the real MiniLM embedding of one of ~1,500 passages of the shared
+evaluation corpora plus a small Gaussian perturbation (as `query_latency.py` builds them), and
+the other DocSets draw from the same passages, so their vectors sit right beside the target's:
+the case in which a graph walk over everyone's vectors misses the target's neighbours.
+
+- recall@10: the DocSet's vector top-10 as the app returns it (`Retriever.search`, vector
+  mode) against the exact top-10 computed here with NumPy over the DocSet's stored vectors
+  (a returned chunk counts when its exact distance is within 1e-5 of the tenth's).
+- hybrid p50 / p95: `Retriever.search` in hybrid mode, query embedding included, as
+  `query_latency.py` measures it.
+
+With `--code NAME=PATH` (repeatable) each cell is measured once per source tree, in a child
+process run by PATH/.venv/bin/python (e.g. a worktree of an earlier commit with its own
+`pip install -e .`), one after the other on the same data: before and after a change, side
+by side. Results are appended to `bench/results/filtered_search.jsonl` (`--results`), one
+line per cell and code.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from query_latency import EVAL, percentile, questions, seed_passages
+
+from ragspace.embeddings import LocalEmbedder
+from ragspace.models import ChunkDraft, RetrievalMode
+from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.settings import Settings
+from ragspace.store import Database, NewDocument, Store
+
+MODEL = "local/all-MiniLM-L6-v2-int8"
+OTHER_DOCSETS = 10
+CHUNKS_PER_DOCUMENT = 500
+# loads of at least this many chunks drop the vector and full-text indexes first and build
+# them again after (as a restore would); smaller loads insert through the live indexes
+REBUILD_FROM = 200_000
+RESULTS = Path(__file__).parent / "results" / "filtered_search.jsonl"
+TIE = 1e-5
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measured cell: a target DocSet beside other DocSets, with one source tree."""
+
+    code: str
+    target_chunks: int
+    other_chunks: int
+    queries: int
+    recall_at_10: float
+    worst_recall_at_10: float
+    hybrid_p50_ms: float
+    hybrid_p95_ms: float
+    vector_p50_ms: float
+
+
+def docset_chunks(store: Store, name: str) -> tuple[int, int]:
+    """The DocSet's id (created when missing) and how many chunks it holds."""
+    try:
+        docset = store.get_docset_by_name(name)
+    except Exception:
+        docset = store.create_docset(name, "", MODEL, 384)
+    with store.pool.connection() as conn:
+        row = conn.execute(
+            "select count(*) from chunks where docset_id = %s", (docset.id,)
+        ).fetchone()
+    return docset.id, int(row[0]) if row else 0
+
+
+def top_up(
+    store: Store, name: str, size: int, seeds: list[str], seed_vectors: np.ndarray, salt: int
+) -> int:
+    """Grow the DocSet `name` to `size` chunks of perturbed seed passages; its id."""
+    docset_id, have = docset_chunks(store, name)
+    rng = np.random.default_rng([salt, have])
+    for first in range(have, size, CHUNKS_PER_DOCUMENT):
+        count = min(CHUNKS_PER_DOCUMENT, size - first)
+        picks = rng.integers(0, len(seeds), count)
+        vectors = seed_vectors[picks] + rng.normal(0, 0.05, (count, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        chunks = [
+            ChunkDraft(
+                ordinal=i, content=f"part {first + i}: {seeds[p]}", start_line=i + 1, end_line=i + 1
+            )
+            for i, p in enumerate(picks)
+        ]
+        path = f"doc-{first}.md"
+        [document_id] = store.upsert_documents(
+            docset_id, None, [NewDocument(path, "doc", "markdown", "x", f"{name}-{first}")]
+        )
+        store.replace_chunks(
+            document_id, docset_id, chunks, vectors.astype(np.float32), [path] * count
+        )
+    return docset_id
+
+
+def rebuilt_indexes(store: Store) -> list[tuple[str, str]]:
+    """Drop the chunks' vector and full-text indexes; their names and definitions."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select indexname, indexdef from pg_indexes where tablename = 'chunks'"
+            " and (indexdef ilike '%%using hnsw%%' or indexdef ilike '%%using gin%%')"
+        ).fetchall()
+        for name, _ in rows:
+            conn.execute(f'drop index "{name}"'.encode())
+    return [(str(name), str(definition)) for name, definition in rows]
+
+
+def build_indexes(store: Store, definitions: list[tuple[str, str]]) -> None:
+    """Create the dropped indexes again, timing each."""
+    with store.pool.connection() as conn:
+        conn.execute("set maintenance_work_mem = '8GB'")
+        conn.execute("set max_parallel_maintenance_workers = 1")
+        for name, definition in definitions:
+            started = time.perf_counter()
+            conn.execute(definition.encode())
+            print(f"<!-- built {name} in {time.perf_counter() - started:.0f} s -->", flush=True)
+        conn.execute("vacuum analyze chunks")
+
+
+def load(args: argparse.Namespace, others: int) -> None:
+    """Targets at their sizes and `others` chunks spread over ten other DocSets."""
+    embedder = LocalEmbedder()
+    seeds = seed_passages(args.eval_dir)
+    seed_vectors = embedder.embed(seeds)
+    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    try:
+        store = Store(database.pool)
+        started = time.perf_counter()
+        missing = sum(t - docset_chunks(store, f"target-{t}")[1] for t in args.targets)
+        missing += sum(
+            others // OTHER_DOCSETS - docset_chunks(store, f"other-{i}")[1]
+            for i in range(OTHER_DOCSETS)
+        )
+        dropped = rebuilt_indexes(store) if missing >= REBUILD_FROM else []
+        for size in args.targets:
+            top_up(store, f"target-{size}", size, seeds, seed_vectors, salt=size)
+        for i in range(OTHER_DOCSETS):
+            top_up(store, f"other-{i}", others // OTHER_DOCSETS, seeds, seed_vectors, 1000 + i)
+        if dropped:
+            build_indexes(store, dropped)
+        elif missing:
+            with store.pool.connection() as conn:
+                conn.execute("analyze chunks")
+        print(f"<!-- loaded {missing} chunks in {time.perf_counter() - started:.0f} s -->")
+    finally:
+        database.close()
+
+
+def exact_top(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Cosine distances of every row to the query, ascending (the exact ranking)."""
+    return np.sort(1.0 - vectors @ query)
+
+
+def recall(found: list[int], distance_of: dict[int, float], exact: np.ndarray) -> float:
+    """Share of the exact top-10 found: a hit counts when it is as close as the tenth."""
+    tenth = float(exact[min(9, len(exact) - 1)])
+    good = sum(1 for chunk in found[:10] if distance_of[chunk] <= tenth + TIE)
+    return good / min(10, len(exact))
+
+
+def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
+    """Every target DocSet measured with the `ragspace` this process imports."""
+    embedder = LocalEmbedder()
+    asked = questions(args.eval_dir)
+    rng = np.random.default_rng(7)
+    sample = [asked[i] for i in rng.choice(len(asked), args.queries, replace=False)]
+    query_vectors = embedder.embed(sample)
+    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    cells = []
+    try:
+        store = Store(database.pool)
+        retriever = Retriever(store, embedder, RetrievalOptions())
+        for size in args.targets:
+            docset_id, _ = docset_chunks(store, f"target-{size}")
+            ids, vectors = stored_vectors(store, docset_id)
+            distance_of_all = 1.0 - vectors @ query_vectors.T
+            recalls, vector_ms = [], []
+            for q, query in enumerate(sample):
+                started = time.perf_counter()
+                hits = retriever.search(query, [docset_id], 10, RetrievalMode.VECTOR)
+                vector_ms.append((time.perf_counter() - started) * 1000)
+                distance_of = dict(zip(ids, distance_of_all[:, q].tolist(), strict=True))
+                found = [hit.chunk_id for hit in hits]
+                recalls.append(recall(found, distance_of, np.sort(distance_of_all[:, q])))
+            for query in sample[:10]:  # warm the keyword side's pages too
+                retriever.search(query, [docset_id], 10, RetrievalMode.HYBRID)
+            hybrid_ms = []
+            for query in sample:
+                started = time.perf_counter()
+                retriever.search(query, [docset_id], 10, RetrievalMode.HYBRID)
+                hybrid_ms.append((time.perf_counter() - started) * 1000)
+            cells.append(
+                Cell(
+                    code=code,
+                    target_chunks=size,
+                    other_chunks=others,
+                    queries=len(sample),
+                    recall_at_10=round(float(np.mean(recalls)), 4),
+                    worst_recall_at_10=round(min(recalls), 2),
+                    hybrid_p50_ms=round(percentile(hybrid_ms, 50), 1),
+                    hybrid_p95_ms=round(percentile(hybrid_ms, 95), 1),
+                    vector_p50_ms=round(percentile(vector_ms, 50), 1),
+                )
+            )
+    finally:
+        database.close()
+    return cells
+
+
+def stored_vectors(store: Store, docset_id: int) -> tuple[list[int], np.ndarray]:
+    """The DocSet's chunk ids and quality vectors, as stored."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select id, embedding from chunks where docset_id = %s order by id", (docset_id,)
+        ).fetchall()
+    return [int(r[0]) for r in rows], np.stack([r[1].to_numpy() for r in rows]).astype(np.float32)
+
+
+def run_measure_child(args: argparse.Namespace, code: str, tree: Path, others: int) -> None:
+    """Measure in a child process that imports `ragspace` from `tree`."""
+    python = tree / ".venv" / "bin" / "python"  # the tree's own install (an editable one wins)
+    command = [str(python), __file__, "--measure-only", "--code", f"{code}={tree}"]
+    command += ["--data-dir", str(args.data_dir), "--queries", str(args.queries)]
+    command += ["--targets", *map(str, args.targets), "--others", str(others)]
+    command += ["--results", str(args.results)]
+    subprocess.run(command, check=True)
+
+
+def record(args: argparse.Namespace, cells: list[Cell]) -> None:
+    """Print the cells and append them to the results file."""
+    load_average = os.getloadavg()[0]
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    with args.results.open("a", encoding="utf-8") as out:
+        for cell in cells:
+            row = {
+                **asdict(cell),
+                "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+                "commit": commit,
+                "load": round(load_average, 2),
+            }
+            out.write(json.dumps(row) + "\n")
+            print(
+                f"| {cell.code} | {cell.target_chunks:,} | {cell.other_chunks:,} | "
+                f"{cell.recall_at_10:.3f} (worst {cell.worst_recall_at_10:.1f}) | "
+                f"{cell.hybrid_p50_ms} | {cell.hybrid_p95_ms} | {cell.vector_p50_ms} |",
+                flush=True,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--targets", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--others", type=int, nargs="+", default=[0, 100_000, 1_000_000])
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--eval-dir", type=Path, default=EVAL)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--code", action="append", default=[], metavar="NAME=PATH")
+    parser.add_argument("--load-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    codes = [tuple(spec.split("=", 1)) for spec in args.code] or [("this", "")]
+    if args.measure_only:
+        [(code, _)] = codes
+        record(args, measure(args, code, args.others[0]))
+        return
+    print("| code | DocSet chunks | other chunks | recall@10 | hybrid p50 | p95 | vector p50 |")
+    print("|---|---:|---:|---:|---:|---:|---:|", flush=True)
+    for others in sorted(args.others):
+        load(args, others)
+        if args.load_only:
+            continue
+        for code, tree in codes:
+            if tree:
+                run_measure_child(args, code, Path(tree).resolve(), others)
+            else:
+                record(args, measure(args, code, others))
+
+
+if __name__ == "__main__":
+    main()
