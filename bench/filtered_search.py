@@ -24,7 +24,8 @@ With `--code NAME=PATH` (repeatable) each cell is measured once per source tree,
 process run by PATH/.venv/bin/python (e.g. a worktree of an earlier commit with its own
 `pip install -e .`), one after the other on the same data: before and after a change, side
 by side. Results are appended to `bench/results/filtered_search.jsonl` (`--results`), one
-line per cell and code.
+line per cell and code; `--report` prints the latest of each cell as the table that
+docs/benchmarks.md shows (tests/test_benchmark_figures.py checks that they agree).
 """
 
 import argparse
@@ -50,7 +51,7 @@ OTHER_DOCSETS = 10
 CHUNKS_PER_DOCUMENT = 500
 # loads of at least this many chunks drop the vector and full-text indexes first and build
 # them again after (as a restore would); smaller loads insert through the live indexes
-REBUILD_FROM = 200_000
+REBUILD_FROM = 50_000
 RESULTS = Path(__file__).parent / "results" / "filtered_search.jsonl"
 TIE = 1e-5
 
@@ -110,28 +111,32 @@ def top_up(
     return docset_id
 
 
-def rebuilt_indexes(store: Store) -> list[tuple[str, str]]:
-    """Drop the chunks' vector and full-text indexes; their names and definitions."""
+def drop_indexes(store: Store, saved: Path) -> None:
+    """Drop the chunks' vector and full-text indexes, their definitions saved first (so an
+    interrupted load builds them again when run anew)."""
     with store.pool.connection() as conn:
         rows = conn.execute(
             "select indexname, indexdef from pg_indexes where tablename = 'chunks'"
             " and (indexdef ilike '%%using hnsw%%' or indexdef ilike '%%using gin%%')"
         ).fetchall()
+        known = json.loads(saved.read_text()) if saved.exists() else []
+        saved.write_text(json.dumps(known + [list(row) for row in rows]))
         for name, _ in rows:
             conn.execute(f'drop index "{name}"'.encode())
-    return [(str(name), str(definition)) for name, definition in rows]
 
 
-def build_indexes(store: Store, definitions: list[tuple[str, str]]) -> None:
+def build_indexes(store: Store, saved: Path) -> None:
     """Create the dropped indexes again, timing each."""
-    with store.pool.connection() as conn:
-        conn.execute("set maintenance_work_mem = '8GB'")
-        conn.execute("set max_parallel_maintenance_workers = 1")
-        for name, definition in definitions:
+    for name, definition in json.loads(saved.read_text()):
+        with store.pool.connection() as conn:
+            conn.execute("set maintenance_work_mem = '8GB'")
+            conn.execute("set max_parallel_maintenance_workers = 1")
             started = time.perf_counter()
             conn.execute(definition.encode())
-            print(f"<!-- built {name} in {time.perf_counter() - started:.0f} s -->", flush=True)
-        conn.execute("vacuum analyze chunks")
+        print(f"<!-- built {name} in {time.perf_counter() - started:.0f} s -->", flush=True)
+    saved.unlink()
+    with store.pool.connection() as conn:
+        conn.execute("analyze chunks")
 
 
 def load(args: argparse.Namespace, others: int) -> None:
@@ -148,13 +153,15 @@ def load(args: argparse.Namespace, others: int) -> None:
             others // OTHER_DOCSETS - docset_chunks(store, f"other-{i}")[1]
             for i in range(OTHER_DOCSETS)
         )
-        dropped = rebuilt_indexes(store) if missing >= REBUILD_FROM else []
+        saved = args.data_dir / "dropped_indexes.json"
+        if missing >= REBUILD_FROM:
+            drop_indexes(store, saved)
         for size in args.targets:
             top_up(store, f"target-{size}", size, seeds, seed_vectors, salt=size)
         for i in range(OTHER_DOCSETS):
             top_up(store, f"other-{i}", others // OTHER_DOCSETS, seeds, seed_vectors, 1000 + i)
-        if dropped:
-            build_indexes(store, dropped)
+        if saved.exists():
+            build_indexes(store, saved)
         elif missing:
             with store.pool.connection() as conn:
                 conn.execute("analyze chunks")
@@ -267,10 +274,33 @@ def record(args: argparse.Namespace, cells: list[Cell]) -> None:
             )
 
 
+REPORT_HEADER = (
+    "| code | DocSet chunks | other chunks | recall@10 (worst query) | hybrid p50 ms | "
+    "hybrid p95 ms | vector p50 ms | queries | date | commit | load |"
+)
+
+
+def report(results: Path) -> str:
+    """The latest measurement of every (code, DocSet size, other chunks) cell, as a table."""
+    latest: dict[tuple[str, int, int], dict[str, object]] = {}
+    for line in results.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        latest[(row["code"], row["target_chunks"], row["other_chunks"])] = row
+    lines = [REPORT_HEADER, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
+    for _, row in sorted(latest.items(), key=lambda item: (item[0][2], item[0][1], item[0][0])):
+        lines.append(
+            f"| {row['code']} | {row['target_chunks']:,} | {row['other_chunks']:,} | "
+            f"{row['recall_at_10']:.3f} ({row['worst_recall_at_10']:.1f}) | "
+            f"{row['hybrid_p50_ms']} | {row['hybrid_p95_ms']} | {row['vector_p50_ms']} | "
+            f"{row['queries']} | {row['date']} | {row['commit']} | {row['load']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
-    parser.add_argument("--targets", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--targets", type=int, nargs="*", default=[1000, 10_000, 100_000])
     parser.add_argument("--others", type=int, nargs="+", default=[0, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--eval-dir", type=Path, default=EVAL)
@@ -278,7 +308,11 @@ def main() -> None:
     parser.add_argument("--code", action="append", default=[], metavar="NAME=PATH")
     parser.add_argument("--load-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--report", action="store_true", help="print the results as a table")
     args = parser.parse_args()
+    if args.report:
+        print(report(args.results), end="")
+        return
     codes = [tuple(spec.split("=", 1)) for spec in args.code] or [("this", "")]
     if args.measure_only:
         [(code, _)] = codes
