@@ -189,10 +189,12 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
     rng = np.random.default_rng(7)
     sample = [asked[i] for i in rng.choice(len(asked), args.queries, replace=False)]
     query_vectors = embedder.embed(sample)
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    settings = Settings(_env_file=None, data_dir=args.data_dir)
+    database = Database.open(settings)
     cells = []
     try:
         store = Store(database.pool)
+        build_graphs(store, settings)
         retriever = Retriever(store, embedder, RetrievalOptions())
         for size in args.targets:
             docset_id, _ = docset_chunks(store, f"target-{size}")
@@ -231,6 +233,21 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
     return cells
 
 
+def build_graphs(store: Store, settings: Settings) -> None:
+    """What the app's idle workers do first: give DocSets above the exact limit a graph of
+    their own (code since issue 42; earlier code has none, so measure it first)."""
+    try:
+        from ragspace.store.docset_graphs import build_missing_graphs
+    except ImportError:
+        return
+    started = time.perf_counter()
+    built = build_missing_graphs(store.pool, settings.exact_search_max_chunks)
+    if built:
+        with store.pool.connection() as conn:
+            conn.execute("analyze chunks")
+        print(f"<!-- built {built} DocSet graphs in {time.perf_counter() - started:.0f} s -->")
+
+
 def stored_vectors(store: Store, docset_id: int) -> tuple[list[int], np.ndarray]:
     """The DocSet's chunk ids and quality vectors, as stored."""
     with store.pool.connection() as conn:
@@ -247,7 +264,7 @@ def run_measure_child(args: argparse.Namespace, code: str, tree: Path, others: i
     command += ["--data-dir", str(args.data_dir), "--queries", str(args.queries)]
     command += ["--targets", *map(str, args.targets), "--others", str(others)]
     command += ["--results", str(args.results)]
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, cwd=tree)  # its commit is the one recorded
 
 
 def record(args: argparse.Namespace, cells: list[Cell]) -> None:

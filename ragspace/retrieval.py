@@ -11,7 +11,7 @@ import numpy.typing as npt
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
 from ragspace.models import Fusion, Hit, RetrievalMode, SearchTier
-from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
@@ -33,7 +33,7 @@ class RetrievalOptions:
     vector_share: float = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
     rrf_k: int = 10
     keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
-    ef_search: int = 400
+    ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
     tier: SearchTier = SearchTier.BEST
     fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)

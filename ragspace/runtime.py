@@ -30,6 +30,7 @@ from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.static_embedder import FastTier
 from ragspace.store import Database, Store
+from ragspace.store.docset_graphs import build_missing_graphs
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
 log = logging.getLogger(__name__)
@@ -245,7 +246,13 @@ def open_runtime(
         threads = settings.worker_threads if worker_threads is None else worker_threads
         # jobs of a stopped process are taken over when their lease expires, never at
         # start-up: other processes sharing the database may still be running them
-        workers = WorkerPool(ingestor, threads, settings.worker_poll_seconds)
+        workers = WorkerPool(
+            ingestor,
+            threads,
+            settings.worker_poll_seconds,
+            # DocSets too large for an exact scan get an HNSW graph of their own
+            on_idle=lambda: build_missing_graphs(store.pool, settings.exact_search_max_chunks),
+        )
         syncer = build_syncer(settings, store)
         scheduler = (
             ResyncScheduler(

@@ -13,9 +13,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 LOCAL_RELEVANCE_FLOOR_PROSE = 0.40
 LOCAL_RELEVANCE_FLOOR_CODE = 0.24
 # Searches whose DocSets hold at most this many chunks rank them by exact vector distance
-# instead of walking the HNSW graph shared by every DocSet (ragspace/store/vector_plan.py;
-# chosen with bench/filtered_search.py, figures in docs/benchmarks.md).
+# instead of walking the HNSW graph shared by every DocSet (ragspace/store/vector_plan.py).
+# An exact scan costs about 0.7 µs a chunk on 2 cores (docs/benchmarks.md), so 14 ms here:
+# a 10,000-chunk DocSet's hybrid search stays within its 30 ms.
 EXACT_SEARCH_MAX_CHUNKS = 20_000
+# HNSW candidate list size: the smallest of 400, 600, 800 and 1,000 at which a 100,000-chunk
+# DocSet's own graph reaches recall@10 0.99 against exact search on near-random vectors
+# (bench/experiments/hnsw_walks.py; shared walks raise it further by the selection's share)
+HNSW_EF_SEARCH = 800
 
 
 class Settings(BaseSettings):
@@ -374,7 +379,7 @@ class Settings(BaseSettings):
         description="RRF fusion: weight of the full-text ranking (vectors weigh 1).",
     )
     hnsw_ef_search: int = Field(
-        default=400,
+        default=HNSW_EF_SEARCH,
         ge=1,
         le=1000,
         validation_alias=AliasChoices("RAGSPACE_HNSW_EF_SEARCH"),

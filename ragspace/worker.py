@@ -7,7 +7,7 @@ import socket
 import threading
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -308,12 +308,20 @@ def _position(starts: list[list[Any]], first: int, last: int) -> tuple[Any, Any]
 
 
 class WorkerPool:
-    """Threads that run an Ingestor until stopped; `wake()` skips the idle wait."""
+    """Threads that run an Ingestor until stopped; `wake()` skips the idle wait. `on_idle`
+    runs when a thread finds no work (upkeep such as building large DocSets' own graphs)."""
 
-    def __init__(self, ingestor: Ingestor, threads: int, idle_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        ingestor: Ingestor,
+        threads: int,
+        idle_seconds: float = 2.0,
+        on_idle: Callable[[], object] | None = None,
+    ) -> None:
         self._ingestor = ingestor
         self._count = threads
         self._idle_seconds = idle_seconds
+        self._on_idle = on_idle
         self._stop = threading.Event()
         self._work = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -337,6 +345,16 @@ class WorkerPool:
             thread.join(timeout)
         self._threads.clear()
 
+    def _upkeep(self) -> None:
+        if self._on_idle is None:
+            return
+        try:
+            self._on_idle()
+        except DatabaseUnavailableError:
+            pass  # logged once when it went down; tried again at the next idle moment
+        except Exception:
+            log.exception("Worker upkeep failed; trying again when next idle")
+
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
@@ -347,6 +365,7 @@ class WorkerPool:
                 log.exception("Ingestion worker error; retrying shortly")
                 busy = False
             if not busy:
+                self._upkeep()
                 # idle: give back what ingestion and the requests in between freed
                 release_free_memory()
                 self._work.wait(self._idle_seconds)

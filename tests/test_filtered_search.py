@@ -14,6 +14,7 @@ from ragspace.embeddings import Embedder
 from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
+from ragspace.store.docset_graphs import build_missing_graphs, graph_name
 from ragspace.store.search import SearchRequest, explain_search
 from ragspace.store.vector_plan import (
     HNSW_DEFAULT_MAX_SCAN_TUPLES,
@@ -112,6 +113,51 @@ def test_the_fast_tier_is_ranked_exactly_below_the_limit(store: Store) -> None:
     assert "chunks_fast_embedding_idx" not in explain_search(store.pool, request)
     exact = [ids[i] for i in np.argsort(1 - vectors @ query, kind="stable")[:10]]
     assert [hit.chunk_id for hit in store.search(request)] == exact
+
+
+def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
+    """The exact top-k of these DocSets' chunks, computed here with NumPy."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select id, embedding from chunks where docset_id = any(%s) order by id",
+            (docset_ids,),
+        ).fetchall()
+    vectors = np.stack([row[1].to_numpy() for row in rows])
+    order = np.argsort(1 - vectors @ query, kind="stable")[:k]
+    return [rows[i][0] for i in order]
+
+
+def _graphs(store: Store) -> set[str]:
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select relname from pg_class where relname like %s", ("%\\_docset\\_%\\_idx",)
+        )
+        return {str(row[0]) for row in rows}
+
+
+@pytest.mark.parametrize("dimensions", [384, 1536])
+def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensions: int) -> None:
+    rng = np.random.default_rng(dimensions + 1)
+    seeds = rng.normal(size=(30, dimensions))
+    large = _docset(store, "large", _near(rng, seeds, 3000, 0.1), ["large"])
+    small = _docset(store, "small", _near(rng, seeds, 400, 0.1), ["small"])
+
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 1
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 0  # built once
+    assert _graphs(store) == {graph_name(large, dimensions)}
+    with store.pool.connection() as conn:
+        conn.execute("analyze chunks")
+    query = _near(rng, seeds[:1], 1, 0.1)[0]
+    for docsets in ([large], [large, small]):
+        request = SearchRequest(docsets, dimensions, 10, query_vector=query, exact_max_chunks=2000)
+        assert graph_name(large, dimensions) in explain_search(store.pool, request)
+        assert [hit.chunk_id for hit in store.search(request)] == _nearest_ids(
+            store, docsets, query, 10
+        )
+
+    store.delete_docset(large)  # its graph goes at the next upkeep
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 0
+    assert _graphs(store) == set()
 
 
 def _passages() -> list[str]:

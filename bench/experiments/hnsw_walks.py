@@ -43,6 +43,8 @@ EXACT = """
 # (order, ef_search, limit, max_scan_tuples)
 WALKS = [
     ("strict_order", 400, 50, 20_000),
+    ("strict_order", 600, 50, 20_000),
+    ("strict_order", 800, 50, 20_000),
     ("strict_order", 1000, 50, 20_000),
     ("relaxed_order", 1000, 50, 20_000),
     ("relaxed_order", 1000, 200, 50_000),

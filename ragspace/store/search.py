@@ -12,7 +12,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ragspace.models import Fusion, Hit
-from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
+from ragspace.store.docset_graphs import docsets_with_graphs
 from ragspace.store.vector_plan import (
     VectorPlan,
     nearest,
@@ -37,7 +38,7 @@ class SearchRequest:
     rrf_k: int = 10
     # the full-text ranking's weight in RRF; the quality vectors' ranking weighs 1
     keyword_weight: float = 1.25
-    ef_search: int = 400
+    ef_search: int = HNSW_EF_SEARCH
     # a selection of at most this many chunks is ranked by exact distance (vector_plan.py)
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS
     # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
@@ -101,17 +102,13 @@ def _candidate_rankings(
     ref = _ref_filter(request.ref, "document_id")
     wants_fast = request.fast_vector is not None
     if request.query_vector is not None or wants_fast:
-        selected, table, fast_only = _selection(conn, request, fast=wants_fast)
+        sizes, table, fast_only = _selection(conn, request, fast=wants_fast)
         if request.query_vector is not None:
-            plan = plan_vector_search(
-                selected,
-                selected / max(table, 1),
-                request.candidates,
-                request.ef_search,
-                request.exact_max_chunks,
+            nearest_quality, quality_plans = _quality_nearest(conn, request, sizes, table, ref)
+            parts.append(
+                _BY_DISTANCE.format(weight=sql.SQL("%(vector_weight)s"), nearest=nearest_quality)
             )
-            parts.append(_quality_ranking(request.dimensions, plan, ref))
-            plans.append(plan)
+            plans += quality_plans
         if wants_fast and (request.fast_everywhere or fast_only > 0):
             # the fast index holds every DocSet's waiting chunks: their share is not kept, so
             # a large selection walks it as far as pgvector allows
@@ -135,25 +132,28 @@ def _candidate_rankings(
 
 def _selection(
     conn: psycopg.Connection[Any], request: SearchRequest, fast: bool
-) -> tuple[int, int, int]:
-    """Chunks of the searched DocSets, of every DocSet (both kept in `docset_lengths`), and of
-    the searched DocSets' chunks still waiting for their quality vector (counted only with
-    `fast`, and only up to one more than an exact scan takes: from a small partial index)."""
-    row = conn.execute(
+) -> tuple[dict[int, int], int, int]:
+    """Chunks of each searched DocSet and of every DocSet (kept in `docset_lengths`), and how
+    many of the searched DocSets' chunks still wait for their quality vector (counted only
+    with `fast`, and only up to one more than an exact scan takes: from a small partial
+    index)."""
+    rows = conn.execute(
         _SELECTION,
         {
             "docsets": list(request.docset_ids),
             "fast": fast,
             "fast_limit": request.exact_max_chunks + 1,
         },
-    ).fetchone()
-    assert row is not None  # an aggregate without group by returns one row
-    return int(row[0]), int(row[1]), int(row[2])
+    ).fetchall()
+    sizes = {int(docset): int(chunks) for docset, chunks, _, _ in rows if docset is not None}
+    table, fast_only = (int(rows[0][2]), int(rows[0][3])) if rows else (0, 0)
+    return sizes, table, fast_only
 
 
 _SELECTION = """
-    select coalesce(sum(chunks) filter (where docset_id = any(%(docsets)s)), 0)::bigint,
-           coalesce(sum(chunks), 0)::bigint,
+    with lengths as (select docset_id, chunks from docset_lengths)
+    select l.docset_id, l.chunks,
+           (select coalesce(sum(chunks), 0) from lengths)::bigint,
            case when %(fast)s then (
                select count(*) from (
                    select 1 from chunks
@@ -161,8 +161,70 @@ _SELECTION = """
                      and embedding is null and fast_embedding is not null
                    limit %(fast_limit)s) waiting)
            else 0 end
-    from docset_lengths
+    from (select 1) one
+    left join lengths l on l.docset_id = any(%(docsets)s)
 """
+
+
+def _quality_nearest(
+    conn: psycopg.Connection[Any],
+    request: SearchRequest,
+    sizes: dict[int, int],
+    table: int,
+    ref: sql.Composable,
+) -> tuple[sql.Composable, list[VectorPlan]]:
+    """The quality vectors' nearest chunks (id, distance) and how they are found: exactly for
+    a small selection; else each DocSet with a graph of its own walks it (docset_graphs.py)
+    and the others are ranked together, exactly or on the shared graph, by their own size."""
+    distance = sql.SQL("embedding::{vt} <=> %(q)s::{vt}").format(
+        vt=_vector_type(request.dimensions)
+    )
+    selected = sum(sizes.values())
+    plan = _plan(request, selected, table)
+    own = set() if plan.exact else docsets_with_graphs(conn, sorted(sizes), request.dimensions)
+    if not own:
+        return nearest(plan, distance, _quality_filter(request, list(request.docset_ids), ref)), [
+            plan
+        ]
+    walks: list[sql.Composable] = []
+    plans: list[VectorPlan] = []
+    for docset_id in sorted(own):  # a literal, so the planner sees the partial index applies
+        alone = _plan(request, sizes[docset_id], sizes[docset_id])
+        where = sql.SQL("docset_id = {} and vector_dims(embedding) = {}{}").format(
+            sql.Literal(docset_id), sql.Literal(request.dimensions), ref
+        )
+        walks.append(nearest(alone, distance, where))
+        plans.append(alone)
+    rest = [d for d in request.docset_ids if d not in own]
+    if rest:
+        rows = sum(sizes.get(d, 0) for d in rest)
+        plans.append(_plan(request, rows, table))
+        walks.append(nearest(plans[-1], distance, _quality_filter(request, rest, ref)))
+    merged = sql.SQL(
+        "select id, distance from ({}) walks order by distance, id limit %(candidates)s"
+    ).format(sql.SQL(" union all ").join(sql.SQL("({})").format(w) for w in walks))
+    return merged, plans
+
+
+def _plan(request: SearchRequest, rows: int, table: int) -> VectorPlan:
+    return plan_vector_search(
+        rows, rows / max(table, 1), request.candidates, request.ef_search, request.exact_max_chunks
+    )
+
+
+def _quality_filter(
+    request: SearchRequest, docset_ids: list[int], ref: sql.Composable
+) -> sql.Composable:
+    """These DocSets' rows with a quality vector of the request's width (the shared HNSW
+    index of that width is partial on exactly this predicate)."""
+    docsets = (
+        sql.SQL("%(docsets)s")
+        if list(docset_ids) == list(request.docset_ids)
+        else sql.Literal(docset_ids)
+    )
+    return sql.SQL("docset_id = any({}) and vector_dims(embedding) = {}{}").format(
+        docsets, sql.Literal(request.dimensions), ref
+    )
 
 
 def _strictest(plans: Sequence[VectorPlan]) -> VectorPlan:
@@ -248,19 +310,6 @@ _BY_DISTANCE = sql.SQL(
      from ({nearest}) nearest)
     """
 )
-
-
-def _quality_ranking(dimensions: int, plan: VectorPlan, ref: sql.Composable) -> sql.Composable:
-    """The quality vectors' ranking (the DocSets' own model, `dimensions` wide)."""
-    vt = _vector_type(dimensions)
-    distance = sql.SQL("embedding::{vt} <=> %(q)s::{vt}").format(vt=vt)
-    # the HNSW index of this width is partial on exactly this predicate
-    where = sql.SQL("docset_id = any(%(docsets)s) and vector_dims(embedding) = {dims}{ref}").format(
-        dims=sql.Literal(dimensions), ref=ref
-    )
-    return _BY_DISTANCE.format(
-        weight=sql.SQL("%(vector_weight)s"), nearest=nearest(plan, distance, where)
-    )
 
 
 def _fast_ranking(plan: VectorPlan, ref: sql.Composable, everywhere: bool) -> sql.Composable:
