@@ -1,6 +1,9 @@
 """Local folders and checkouts: one classification for uploads, folders and GitHub."""
 
 import codecs
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,15 @@ from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
-from ragspace.sources.folder import GIT_DIR, IGNORED, SYMLINK, read_folder, select_files
+from ragspace.sources.folder import (
+    GIT_DIR,
+    IGNORED,
+    NOT_REGULAR,
+    SYMLINK,
+    FolderListing,
+    read_folder,
+    select_files,
+)
 from ragspace.worker import Ingestor
 
 pytestmark = pytest.mark.slow  # ingests a 259-file checkout
@@ -122,6 +133,36 @@ def test_folder_walk_honours_gitignore_git_dir_symlinks_and_filters(tmp_path: Pa
     with pytest.raises(ValidationError) as missing:
         read_folder(tmp_path / "absent", FileFilter())
     assert "absent" in str(missing.value)
+
+
+def _within(limit: float, run: Callable[[], FolderListing]) -> FolderListing:
+    """`run()` in a daemon thread; the test fails if it has not returned after `limit`
+    seconds (a walk blocked on a FIFO never returns; the thread dies with the process)."""
+    result: list[FolderListing] = []
+    thread = threading.Thread(target=lambda: result.append(run()), daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive():
+        pytest.fail("read_folder blocked on a special file")
+    return result[0]
+
+
+def test_only_regular_files_are_read_from_a_folder(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "app.py").write_text("def run():\n    return 1\n")
+    os.mkfifo(root / ".gitignore")  # would block open() until a writer comes
+    os.mkfifo(root / "notes.md")
+    (root / "sub" / ".gitignore").symlink_to("/dev/zero")  # endless bytes
+    (root / "sub" / "guide.md").write_text("# Guide\n")
+
+    listing = _within(20, lambda: read_folder(root, FileFilter()))
+    assert [f.name for f in listing.files] == ["proj/app.py", "proj/sub/guide.md"]
+    assert {(s.path, s.reason) for s in listing.skipped} == {
+        ("proj/.gitignore", NOT_REGULAR),
+        ("proj/notes.md", NOT_REGULAR),
+        ("proj/sub/.gitignore", SYMLINK),
+    }
 
 
 # the service on a real checkout

@@ -1,6 +1,8 @@
 """Local folders and checkouts: walk the tree, honour .gitignore and the filters, read files."""
 
+import errno
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,6 +16,11 @@ from ragspace.sources.filters import FileFilter
 GIT_DIR = "git metadata folder (.git/)"
 IGNORED = "ignored by .gitignore"
 SYMLINK = "symbolic link"
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+MAX_GITIGNORE_BYTES = 1 << 20
+# O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a path that became
+# a symbolic link after the walk looked at it is refused, not followed
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
 @dataclass
@@ -54,24 +61,46 @@ def read_folder(root: Path, file_filter: FileFilter, max_files: int = 5000) -> F
         here = Path(current).relative_to(root).as_posix()
         here = "" if here == "." else here
         if ".gitignore" in files:
-            text = (Path(current) / ".gitignore").read_text("utf-8", errors="replace")
-            ignores.add(here, text)
+            _add_gitignore(Path(current) / ".gitignore", here, ignores)
         dirs[:] = sorted(d for d in dirs if _enter(Path(current), here, d, ignores, listing))
         for name in sorted(files):
             relative = f"{here}/{name}" if here else name
-            reason = _file_reason(Path(current) / name, relative, ignores, file_filter)
-            if reason:
-                listing.skipped.append(SkippedItem(path=_shown(listing, relative), reason=reason))
+            found = _read_kept(Path(current) / name, relative, ignores, file_filter)
+            if isinstance(found, str):
+                listing.skipped.append(SkippedItem(path=_shown(listing, relative), reason=found))
                 continue
-            listing.files.append(
-                UploadedFile(_shown(listing, relative), (Path(current) / name).read_bytes())
-            )
+            listing.files.append(UploadedFile(_shown(listing, relative), found))
             if len(listing.files) > max_files:
                 raise ValidationError(
                     f"{root} has more than {max_files:,} files to index; narrow it with "
                     "--include/--exclude or a .gitignore."
                 )
     return listing
+
+
+def read_regular_file(path: Path, max_bytes: int) -> bytes | str:
+    """The bytes of a regular file, or why it is not read: a symbolic link, a FIFO, a
+    device or a socket is never opened for reading, and at most `max_bytes` are read."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return SYMLINK
+        return f"could not be read ({error.strerror})"
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_REGULAR
+        os.set_blocking(fd, True)
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        return f"larger than {max_bytes:,} bytes"
+    return data
+
+
+def _add_gitignore(path: Path, here: str, ignores: "_Ignores") -> None:
+    found = read_regular_file(path, MAX_GITIGNORE_BYTES)
+    if not isinstance(found, str):  # an unreadable one is listed as a skipped file
+        ignores.add(here, found.decode("utf-8", errors="replace"))
 
 
 def select_files(
@@ -120,16 +149,18 @@ def _enter(parent: Path, here: str, name: str, ignores: _Ignores, listing: Folde
     return reason is None
 
 
-def _file_reason(
+def _read_kept(
     file: Path, relative: str, ignores: _Ignores, file_filter: FileFilter
-) -> str | None:
+) -> bytes | str:
+    """The file's bytes when the rules keep it, else the reason it is skipped."""
     if file.is_symlink():
         return SYMLINK
     if not file.is_file():
-        return "not a regular file"
+        return NOT_REGULAR
     if ignores.ignored(relative):
         return IGNORED
-    return file_filter.skip_reason(relative, file.stat().st_size)
+    reason = file_filter.skip_reason(relative, file.stat().st_size)
+    return reason if reason else read_regular_file(file, file_filter.max_bytes)
 
 
 def _shown(listing: FolderListing, relative: str) -> str:
