@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-import pathspec
-
 from ragspace.errors import ValidationError
 from ragspace.models import SkippedItem, UploadedFile
 from ragspace.sources.filters import FileFilter
+from ragspace.sources.patterns import GitIgnores
 
 GIT_DIR = "git metadata folder (.git/)"
 IGNORED = "ignored by .gitignore"
@@ -32,36 +31,18 @@ class FolderListing:
     skipped: list[SkippedItem] = field(default_factory=list)
 
 
-class _Ignores:
-    """The .gitignore files met so far, each applied to paths below its own folder."""
-
-    def __init__(self) -> None:
-        self._specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-
-    def add(self, folder: str, text: str) -> None:
-        self._specs.append((folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines())))
-
-    def ignored(self, path: str, is_dir: bool = False) -> bool:
-        probe = path + "/" if is_dir else path
-        for folder, spec in self._specs:
-            prefix = f"{folder}/" if folder else ""
-            if probe.startswith(prefix) and spec.match_file(probe[len(prefix) :]):
-                return True
-        return False
-
-
 def read_folder(root: Path, file_filter: FileFilter, max_files: int = 5000) -> FolderListing:
     """Every file under `root` that .gitignore and the filters keep; unread ones are skips."""
     if not root.is_dir():
         raise ValidationError(f"No such folder: {str(root)!r}.")
     root = root.resolve()
     listing = FolderListing(root.name)
-    ignores = _Ignores()
+    ignores = GitIgnores()
     for current, dirs, files in os.walk(root):
         here = Path(current).relative_to(root).as_posix()
         here = "" if here == "." else here
         if ".gitignore" in files:
-            _add_gitignore(Path(current) / ".gitignore", here, ignores)
+            _add_gitignore(Path(current) / ".gitignore", here, ignores, listing)
         dirs[:] = sorted(d for d in dirs if _enter(Path(current), here, d, ignores, listing))
         for name in sorted(files):
             relative = f"{here}/{name}" if here else name
@@ -97,10 +78,11 @@ def read_regular_file(path: Path, max_bytes: int) -> bytes | str:
     return data
 
 
-def _add_gitignore(path: Path, here: str, ignores: "_Ignores") -> None:
+def _add_gitignore(path: Path, here: str, ignores: GitIgnores, listing: FolderListing) -> None:
     found = read_regular_file(path, MAX_GITIGNORE_BYTES)
     if not isinstance(found, str):  # an unreadable one is listed as a skipped file
-        ignores.add(here, found.decode("utf-8", errors="replace"))
+        shown = _shown(listing, f"{here}/.gitignore" if here else ".gitignore")
+        ignores.add(here, found.decode("utf-8", errors="replace"), shown)
 
 
 def select_files(
@@ -108,12 +90,13 @@ def select_files(
 ) -> FolderListing:
     """The same rules for a folder uploaded from a browser (paths relative to the folder)."""
     listing = FolderListing(name)
-    ignores = _Ignores()
+    ignores = GitIgnores()
     for upload in files:
         path = PurePosixPath(upload.name)
         if path.name == ".gitignore":
             parent = path.parent.as_posix()
-            ignores.add("" if parent == "." else parent, upload.data.decode("utf-8", "replace"))
+            text = upload.data.decode("utf-8", "replace")
+            ignores.add("" if parent == "." else parent, text, _shown(listing, upload.name))
     for upload in sorted(files, key=lambda f: f.name):
         parts = PurePosixPath(upload.name).parts
         reason = None
@@ -131,11 +114,11 @@ def select_files(
     return listing
 
 
-def _under_ignored(parts: tuple[str, ...], ignores: _Ignores) -> bool:
+def _under_ignored(parts: tuple[str, ...], ignores: GitIgnores) -> bool:
     return any(ignores.ignored("/".join(parts[:i]), is_dir=True) for i in range(1, len(parts)))
 
 
-def _enter(parent: Path, here: str, name: str, ignores: _Ignores, listing: FolderListing) -> bool:
+def _enter(parent: Path, here: str, name: str, ignores: GitIgnores, listing: FolderListing) -> bool:
     relative = f"{here}/{name}" if here else name
     reason = None
     if name == ".git":
@@ -150,7 +133,7 @@ def _enter(parent: Path, here: str, name: str, ignores: _Ignores, listing: Folde
 
 
 def _read_kept(
-    file: Path, relative: str, ignores: _Ignores, file_filter: FileFilter
+    file: Path, relative: str, ignores: GitIgnores, file_filter: FileFilter
 ) -> bytes | str:
     """The file's bytes when the rules keep it, else the reason it is skipped."""
     if file.is_symlink():
