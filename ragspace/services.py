@@ -57,6 +57,7 @@ from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
 from ragspace.store import JobQueue, Store, SyncSchedule
+from ragspace.url_credentials import without_credentials
 from ragspace.webhooks import PushEvent, push_matches
 
 log = logging.getLogger(__name__)
@@ -674,7 +675,7 @@ def _valid_interval(every: timedelta | None) -> timedelta | None:
 
 
 def _valid_location(location: str) -> str:
-    cleaned = location.strip()
+    cleaned = without_credentials(location.strip())  # never stored, never shown
     if not cleaned:
         raise ValidationError("Enter a GitHub repository, file URL or website address.")
     return cleaned

@@ -26,6 +26,7 @@ from ragspace.models import (
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
+from ragspace.url_credentials import without_credentials
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"
@@ -369,7 +370,7 @@ def _parse_html(html: str, url: str) -> tuple[str, str, list[str]]:
         href = element.get("href")
         if not href:
             continue
-        link = urldefrag(urljoin(url, str(href)))[0]
+        link = without_credentials(urldefrag(urljoin(url, str(href)))[0])
         if urlsplit(link).scheme in ("http", "https") and link not in links:
             links.append(link)
     return canonical, title, links
