@@ -55,6 +55,7 @@ from ragspace.sources.files import (
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
+from ragspace.sources.github import parse_location
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
 from ragspace.store import JobQueue, Store, SyncSchedule
 from ragspace.url_credentials import without_credentials
@@ -323,9 +324,11 @@ class RagspaceService:
         every = _valid_interval(resync_every)
         docset = self._store.get_docset_by_name(docset_name)
         syncer = self._sources()
-        source = self._store.create_source(
-            docset.id, kind, _valid_location(location), options_for(kind, options)
-        )
+        location = _valid_location(location)
+        fetch_options = options_for(kind, options)
+        if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
+            parse_location(location, fetch_options.ref)
+        source = self._store.create_source(docset.id, kind, location, fetch_options)
         if every is not None:
             source = self._schedule.set_interval(source.id, every)
         report = syncer.sync(source)
