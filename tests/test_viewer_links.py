@@ -122,3 +122,11 @@ def test_the_app_serves_a_kept_pdf_to_those_who_may_read_the_docset(
 def test_a_citation_without_a_stored_page_map_has_no_pdf_link(handbook: RagspaceService) -> None:
     citation = Citation(number=1, label="textwrap.py", path="textwrap.py", start_line=1, end_line=3)
     assert "open the PDF" not in open_citation(handbook, citation, "handbook")
+
+
+@pytest.mark.parametrize("lines", ["²", "1-²", "٣", "1-٣", "9" * 5000, "1-" + "9" * 5000, "-5"])
+def test_a_line_range_of_other_digits_or_too_many_is_named_in_the_error(lines: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        parse_line_link({"docset": "d", "path": "p", "lines": lines})
+    assert "not a line range like 12-30" in str(refused.value)
+    assert lines[:20] in str(refused.value) and len(str(refused.value)) < 200
