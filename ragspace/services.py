@@ -57,9 +57,9 @@ from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.github import parse_location
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
-from ragspace.store import JobQueue, Store, SyncSchedule
+from ragspace.store import DeliveryLog, JobQueue, Store, SyncSchedule
 from ragspace.url_credentials import without_credentials
-from ragspace.webhooks import PushEvent, push_matches
+from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, push_matches
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +133,7 @@ class RagspaceService:
         self._archive_limits = archive_limits or ArchiveLimits()
         self._jobs = jobs or JobQueue(store.pool)
         self._schedule = SyncSchedule(store.pool)
+        self._deliveries = DeliveryLog(store.pool)
         self._embedder = embedder
         self._retriever = retriever
         self._answers = answers
@@ -348,8 +349,13 @@ class RagspaceService:
         return self._schedule.set_interval(source_id, _valid_interval(every))
 
     @changes("re-sync sources")  # read-only is read-only for every caller, webhooks too
-    def github_push(self, push: PushEvent) -> list[int]:
-        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids."""
+    def github_push(self, push: PushEvent, delivery: Delivery | None = None) -> list[int]:
+        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids.
+
+        A `delivery` seen within a day (by id or by body) raises DuplicateDeliveryError.
+        """
+        if delivery is not None and not self._deliveries.first_time(delivery.id, delivery.digest):
+            raise DuplicateDeliveryError(f"Delivery {delivery.id} was handled already.")
         matching = [s.id for s in self._schedule.github_sources() if push_matches(s, push)]
         queued = self._schedule.make_due(matching) if matching else []
         if queued:
