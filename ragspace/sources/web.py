@@ -26,6 +26,7 @@ from ragspace.models import (
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
+from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 from ragspace.url_credentials import without_credentials
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -306,6 +307,9 @@ class WebCrawler:
             "etag": response.headers.get("etag"),
             "last_modified": response.headers.get("last-modified"),
         }
+        markdown, redactions = redact_secrets(markdown)  # a page may publish a token
+        if redactions:
+            metadata[REDACTED_LINES] = [[r.line, r.reason] for r in redactions]
         document = NewDocument(
             path=canonical,
             title=title or canonical,
