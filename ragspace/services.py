@@ -44,6 +44,7 @@ from ragspace.models import (
     WebOptions,
     ingestion_progress,
 )
+from ragspace.reading import window
 from ragspace.retrieval import Retriever
 from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
@@ -400,7 +401,8 @@ class RagspaceService:
         end_line: int | None = None,
         ref: str | None = None,
     ) -> DocumentText:
-        """A document's text, whole or lines start_line..end_line (1-based, inclusive).
+        """A document's lines start_line..end_line (1-based, inclusive; None: to the end),
+        at most what `reading.window` allows, with the range to read next.
 
         A path indexed at several refs of a versioned DocSet needs `ref`.
         """
@@ -411,18 +413,18 @@ class RagspaceService:
         total = len(lines)
         if start_line < 1 or start_line > total:
             raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
-        last = total if end_line is None else min(end_line, total)
-        if last < start_line:
+        if end_line is not None and end_line < start_line:
             raise ValidationError("end_line must not be before start_line.")
-        text = "\n".join(lines[start_line - 1 : last])
+        shown = window(lines, start_line, end_line)  # capped, whatever range was asked
         return DocumentText(
             document=found.document,
-            start_line=start_line,
-            end_line=last,
+            start_line=shown.start,
+            end_line=shown.end,
             total_lines=total,
-            text=text,
+            text=shown.text,
             page_lines=found.page_lines,
             has_original=found.has_original,
+            continuation=shown.continuation,
         )
 
     def read_original(self, docset_name: str, path: str) -> OriginalFile:
