@@ -52,6 +52,7 @@ from ragspace.sources.files import (
     TextBudget,
     UploadedFile,
     classify_bytes,
+    error_document,
     read_upload,
 )
 from ragspace.sources.filters import FileFilter
@@ -266,7 +267,12 @@ class RagspaceService:
     ) -> tuple[list[NewDocument], list[SkippedItem]]:
         documents: list[NewDocument] = []
         skipped = list(listing.skipped)
+        # a folder is one upload: its files share the upload's text budget, like a zip's
+        budget = TextBudget(self._archive_limits.max_upload_text_bytes)
         for file in listing.files:
+            if len(file.data) <= self._max_upload_bytes and not budget.take(len(file.data)):
+                documents.append(error_document(file.name, b"", budget.refusal(file.name)))
+                continue
             found = classify_bytes(
                 file.name,
                 file.data,
