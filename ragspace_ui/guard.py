@@ -37,7 +37,8 @@ _OPEN_PATHS = frozenset(
     }
 )
 _OPEN_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
-_FILE_ROUTE = "/gradio_api/file="
+# Gradio serves files at `file=<path>` and at its older alias `file/<path>`
+_FILE_ROUTES = ("/gradio_api/file=", "/gradio_api/file/")
 _UPLOAD_PATHS = frozenset({"/gradio_api/upload", "/gradio_api/upload/", "/upload", "/upload/"})
 
 
@@ -76,7 +77,7 @@ class AccessGuard:
         user = self._user(scope)
         if user is None:
             await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
-        elif path.startswith(_FILE_ROUTE) and self._owner(path) not in (None, user):
+        elif path.startswith(_FILE_ROUTES) and not self._owned_by(path, user):
             await _refuse(send, 404, "No such file.")  # another account's upload
         elif path in _UPLOAD_PATHS:
             await self._app(scope, receive, self._recording_owner(send, user))
@@ -94,8 +95,12 @@ class AccessGuard:
             return header.split(":", 1)[0]
         return _cookie_user(scope["app"], headers.get("cookie", ""))
 
-    def _owner(self, path: str) -> str | None:
-        return self._owners.get(_resolved(path[len(_FILE_ROUTE) :]))
+    def _owned_by(self, path: str, user: str) -> bool:
+        """False when the file route names another account's upload, however spelled
+        (`file=/p`, `file//p`, `file/p` read from `/`, `..`, links such as /proc/self/root)."""
+        named = path[len(_FILE_ROUTES[0]) :]  # both prefixes have the same length
+        candidates = {_resolved(named), _resolved("/" + named)}
+        return all(self._owners.get(candidate) in (None, user) for candidate in candidates)
 
     def _recording_owner(self, send: Send, user: str) -> Send:
         """Wraps `send`: the paths an upload answers with are recorded as `user`'s."""
@@ -130,7 +135,10 @@ def _path(scope: Scope) -> str:
 
 
 def _resolved(path: str) -> str:
-    return str(Path(path).resolve())
+    try:
+        return str(Path(path).resolve())
+    except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: no file of ours
+        return path
 
 
 def _cookie_user(app: Any, cookie_header: str) -> str | None:

@@ -5,6 +5,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import gradio as gr
 import httpx
@@ -412,5 +413,20 @@ def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
     assert stolen.status_code == 404 and b"Alice" not in stolen.content
     by_header = httpx.get(f"{url}gradio_api/file={path}", headers={AUTH_HEADER: "bob:pw"})
     assert by_header.status_code == 404
+    # the other spellings of the same file: Gradio's older route, a doubled slash, a
+    # path through /proc/self/root, HEAD, percent-encoding
+    for other in (
+        f"gradio_api/file/{path.lstrip('/')}",
+        f"gradio_api/file/{path}",
+        f"gradio_api/file=/{path}",
+        f"gradio_api/file=/proc/self/root{path}",
+        f"gradio_api/file={quote(path)}",
+        f"gradio_api/file=/tmp/../{path.lstrip('/')}",
+        f"gradio_api/file={path}%00",
+    ):
+        for method in ("GET", "HEAD"):
+            stolen = clients["bob"].request(method, other)
+            assert stolen.status_code in (403, 404, 405), (method, other, stolen.status_code)
+            assert b"Alice" not in stolen.content, (method, other)
     for client in clients.values():
         client.close()
