@@ -39,6 +39,12 @@ _OPEN_PATHS = frozenset(
 _OPEN_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
 # Gradio serves files at `file=<path>` and at its older alias `file/<path>`
 _FILE_ROUTES = ("/gradio_api/file=", "/gradio_api/file/")
+# read-only: no request body larger than a form field (Starlette's default part size)
+MAX_FORM_BYTES = 1024 * 1024
+_READ_ONLY_UPLOADS = "This RAGSpace is read-only: uploads are turned off."
+_READ_ONLY_BODY = (
+    f"This RAGSpace is read-only: request bodies are limited to {MAX_FORM_BYTES:,} bytes."
+)
 _UPLOAD_PATHS = frozenset({"/gradio_api/upload", "/gradio_api/upload/", "/upload", "/upload/"})
 
 
@@ -64,9 +70,11 @@ class AccessGuard:
             await self._app(scope, receive, send)
             return
         path = _path(scope)
-        if self._rules.read_only and path in _UPLOAD_PATHS:
-            await _refuse(send, 403, "This RAGSpace is read-only: uploads are turned off.")
-            return
+        if self._rules.read_only:
+            replay = await self._small_body(scope, receive, send, path)
+            if replay is None:
+                return
+            receive = replay
         if (
             self._rules.credentials is None
             or path in _OPEN_PATHS
@@ -84,11 +92,46 @@ class AccessGuard:
         else:
             await self._app(scope, receive, send)
 
+    async def _small_body(
+        self, scope: Scope, receive: Receive, send: Send, path: str
+    ) -> Receive | None:
+        """Read-only: no upload and no body over MAX_FORM_BYTES reaches any route.
+
+        Answers 403/413 itself (returning None), or returns a `receive` that replays the
+        body it read (at most MAX_FORM_BYTES, however it is sent: declared or chunked).
+        """
+        headers = _headers(scope)
+        if path in _UPLOAD_PATHS or headers.get("content-type", "").startswith("multipart/"):
+            await _refuse(send, 403, _READ_ONLY_UPLOADS)
+            return None
+        declared = headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+            await _refuse(send, 413, _READ_ONLY_BODY)
+            return None
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > MAX_FORM_BYTES:
+                await _refuse(send, 413, _READ_ONLY_BODY)
+                return None
+            if not message.get("more_body", False):
+                break
+        replayed = [False]
+
+        async def replay() -> Message:
+            if not replayed[0]:
+                replayed[0] = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        return replay
+
     def _user(self, scope: Scope) -> str | None:
         """The signed-in account: the MCP header's user, or the owner of a session cookie."""
-        headers: dict[str, str] = {
-            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
-        }
+        headers = _headers(scope)
         credentials = self._rules.credentials
         header = headers.get(AUTH_HEADER.lower())
         if credentials is not None and header and credentials.verify_header(header):
@@ -132,6 +175,10 @@ def _path(scope: Scope) -> str:
     root = str(scope.get("root_path", ""))
     path = str(scope["path"])
     return path[len(root) :] if root and path.startswith(root) else path
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
 def _resolved(path: str) -> str:
