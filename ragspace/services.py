@@ -59,6 +59,7 @@ from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.github import parse_location
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
+from ragspace.sources.web import start_url
 from ragspace.store import DeliveryLog, JobQueue, Store, SyncSchedule
 from ragspace.url_credentials import without_credentials
 from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, push_matches
@@ -336,6 +337,8 @@ class RagspaceService:
         fetch_options = options_for(kind, options)
         if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
             parse_location(location, fetch_options.ref)
+        elif kind is SourceKind.WEB:
+            start_url(location)
         source = self._store.create_source(docset.id, kind, location, fetch_options)
         if every is not None:
             source = self._schedule.set_interval(source.id, every)

@@ -163,3 +163,14 @@ def test_preview_lists_pages_without_storing(web_service: RagspaceService, site:
     assert preview.estimated_chunks >= 1
     assert preview.skipped_counts["HTTP 404"] == 1
     assert web_service.list_documents("lantern") == []
+
+
+@pytest.mark.parametrize("location", ["ftp://example.com/docs", "mailto:a@example.com", "https://"])
+def test_a_location_that_is_no_web_address_leaves_no_source_behind(
+    web_service: RagspaceService, location: str
+) -> None:
+    web_service.create_docset("refused")
+    with pytest.raises(SourceError) as refused:
+        web_service.add_source("refused", SourceKind.WEB, location)
+    assert location in str(refused.value)
+    assert web_service.list_sources("refused") == []

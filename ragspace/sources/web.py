@@ -34,6 +34,23 @@ _TRANSIENT = "temporarily unavailable"
 _OTHER_SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*):(?!\d)")
 
 
+def start_url(location: str) -> str:
+    """The crawl's start URL (https:// added when no scheme is given); a SourceError when
+    the location is not an http(s) address. Its form only: nothing is resolved or fetched."""
+    start = location.strip()
+    other = _OTHER_SCHEME.match(start)
+    if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
+        raise SourceError(
+            f"{location!r} is not a web address: only http:// and https:// can be crawled."
+        )
+    if "://" not in start:
+        start = f"https://{start}"
+    parts = urlsplit(start)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SourceError(f"{location!r} is not a web address (http:// or https://).")
+    return start
+
+
 @dataclass(frozen=True)
 class WebConfig:
     """Caps and manners for every crawl."""
@@ -156,17 +173,8 @@ class WebCrawler:
         return FetchResult(crawl.documents, crawl.kept, crawl.skipped, state, scope.start)
 
     def _scope(self, location: str, options: WebOptions) -> CrawlScope:
-        start = location.strip()
-        other = _OTHER_SCHEME.match(start)
-        if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
-            raise SourceError(
-                f"{location!r} is not a web address: only http:// and https:// can be crawled."
-            )
-        if "://" not in start:
-            start = f"https://{start}"
+        start = start_url(location)
         parts = urlsplit(start)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise SourceError(f"{location!r} is not a web address (http:// or https://).")
         self._guard.check(start)  # a clear error for a private or malformed start address
         prefix = (options.path_prefix or "/").strip() or "/"
         if not prefix.startswith("/"):
