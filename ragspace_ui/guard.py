@@ -101,7 +101,8 @@ class AccessGuard:
         body it read (at most MAX_FORM_BYTES, however it is sent: declared or chunked).
         """
         headers = _headers(scope)
-        if path in _UPLOAD_PATHS or headers.get("content-type", "").startswith("multipart/"):
+        kind = headers.get("content-type", "").strip().lower()  # as Starlette reads it
+        if path in _UPLOAD_PATHS or kind.startswith("multipart/"):
             await _refuse(send, 403, _READ_ONLY_UPLOADS)
             return None
         declared = headers.get("content-length", "")

@@ -443,6 +443,15 @@ def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(
         assert small.status_code == 403 and "read-only" in small.text, route
         big = httpx.post(f"{url}{route}", files={"data": ("a.wav", blob)}, timeout=30)
         assert big.status_code in (403, 413) and "read-only" in big.text, route
+        body = (
+            b'--x\r\nContent-Disposition: form-data; name="data"; filename="a"\r\n\r\n'
+            b"A\r\n--x--\r\n"
+        )
+        for kind in ("Multipart/Form-Data; boundary=x", "MULTIPART/form-data;boundary=x"):
+            spelled = httpx.post(
+                f"{url}{route}", content=body, headers={"content-type": kind}, timeout=30
+            )
+            assert spelled.status_code == 403 and "read-only" in spelled.text, (route, kind)
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
         yield b'{"data": ["'
