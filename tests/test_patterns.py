@@ -80,3 +80,11 @@ def test_a_bad_pattern_is_a_clear_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as bad_upload:
         select_files("up", uploaded, FileFilter())
     assert "up/sub/.gitignore" in str(bad_upload.value) and "line 1" in str(bad_upload.value)
+
+
+def test_an_overlong_gitignore_line_is_refused_not_matched_slowly() -> None:
+    ignores = GitIgnores()
+    with pytest.raises(ValidationError) as refused:  # 66 ms per 4 KB path when accepted
+        ignores.add("", "*.log\n" + "*a" * 1000 + "\n", "proj/.gitignore")
+    assert "proj/.gitignore, line 2" in str(refused.value)
+    assert "longer than 500 characters" in str(refused.value)

@@ -27,6 +27,8 @@ class GitIgnores:
     def add(self, folder: str, text: str, shown: str) -> None:
         """Apply the .gitignore `text` (shown to users as `shown`) below `folder`."""
         lines = text.splitlines()
+        if any(len(line) > MAX_PATTERN_CHARS for line in lines):  # RE2 is linear in it too
+            raise _bad_line(lines, shown)
         try:
             spec = pathspec.GitIgnoreSpec.from_lines(lines, backend="re2")
         except Exception:  # pathspec and re2 raise several types; find the line and say so
