@@ -381,7 +381,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             path: The document's path, as given by search, ask or list_documents.
             start_line: First line to return, 1-based (default 1).
             end_line: Last line to return, inclusive; omitted: to the end of the document.
-                At most 1,000 lines and 200,000 characters come back at once; "continuation"
+                At most 1,000 lines and 50,000 characters come back at once; "continuation"
                 then says which lines to read next (null when the range was returned whole).
             ref: The version (as search and ask give it) when the path is at several refs.
 
