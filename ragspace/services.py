@@ -337,6 +337,7 @@ class RagspaceService:
         fetch_options = options_for(kind, options)
         if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
             parse_location(location, fetch_options.ref)
+            FileFilter(fetch_options.include, fetch_options.exclude)  # and so is a bad glob
         elif kind is SourceKind.WEB:
             start_url(location)
         source = self._store.create_source(docset.id, kind, location, fetch_options)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from ragspace.answering.citations import cite_hit
-from ragspace.errors import SourceError
+from ragspace.errors import SourceError, ValidationError
 from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -307,3 +307,13 @@ def test_an_overlong_or_disguised_ref_is_refused_before_any_request(
     assert "not a valid git branch, tag or commit name" in str(refused.value)
     assert len(str(refused.value)) < 400
     assert github.requests == []
+
+
+def test_a_bad_filter_is_refused_before_the_source_is_stored(
+    gh_service: RagspaceService, github: FakeGithub
+) -> None:
+    options = GithubOptions(include=["docs/" + "*" * 600])
+    with pytest.raises(ValidationError) as refused:
+        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", options)
+    assert "docs/***" in str(refused.value)
+    assert gh_service.list_sources("widgets") == [] and github.requests == []
