@@ -4,12 +4,16 @@ MCP and CLI hits carry one as `view_url`, so a person can check a cited range in
 (uploads have no other place to be opened at).
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from ragspace.errors import ValidationError
 from ragspace.models import Citation
+
+# ASCII digits only: str.isdigit() accepts "²" and "٣", which int() then refuses or reads
+_LINE_RANGE = re.compile(r"(?P<first>[0-9]{1,9})(?:-(?P<last>[0-9]{1,9}))?")
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,11 @@ def parse_line_link(params: Mapping[str, str]) -> LineLink | None:
     if not docset or not path:
         return None
     lines = params.get("lines", "1")
-    first, _, last = lines.partition("-")
-    if not first.isdigit() or not (last or first).isdigit():
-        raise ValidationError(f"lines={lines!r} is not a line range like 12-30.")
+    match = _LINE_RANGE.fullmatch(lines)
+    if match is None:
+        shown = lines if len(lines) <= 40 else lines[:40] + "…"
+        raise ValidationError(f"lines={shown!r} is not a line range like 12-30.")
+    first, last = match["first"], match["last"]
     start = max(1, int(first))
     end = max(start, int(last or first))
     return LineLink(docset, path, start, end, params.get("ref") or None)

@@ -282,6 +282,8 @@ class DocumentText(BaseModel):
     page_lines: list[list[int]] = Field(default_factory=list)
     # whether the original file is stored (the viewer links to it)
     has_original: bool = False
+    # "Showing lines a-b of N; read lines c-d next." when the range was capped, else None
+    continuation: str | None = None
 
     def page_at(self, line: int) -> int | None:
         """The PDF page a line of the document's text comes from (None: not a PDF)."""

@@ -44,6 +44,7 @@ from ragspace.models import (
     WebOptions,
     ingestion_progress,
 )
+from ragspace.reading import window
 from ragspace.retrieval import Retriever
 from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
@@ -51,13 +52,17 @@ from ragspace.sources.files import (
     TextBudget,
     UploadedFile,
     classify_bytes,
+    error_document,
     read_upload,
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
+from ragspace.sources.github import parse_location
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
-from ragspace.store import JobQueue, Store, SyncSchedule
-from ragspace.webhooks import PushEvent, push_matches
+from ragspace.sources.web import start_url
+from ragspace.store import DeliveryLog, JobQueue, Store, SyncSchedule
+from ragspace.url_credentials import without_credentials
+from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, push_matches
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +136,7 @@ class RagspaceService:
         self._archive_limits = archive_limits or ArchiveLimits()
         self._jobs = jobs or JobQueue(store.pool)
         self._schedule = SyncSchedule(store.pool)
+        self._deliveries = DeliveryLog(store.pool)
         self._embedder = embedder
         self._retriever = retriever
         self._answers = answers
@@ -262,7 +268,12 @@ class RagspaceService:
     ) -> tuple[list[NewDocument], list[SkippedItem]]:
         documents: list[NewDocument] = []
         skipped = list(listing.skipped)
+        # a folder is one upload: its files share the upload's text budget, like a zip's
+        budget = TextBudget(self._archive_limits.max_upload_text_bytes)
         for file in listing.files:
+            if len(file.data) <= self._max_upload_bytes and not budget.take(len(file.data)):
+                documents.append(error_document(file.name, b"", budget.refusal(file.name)))
+                continue
             found = classify_bytes(
                 file.name,
                 file.data,
@@ -322,9 +333,14 @@ class RagspaceService:
         every = _valid_interval(resync_every)
         docset = self._store.get_docset_by_name(docset_name)
         syncer = self._sources()
-        source = self._store.create_source(
-            docset.id, kind, _valid_location(location), options_for(kind, options)
-        )
+        location = _valid_location(location)
+        fetch_options = options_for(kind, options)
+        if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
+            parse_location(location, fetch_options.ref)
+            FileFilter(fetch_options.include, fetch_options.exclude)  # and so is a bad glob
+        elif kind is SourceKind.WEB:
+            start_url(location)
+        source = self._store.create_source(docset.id, kind, location, fetch_options)
         if every is not None:
             source = self._schedule.set_interval(source.id, every)
         report = syncer.sync(source)
@@ -344,8 +360,13 @@ class RagspaceService:
         return self._schedule.set_interval(source_id, _valid_interval(every))
 
     @changes("re-sync sources")  # read-only is read-only for every caller, webhooks too
-    def github_push(self, push: PushEvent) -> list[int]:
-        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids."""
+    def github_push(self, push: PushEvent, delivery: Delivery | None = None) -> list[int]:
+        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids.
+
+        A `delivery` seen within a day (by id or by body) raises DuplicateDeliveryError.
+        """
+        if delivery is not None and not self._deliveries.first_time(delivery.id, delivery.digest):
+            raise DuplicateDeliveryError(f"Delivery {delivery.id} was handled already.")
         matching = [s.id for s in self._schedule.github_sources() if push_matches(s, push)]
         queued = self._schedule.make_due(matching) if matching else []
         if queued:
@@ -390,7 +411,8 @@ class RagspaceService:
         end_line: int | None = None,
         ref: str | None = None,
     ) -> DocumentText:
-        """A document's text, whole or lines start_line..end_line (1-based, inclusive).
+        """A document's lines start_line..end_line (1-based, inclusive; None: to the end),
+        at most what `reading.window` allows, with the range to read next.
 
         A path indexed at several refs of a versioned DocSet needs `ref`.
         """
@@ -401,18 +423,18 @@ class RagspaceService:
         total = len(lines)
         if start_line < 1 or start_line > total:
             raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
-        last = total if end_line is None else min(end_line, total)
-        if last < start_line:
+        if end_line is not None and end_line < start_line:
             raise ValidationError("end_line must not be before start_line.")
-        text = "\n".join(lines[start_line - 1 : last])
+        shown = window(lines, start_line, end_line)  # capped, whatever range was asked
         return DocumentText(
             document=found.document,
-            start_line=start_line,
-            end_line=last,
+            start_line=shown.start,
+            end_line=shown.end,
             total_lines=total,
-            text=text,
+            text=shown.text,
             page_lines=found.page_lines,
             has_original=found.has_original,
+            continuation=shown.continuation,
         )
 
     def read_original(self, docset_name: str, path: str) -> OriginalFile:
@@ -674,7 +696,7 @@ def _valid_interval(every: timedelta | None) -> timedelta | None:
 
 
 def _valid_location(location: str) -> str:
-    cleaned = location.strip()
+    cleaned = without_credentials(location.strip())  # never stored, never shown
     if not cleaned:
         raise ValidationError("Enter a GitHub repository, file URL or website address.")
     return cleaned

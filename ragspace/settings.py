@@ -26,8 +26,14 @@ HNSW_EF_SEARCH = 800
 class Settings(BaseSettings):
     """All RAGSpace settings. Secrets are `SecretStr` so they print redacted."""
 
+    # an empty variable means "unset" (the default), never "" (RAGSPACE_STATIC_EMBEDDER_DIR=
+    # would otherwise be Path("") and write the fast tier's 47 MB table into the working dir)
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        env_ignore_empty=True,
     )
 
     database_url: SecretStr | None = Field(

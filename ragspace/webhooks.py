@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ragspace.errors import SourceError, ValidationError
+from ragspace.errors import ConflictError, SourceError, ValidationError
 from ragspace.models import Source
 from ragspace.sources.github import parse_location
 
@@ -25,6 +25,24 @@ def signature_valid(secret: str, body: bytes, header: str | None) -> bool:
         return False
     # constant time: how much of a guess matches must not show in the response time
     return hmac.compare_digest(sign(secret, body).encode(), header.encode())
+
+
+class DuplicateDeliveryError(ConflictError):
+    """A webhook delivery (its id or its signed body) was handled already."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One webhook delivery: GitHub's `X-GitHub-Delivery` id and the body's SHA-256."""
+
+    id: str
+    digest: str
+
+    @classmethod
+    def of(cls, delivery_id: str, body: bytes) -> "Delivery":
+        """The delivery of this body (without an id, the body's digest stands for one)."""
+        digest = hashlib.sha256(body).hexdigest()
+        return cls(delivery_id or f"sha256:{digest}", digest)
 
 
 @dataclass(frozen=True)

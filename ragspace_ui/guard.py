@@ -37,7 +37,14 @@ _OPEN_PATHS = frozenset(
     }
 )
 _OPEN_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
-_FILE_ROUTE = "/gradio_api/file="
+# Gradio serves files at `file=<path>` and at its older alias `file/<path>`
+_FILE_ROUTES = ("/gradio_api/file=", "/gradio_api/file/")
+# read-only: no request body larger than a form field (Starlette's default part size)
+MAX_FORM_BYTES = 1024 * 1024
+_READ_ONLY_UPLOADS = "This RAGSpace is read-only: uploads are turned off."
+_READ_ONLY_BODY = (
+    f"This RAGSpace is read-only: request bodies are limited to {MAX_FORM_BYTES:,} bytes."
+)
 _UPLOAD_PATHS = frozenset({"/gradio_api/upload", "/gradio_api/upload/", "/upload", "/upload/"})
 
 
@@ -63,9 +70,11 @@ class AccessGuard:
             await self._app(scope, receive, send)
             return
         path = _path(scope)
-        if self._rules.read_only and path in _UPLOAD_PATHS:
-            await _refuse(send, 403, "This RAGSpace is read-only: uploads are turned off.")
-            return
+        if self._rules.read_only:
+            replay = await self._small_body(scope, receive, send, path)
+            if replay is None:
+                return
+            receive = replay
         if (
             self._rules.credentials is None
             or path in _OPEN_PATHS
@@ -76,26 +85,66 @@ class AccessGuard:
         user = self._user(scope)
         if user is None:
             await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
-        elif path.startswith(_FILE_ROUTE) and self._owner(path) not in (None, user):
+        elif path.startswith(_FILE_ROUTES) and not self._owned_by(path, user):
             await _refuse(send, 404, "No such file.")  # another account's upload
         elif path in _UPLOAD_PATHS:
             await self._app(scope, receive, self._recording_owner(send, user))
         else:
             await self._app(scope, receive, send)
 
+    async def _small_body(
+        self, scope: Scope, receive: Receive, send: Send, path: str
+    ) -> Receive | None:
+        """Read-only: no upload and no body over MAX_FORM_BYTES reaches any route.
+
+        Answers 403/413 itself (returning None), or returns a `receive` that replays the
+        body it read (at most MAX_FORM_BYTES, however it is sent: declared or chunked).
+        """
+        headers = _headers(scope)
+        kind = headers.get("content-type", "").strip().lower()  # as Starlette reads it
+        if path in _UPLOAD_PATHS or kind.startswith("multipart/"):
+            await _refuse(send, 403, _READ_ONLY_UPLOADS)
+            return None
+        declared = headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
+            await _refuse(send, 413, _READ_ONLY_BODY)
+            return None
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > MAX_FORM_BYTES:
+                await _refuse(send, 413, _READ_ONLY_BODY)
+                return None
+            if not message.get("more_body", False):
+                break
+        replayed = [False]
+
+        async def replay() -> Message:
+            if not replayed[0]:
+                replayed[0] = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        return replay
+
     def _user(self, scope: Scope) -> str | None:
         """The signed-in account: the MCP header's user, or the owner of a session cookie."""
-        headers: dict[str, str] = {
-            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
-        }
+        headers = _headers(scope)
         credentials = self._rules.credentials
         header = headers.get(AUTH_HEADER.lower())
         if credentials is not None and header and credentials.verify_header(header):
             return header.split(":", 1)[0]
         return _cookie_user(scope["app"], headers.get("cookie", ""))
 
-    def _owner(self, path: str) -> str | None:
-        return self._owners.get(_resolved(path[len(_FILE_ROUTE) :]))
+    def _owned_by(self, path: str, user: str) -> bool:
+        """False when the file route names another account's upload, however spelled
+        (`file=/p`, `file//p`, `file/p` read from `/`, `..`, links such as /proc/self/root)."""
+        named = path[len(_FILE_ROUTES[0]) :]  # both prefixes have the same length
+        candidates = {_resolved(named), _resolved("/" + named)}
+        return all(self._owners.get(candidate) in (None, user) for candidate in candidates)
 
     def _recording_owner(self, send: Send, user: str) -> Send:
         """Wraps `send`: the paths an upload answers with are recorded as `user`'s."""
@@ -129,8 +178,15 @@ def _path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
 def _resolved(path: str) -> str:
-    return str(Path(path).resolve())
+    try:
+        return str(Path(path).resolve())
+    except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: no file of ours
+        return path
 
 
 def _cookie_user(app: Any, cookie_header: str) -> str | None:

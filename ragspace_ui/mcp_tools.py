@@ -381,10 +381,13 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             path: The document's path, as given by search, ask or list_documents.
             start_line: First line to return, 1-based (default 1).
             end_line: Last line to return, inclusive; omitted: to the end of the document.
+                At most 1,000 lines and 50,000 characters come back at once; "continuation"
+                then says which lines to read next (null when the range was returned whole).
             ref: The version (as search and ask give it) when the path is at several refs.
 
         Returns:
-            JSON object: docset, path, title, language, start_line, end_line, total_lines, text.
+            JSON object: docset, path, title, language, start_line, end_line, total_lines,
+            text and continuation.
         """
         gate.check(request)
         read = service.read_document(
@@ -400,6 +403,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
                 "end_line": read.end_line,
                 "total_lines": read.total_lines,
                 "text": read.text,
+                "continuation": read.continuation,
             }
         )
 

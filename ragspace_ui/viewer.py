@@ -116,6 +116,8 @@ def _viewer(
     document: DocumentText, head: list[str], passage: tuple[int, int], focus: tuple[int, int]
 ) -> str:
     """The viewer's heading (its parts joined) over the document's numbered lines."""
+    if document.continuation:  # the range was capped (reading.window): say what comes next
+        head = [*head, html.escape(document.continuation)]
     body = numbered_html(
         document.text, document.document.language, document.start_line, passage, focus
     )
@@ -174,14 +176,14 @@ def document_html(document: DocumentText) -> str:
     title = html.escape(document.document.path)
     shown = f"lines {document.start_line}-{document.end_line} of {document.total_lines}"
     if document.end_line < document.total_lines:
-        shown += " (the rest: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
+        shown += " (more: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
     parts = [f"<b>{title}</b>", shown, *_original_link(document, document.start_line)]
     none = (0, 0)  # no passage, no focus: every line plain
     return _viewer(document, parts, none, none)
 
 
 def open_document(service: RagspaceService, docset: str, path: str, ref: str | None = None) -> str:
-    """Read a document's first DOCUMENT_LINES lines (at `ref`, if given) and render them."""
+    """Read a document's first lines (at `ref`, if given; as many as `reading.window` allows)."""
     return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES, ref))
 
 

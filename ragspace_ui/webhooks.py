@@ -17,7 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ragspace.errors import RagspaceError, ReadOnlyError, ValidationError
 from ragspace.services import RagspaceService
-from ragspace.webhooks import PushEvent, signature_valid
+from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, signature_valid
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +84,18 @@ class GithubWebhook:
         try:
             payload = json.loads(body)
             push = PushEvent.from_payload(payload)
+        except RecursionError:  # json's decoder recurses once per nested array or object
+            return 400, {"error": "Not a GitHub push payload: nested too deeply."}
         except (ValueError, ValidationError) as exc:
             return 400, {"error": f"Not a GitHub push payload: {exc}"}
         if payload.get("deleted"):  # a deleted branch or tag has nothing to fetch
             return 202, {"queued": [], "ignored": "deleted ref"}
+        seen = Delivery.of(delivery if delivery != "?" else "", body)
         try:
-            queued = await anyio.to_thread.run_sync(self._service.github_push, push)
+            queued = await anyio.to_thread.run_sync(self._service.github_push, push, seen)
+        except DuplicateDeliveryError:
+            log.info("Webhook delivery %s ignored: handled already", delivery)
+            return 200, {"duplicate": delivery}
         except ReadOnlyError as exc:
             log.warning("Webhook delivery %s refused: read-only mode", delivery)
             return 403, {"error": str(exc)}

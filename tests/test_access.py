@@ -2,9 +2,10 @@
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import gradio as gr
 import httpx
@@ -25,6 +26,7 @@ from ragspace.store import Store
 from ragspace.worker import Ingestor
 from ragspace_ui.app import READ_ONLY_BANNER, UPLOAD_CACHE_SWEEP, build_ui
 from ragspace_ui.errors import ERROR_CLASS
+from ragspace_ui.guard import MAX_FORM_BYTES
 from ragspace_ui.mcp_tools import READ_TOOLS
 from tests.test_mcp import call, error_text, result_json, with_mcp
 
@@ -412,5 +414,61 @@ def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
     assert stolen.status_code == 404 and b"Alice" not in stolen.content
     by_header = httpx.get(f"{url}gradio_api/file={path}", headers={AUTH_HEADER: "bob:pw"})
     assert by_header.status_code == 404
+    # the other spellings of the same file: Gradio's older route, a doubled slash, a
+    # path through /proc/self/root, HEAD, percent-encoding
+    for other in (
+        f"gradio_api/file/{path.lstrip('/')}",
+        f"gradio_api/file/{path}",
+        f"gradio_api/file=/{path}",
+        f"gradio_api/file=/proc/self/root{path}",
+        f"gradio_api/file={quote(path)}",
+        f"gradio_api/file=/tmp/../{path.lstrip('/')}",
+        f"gradio_api/file={path}%00",
+    ):
+        for method in ("GET", "HEAD"):
+            stolen = clients["bob"].request(method, other)
+            assert stolen.status_code in (403, 404, 405), (method, other, stolen.status_code)
+            assert b"Alice" not in stolen.content, (method, other)
     for client in clients.values():
         client.close()
+
+
+def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(
+    read_only: RagspaceService, launch_app: Callable[..., str], settings: Settings
+) -> None:
+    url = launch_app(read_only, settings_override=settings.model_copy(update={"read_only": True}))
+    blob = b"\0" * (MAX_FORM_BYTES + 1)
+    for route in ("gradio_api/component_server", "gradio_api/process_recording", "x/any"):
+        small = httpx.post(f"{url}{route}", files={"data": ("a.wav", b"RIFF")}, timeout=30)
+        assert small.status_code == 403 and "read-only" in small.text, route
+        big = httpx.post(f"{url}{route}", files={"data": ("a.wav", blob)}, timeout=30)
+        assert big.status_code in (403, 413) and "read-only" in big.text, route
+        body = (
+            b'--x\r\nContent-Disposition: form-data; name="data"; filename="a"\r\n\r\n'
+            b"A\r\n--x--\r\n"
+        )
+        for kind in ("Multipart/Form-Data; boundary=x", "MULTIPART/form-data;boundary=x"):
+            spelled = httpx.post(
+                f"{url}{route}", content=body, headers={"content-type": kind}, timeout=30
+            )
+            assert spelled.status_code == 403 and "read-only" in spelled.text, (route, kind)
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+        yield b'{"data": ["'
+        for _ in range(8):
+            yield b"a" * (MAX_FORM_BYTES // 4)
+        yield b'"]}'
+
+    streamed = httpx.post(
+        f"{url}gradio_api/queue/join",
+        content=chunks(),
+        headers={"content-type": "application/json"},
+        timeout=30,
+    )
+    assert streamed.status_code == 413 and "read-only" in streamed.text
+    declared = httpx.post(
+        f"{url}gradio_api/queue/join", content=blob, headers={"content-type": "text/plain"}
+    )
+    assert declared.status_code == 413
+    # an ordinary request still reaches the app
+    assert httpx.get(f"{url}config", timeout=30).status_code == 200

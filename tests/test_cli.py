@@ -719,3 +719,12 @@ def test_docset_list_does_not_import_onnxruntime(cli: Run) -> None:
     )
     assert shown.stdout.splitlines()[-1:] == ["False 0"], shown.stderr
     assert "notes" in shown.stdout
+
+
+@pytest.mark.parametrize("every", ["99999999999w", "999999999w", "9" * 30 + "m", "٣d"])
+def test_an_interval_too_long_or_in_other_digits_is_a_usage_error(
+    every: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _usage_error(["schedule", "widgets", "--source", "1", every], capsys)
+    assert "Traceback" not in err and "OverflowError" not in err
+    assert every[:12] in err and ("at most 365 days" in err or "is not an interval" in err)

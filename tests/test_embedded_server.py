@@ -1,10 +1,14 @@
-"""The embedded Postgres server takes its tuning from our settings file at each start."""
+"""The embedded Postgres server: its tuning from our settings file at each start, and two
+processes starting it together on a new data folder."""
 
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from ragspace.store.database import EmbeddedPostgres
 
@@ -28,4 +32,51 @@ def test_shared_buffers_setting_applies_at_first_and_later_starts() -> None:
         config = (folder / "pgdata" / "postgresql.conf").read_text(encoding="utf-8")
         assert config.count("include_if_exists = 'ragspace.conf'") == 1
     finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# starts the server when the file `go` appears, proves it answers, and waits for `done`
+_FIRST_START = """
+import sys, time
+from pathlib import Path
+import psycopg
+from ragspace.store.database import EmbeddedPostgres
+folder = Path(sys.argv[1])
+while not (folder / "go").exists():
+    time.sleep(0.001)
+server = EmbeddedPostgres(folder / "data", shared_buffers="32MB")
+uri = server.start()
+with psycopg.connect(uri) as conn:
+    print("answered", conn.execute("select 1").fetchone()[0], flush=True)
+while not (folder / "done").exists():
+    time.sleep(0.01)
+server.stop()
+"""
+
+
+@pytest.mark.slow
+def test_two_first_starts_on_a_new_data_folder_share_one_server() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="ragspace-test-race-"))  # see conftest: not tmp_path
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-c", _FIRST_START, str(folder)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    try:
+        (folder / "go").touch()  # both start together on a folder with no pgdata yet
+        answers = [start.stdout.readline() if start.stdout else "" for start in starts]
+        (folder / "done").touch()
+        errors = [start.communicate(timeout=120)[1] for start in starts]
+        assert answers == ["answered 1\n", "answered 1\n"], errors
+        assert [start.returncode for start in starts] == [0, 0], errors
+    finally:
+        (folder / "done").touch()
+        for start in starts:
+            if start.poll() is None:
+                start.kill()
+                start.wait()
         shutil.rmtree(folder, ignore_errors=True)

@@ -1,6 +1,9 @@
 """Local folders and checkouts: one classification for uploads, folders and GitHub."""
 
 import codecs
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,15 @@ from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
-from ragspace.sources.folder import GIT_DIR, IGNORED, SYMLINK, read_folder, select_files
+from ragspace.sources.folder import (
+    GIT_DIR,
+    IGNORED,
+    NOT_REGULAR,
+    SYMLINK,
+    FolderListing,
+    read_folder,
+    select_files,
+)
 from ragspace.worker import Ingestor
 
 pytestmark = pytest.mark.slow  # ingests a 259-file checkout
@@ -124,6 +135,89 @@ def test_folder_walk_honours_gitignore_git_dir_symlinks_and_filters(tmp_path: Pa
     assert "absent" in str(missing.value)
 
 
+def _within(limit: float, run: Callable[[], FolderListing]) -> FolderListing:
+    """`run()` in a daemon thread; the test fails if it has not returned after `limit`
+    seconds (a walk blocked on a FIFO never returns; the thread dies with the process)."""
+    result: list[FolderListing] = []
+    thread = threading.Thread(target=lambda: result.append(run()), daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive():
+        pytest.fail("read_folder blocked on a special file")
+    return result[0]
+
+
+def test_only_regular_files_are_read_from_a_folder(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "app.py").write_text("def run():\n    return 1\n")
+    os.mkfifo(root / ".gitignore")  # would block open() until a writer comes
+    os.mkfifo(root / "notes.md")
+    (root / "sub" / ".gitignore").symlink_to("/dev/zero")  # endless bytes
+    (root / "sub" / "guide.md").write_text("# Guide\n")
+
+    listing = _within(20, lambda: read_folder(root, FileFilter()))
+    assert [f.name for f in listing.files] == ["proj/app.py", "proj/sub/guide.md"]
+    assert {(s.path, s.reason) for s in listing.skipped} == {
+        ("proj/.gitignore", NOT_REGULAR),
+        ("proj/notes.md", NOT_REGULAR),
+        ("proj/sub/.gitignore", SYMLINK),
+    }
+
+
+AWS_KEY = "AKIA" + "IOSFODNN7EXAMPLE"  # split: this file must not look like a secret itself
+GH_TOKEN = "ghp_" + "R7x2ZkP9qLm4Tn8Vb1Yc6Wd3Hf5Gj0Ks2Ae9"
+KEY_BLOCK = (
+    "-----BEGIN OPENSSH "
+    + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+)
+SECRET_FILES = {
+    ".env.production": "DATABASE_URL=postgres://app:pw@db/app\n",
+    ".env.local": "API_KEY=abc123\n",
+    "config/credentials": "[default]\naws_secret_access_key = wJalrXUtnFEMI\n",
+    ".npmrc": "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnop\n",
+    ".git-credentials": "https://bob:token123@github.com\n",
+    "keys/deploy_key": "not really a key but named like one\n",
+    ".pypirc": "[pypi]\npassword = pypi-token\n",
+    ".netrc": "machine api.example.com login me password hunter2\n",
+    "certs/server.pem": "certificate text\n",
+    "certs/tls.key": "key text\n",
+    "deploy/service-account.json": '{"type": "service_account", "project_id": "p",'
+    ' "private_key_id": "1", "client_email": "a@p.iam.gserviceaccount.com"}\n',
+}
+
+
+def test_a_secrets_laden_checkout_indexes_no_secret(
+    service: RagspaceService, tmp_path: Path
+) -> None:
+    root = tmp_path / "app"
+    for name, text in SECRET_FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "README.md").write_text(
+        f"# App\n\nDeploy with the key {AWS_KEY} set.\nToken: {GH_TOKEN}\nThe end.\n"
+    )
+    (root / "setup.py").write_text(f'KEY = """\n{KEY_BLOCK}\n"""\nprint("ok")\n')
+    (root / ".env.example").write_text("API_KEY=\n")  # a template: kept
+
+    service.create_docset("app")
+    report = service.add_directory("app", root)
+    indexed = {d.path for d in service.list_documents("app")}
+    assert indexed == {"app/README.md", "app/setup.py", "app/.env.example"}
+    reasons = {item.path: item.reason for item in report.skipped}
+    for name in SECRET_FILES:
+        assert "looks like a secret" in reasons[f"app/{name}"], name
+    readme = service.read_document("app", "app/README.md").text
+    assert AWS_KEY not in readme and GH_TOKEN not in readme
+    assert readme.splitlines()[0] == "# App" and readme.splitlines()[4] == "The end."
+    setup = service.read_document("app", "app/setup.py").text
+    assert "b3BlbnNzaC1rZXktdjEAAAAA" not in setup and 'print("ok")' in setup
+    assert len(setup.splitlines()) == 6  # lines redacted, not removed: citations stay right
+    assert "line 3 redacted: looks like a secret" in reasons["app/README.md#L3"]
+    assert "line 4 redacted: looks like a secret" in reasons["app/README.md#L4"]
+    assert "app/setup.py#L3" in reasons
+
+
 # the service on a real checkout
 
 
@@ -175,7 +269,7 @@ def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
 
     assert main(["add", "dir", "flask", str(CHECKOUT), "--dry-run"]) == 0
     dry = capsys.readouterr().out
-    assert "checkout/tests/certs/valid/server/server.pem: secret-looking" in dry
+    assert "checkout/tests/certs/valid/server/server.pem: looks like a secret" in dry
     assert service.list_documents("flask") == []  # a dry run stores nothing
 
     # no --wait: the test is about what is added and skipped; embedding the 2,600 chunks of

@@ -5,9 +5,13 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.embeddings import Embedder
 from ragspace.errors import ValidationError
 from ragspace.models import EmbeddingStatus
+from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
+from ragspace.settings import Settings
+from ragspace.store import Store
 from ragspace.worker import Ingestor
 from ragspace_ui.folder_upload import UNMATCHED, folder_files, folder_report
 
@@ -92,3 +96,23 @@ def test_the_service_indexes_the_folder_with_gitignore_and_skips(
     assert report.errors == []
     text = folder_report("proj", name, report)
     assert "4 new or changed file(s)" in text and "skipped `proj/logo.png`" in text
+
+
+def test_a_folder_upload_counts_against_the_upload_text_budget(
+    tmp_path: Path, settings: Settings, store: Store, embedder: Embedder
+) -> None:
+    budget = 2_000
+    small = build_service(
+        settings.model_copy(update={"upload_text_budget_bytes": budget}), store, embedder
+    )
+    small.create_docset("proj")
+    pages = {
+        f"proj/docs/page{n}.md": (f"# Page {n}\n" + "words " * 100).encode() for n in range(10)
+    }
+    copies, listing = cached(tmp_path, pages)
+    name, files = folder_files(copies, listing)
+    report = small.add_uploaded_folder("proj", name, files)
+    kept = [d for d in small.list_documents("proj") if d.error_message is None]
+    assert 0 < len(kept) * len(pages["proj/docs/page0.md"]) <= budget
+    assert len(report.errors) == len(pages) - len(kept)
+    assert all("RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in e.reason for e in report.errors)

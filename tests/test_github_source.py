@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from ragspace.answering.citations import cite_hit
-from ragspace.errors import SourceError
+from ragspace.errors import SourceError, ValidationError
 from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
 from ragspace.runtime import build_service
 from ragspace.services import RagspaceService
@@ -266,3 +266,54 @@ def test_fetcher_diffs_against_the_previous_sync(github: FakeGithub, repo: FakeR
     assert again.documents == [] and sorted(again.unchanged_paths) == sorted(stored)
     assert github.count("/repos/acme/widgets/tarball") == tarballs  # nothing to download
     assert again.skipped == first.skipped and again.state == first.state
+
+
+ESCAPES = [
+    "../user",
+    "acme/..",
+    "./user",
+    "https://github.com/../user",
+    "github.com/acme/../../user/tree/main",
+    "-acme/widgets",
+    "acme/" + "w" * 101,
+    "a" * 40 + "/widgets",
+]
+
+
+@pytest.mark.parametrize("text", ESCAPES)
+def test_a_location_outside_owner_name_is_refused_before_any_request(
+    gh_service: RagspaceService, github: FakeGithub, text: str
+) -> None:
+    for act in (gh_service.preview_source, _add):
+        with pytest.raises(SourceError) as refused:
+            act(SourceKind.GITHUB_REPO, text) if act is not _add else _add(gh_service, text)
+        assert text.strip()[:60] in str(refused.value)  # names it (long ones shortened)
+    assert github.requests == []  # never `GET /user` with the configured token
+    assert gh_service.list_sources("widgets") == []
+
+
+def _add(service: RagspaceService, text: str) -> None:
+    service.add_source("widgets", SourceKind.GITHUB_REPO, text)
+
+
+@pytest.mark.parametrize(
+    "ref", ["v" * 5000, "main\u202etxt.exe", "ma\u200bin", "%2e%2e/%2e%2e/user", "tag\ufeff"]
+)
+def test_an_overlong_or_disguised_ref_is_refused_before_any_request(
+    gh_service: RagspaceService, github: FakeGithub, ref: str
+) -> None:
+    with pytest.raises(SourceError) as refused:
+        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref=ref))
+    assert "not a valid git branch, tag or commit name" in str(refused.value)
+    assert len(str(refused.value)) < 400
+    assert github.requests == []
+
+
+def test_a_bad_filter_is_refused_before_the_source_is_stored(
+    gh_service: RagspaceService, github: FakeGithub
+) -> None:
+    options = GithubOptions(include=["docs/" + "*" * 600])
+    with pytest.raises(ValidationError) as refused:
+        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", options)
+    assert "docs/***" in str(refused.value)
+    assert gh_service.list_sources("widgets") == [] and github.requests == []

@@ -5,15 +5,19 @@ the database refuse), captures every log record at DEBUG (httpx, httpcore, opena
 urllib3 included) and greps logs and error texts for the values.
 """
 
+import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
+import psycopg
 import pytest
 
 from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
 from ragspace.models import SourceKind
 from ragspace.runtime import build_chat_model, build_service
+from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -21,6 +25,7 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
+from ragspace_ui.mcp_tools import docset_data
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.fakes.openai_server import FakeOpenAI, ScriptedResponse, running_fake_openai
@@ -29,6 +34,7 @@ OPENAI_KEY = "sk-proj-SECRETopenaiKEY-7c1e9d"
 GITHUB_TOKEN = "ghp_SECRETgithubTOKEN0042beef"
 DB_PASSWORD = "Pg-SECRET-pa55w0rd-91"
 SECRETS = (OPENAI_KEY, GITHUB_TOKEN, DB_PASSWORD)
+MIGRATIONS = Path(__file__).parent.parent / "supabase" / "migrations"
 LOGGERS = ("", "httpx", "httpcore", "openai", "github", "urllib3", "ragspace", "psycopg")
 
 
@@ -196,3 +202,39 @@ def test_ui_shows_errors_without_secrets() -> None:
     assert_no_secret(shown)
     assert "server log" in shown
     assert ui_message(RagspaceError("A readable message.")) == "A readable message."
+
+
+URL_TOKEN = "glpat-SECRETurlTOKEN-5a5a"
+CREDENTIALED = [
+    f"https://alice:{URL_TOKEN}@no-such-host.invalid/docs/",
+    f"  http://{URL_TOKEN}@no-such-host.invalid:8080/a?b=1#c  ",
+    f"https://x-access-token:{URL_TOKEN}@github.com/octo/docs",
+]
+
+
+def test_credentials_in_a_source_url_are_never_stored_or_shown(
+    service: RagspaceService, store: Store, database_url: str
+) -> None:
+    service.create_docset("creds")
+    for url in CREDENTIALED:
+        kind = SourceKind.GITHUB_REPO if "github.com" in url else SourceKind.WEB
+        try:
+            service.add_source("creds", kind, url)
+        except RagspaceError as error:
+            assert URL_TOKEN not in str(error) and "alice" not in str(error)
+    locations = [s.location for s in service.list_sources("creds")]
+    assert "https://no-such-host.invalid/docs/" in locations
+    assert "http://no-such-host.invalid:8080/a?b=1#c" in locations
+    listed = json.dumps([docset_data(service, d) for d in service.list_docsets()])
+    assert URL_TOKEN not in listed and "alice" not in listed
+
+    # a row stored by an earlier version is cleaned by the migration
+    docset = service.get_docset("creds")
+    store.create_source(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
+    sql = (MIGRATIONS / "20261128100000_url_credentials.sql").read_text(encoding="utf-8")
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(sql)
+    listed = json.dumps([docset_data(service, d) for d in service.list_docsets()])
+    assert URL_TOKEN not in listed and "alice" not in listed
+    locations = [s.location for s in service.list_sources("creds")]
+    assert locations.count("https://no-such-host.invalid/docs/") == 2

@@ -1,10 +1,13 @@
 """Links into and out of the viewer: an uploaded PDF opened at its page, and the address
 (`?docset=…&path=…&lines=a-b`) that opens lines of a document next to the chat."""
 
+import json
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
+from unittest.mock import patch
 from urllib.parse import parse_qsl, urlsplit
 
 import pypdf
@@ -12,12 +15,15 @@ import pytest
 from pydantic import SecretStr
 
 from ragspace.access import parse_auth
+from ragspace.cli.main import main
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink, parse_line_link, view_url
 from ragspace.models import Citation, NewDocument
+from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
 from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile, classify_bytes
 from ragspace.worker import Ingestor
+from ragspace_ui.mcp_tools import Gate, read_tools
 from ragspace_ui.viewer import open_citation, open_document, open_line_link
 
 DATA = Path(__file__).parent / "data"
@@ -122,3 +128,55 @@ def test_the_app_serves_a_kept_pdf_to_those_who_may_read_the_docset(
 def test_a_citation_without_a_stored_page_map_has_no_pdf_link(handbook: RagspaceService) -> None:
     citation = Citation(number=1, label="textwrap.py", path="textwrap.py", start_line=1, end_line=3)
     assert "open the PDF" not in open_citation(handbook, citation, "handbook")
+
+
+@pytest.mark.parametrize("lines", ["²", "1-²", "٣", "1-٣", "9" * 5000, "1-" + "9" * 5000, "-5"])
+def test_a_line_range_of_other_digits_or_too_many_is_named_in_the_error(lines: str) -> None:
+    with pytest.raises(ValidationError) as refused:
+        parse_line_link({"docset": "d", "path": "p", "lines": lines})
+    assert "not a line range like 12-30" in str(refused.value)
+    assert lines[:20] in str(refused.value) and len(str(refused.value)) < 200
+
+
+def _large(service: RagspaceService) -> None:
+    """A document of 5,001 lines where line 2,500 alone holds 400,000 characters."""
+    lines = [f"line {n} of the large document" for n in range(1, 5002)]
+    lines[2499] = "x" * 400_000
+    service.create_docset("large")
+    service.add_files("large", [UploadedFile("big.txt", "\n".join(lines).encode())])
+
+
+def test_every_reader_gets_a_capped_range_with_a_continuation(
+    service: RagspaceService, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _large(service)
+    whole = service.read_document("large", "big.txt")  # no end: not the whole document
+    assert (whole.start_line, whole.end_line, whole.total_lines) == (1, MAX_READ_LINES, 5001)
+    assert whole.continuation == (
+        f"Showing lines 1-{MAX_READ_LINES} of 5001; read lines "
+        f"{MAX_READ_LINES + 1}-{2 * MAX_READ_LINES} next."
+    )
+    wide = service.read_document("large", "big.txt", 2400, 2600)  # the character cap
+    assert wide.end_line == 2499 and len(wide.text) <= MAX_READ_CHARS
+    assert "read lines 2500-" in (wide.continuation or "")
+    alone = service.read_document("large", "big.txt", 2500, 2500)  # one line over the cap
+    assert len(alone.text) <= MAX_READ_CHARS + 100 and "line 2500 is cut" in alone.continuation
+    last = service.read_document("large", "big.txt", 4990)
+    assert last.end_line == 5001 and last.continuation is None
+
+    # the viewer's deep link (lines=1-999999999) and its own document view
+    page = open_line_link(service, LineLink("large", "big.txt", 1, 999_999_999))
+    assert len(page) < 40 * MAX_READ_CHARS and "of 5001" in page and "read lines" in page
+    assert "read lines" in open_document(service, "large", "big.txt")
+
+    # MCP read_document
+    tools = {tool.__name__: tool for tool in read_tools(service, Gate(None))}
+    read = json.loads(tools["read_document"]("large", "big.txt"))
+    assert read["end_line"] == MAX_READ_LINES and read["continuation"] == whole.continuation
+    assert len(tools["read_document"]("large", "big.txt", 2500, 2500)) < MAX_READ_CHARS + 2000
+
+    # CLI docs show
+    with patch("ragspace.cli.docs.opened_service", lambda: nullcontext(service)):
+        assert main(["docs", "show", "large", "big.txt", "--lines", "1-999999"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out.count("\n") == MAX_READ_LINES and "read lines 1001-2000" in shown.err

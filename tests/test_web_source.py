@@ -163,3 +163,32 @@ def test_preview_lists_pages_without_storing(web_service: RagspaceService, site:
     assert preview.estimated_chunks >= 1
     assert preview.skipped_counts["HTTP 404"] == 1
     assert web_service.list_documents("lantern") == []
+
+
+@pytest.mark.parametrize("location", ["ftp://example.com/docs", "mailto:a@example.com", "https://"])
+def test_a_location_that_is_no_web_address_leaves_no_source_behind(
+    web_service: RagspaceService, location: str
+) -> None:
+    web_service.create_docset("refused")
+    with pytest.raises(SourceError) as refused:
+        web_service.add_source("refused", SourceKind.WEB, location)
+    assert location in str(refused.value)
+    assert web_service.list_sources("refused") == []
+
+
+def test_a_page_or_sitemap_larger_than_the_cap_is_not_read_to_its_end(
+    web_service: RagspaceService, site: DocsSite
+) -> None:
+    flood = 64 * 1024 * 1024
+    site.floods["/docs/flood.html"] = flood
+    with pytest.raises(SourceError) as refused:
+        web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/flood.html")
+    assert "larger than 5,242,880 bytes" in str(refused.value)
+    assert site.sent["/docs/flood.html"] < 16 * 1024 * 1024  # not the whole 64 MB
+
+    site.floods["/sitemap.xml"] = flood
+    site.floods["/robots.txt"] = flood
+    report = web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    assert "docs/faq.html" not in " ".join(report.changed)  # found only through the sitemap
+    assert site.sent["/sitemap.xml"] < 16 * 1024 * 1024
+    assert site.sent["/robots.txt"] < 16 * 1024 * 1024

@@ -1,11 +1,13 @@
 """`POST /webhooks/github`: signed pushes queue re-syncs of the matching GitHub sources."""
 
 import json
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from pydantic import SecretStr
 
@@ -61,12 +63,16 @@ def _push(ref: str, full_name: str = "acme/widgets", **extra: Any) -> bytes:
 
 
 def _post(
-    url: str, body: bytes, event: str = "push", signature: str | None = None
+    url: str,
+    body: bytes,
+    event: str = "push",
+    signature: str | None = None,
+    delivery: str | None = None,
 ) -> httpx.Response:
     headers = {
         "Content-Type": "application/json",
         "X-GitHub-Event": event,
-        "X-GitHub-Delivery": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),  # a new GUID per delivery
         "X-Hub-Signature-256": sign(SECRET, body) if signature is None else signature,
         "User-Agent": "GitHub-Hookshot/044aadd",
     }
@@ -251,3 +257,42 @@ def test_read_only_instances_refuse_signed_pushes(
     assert refused.status_code == 403 and "read-only" in refused.json()["error"]
     assert _due(service) == set()
     assert _post(url, b"{}", signature="sha256=00").status_code == 401
+
+
+@pytest.mark.usefixtures("repo")
+def test_a_replayed_delivery_is_handled_once_and_deep_json_is_refused(
+    store: Store,
+    embedder: Embedder,
+    github: FakeGithub,
+    settings: Settings,
+    database_url: str,
+    launch_app: Callable[..., str],
+) -> None:
+    service = make_service(store, embedder, github)
+    service.create_docset("widgets")
+    default = _add(service, "acme/widgets")
+    secured = settings.model_copy(update={"github_webhook_secret": SecretStr(SECRET)})
+    url = launch_app(service, None, secured)
+    body = _push("refs/heads/trunk")
+    delivery = "72d3162e-cc78-11e3-81ab-4c9367dc0958"
+    first = _post(url, body, delivery=delivery)
+    assert first.status_code == 202 and first.json() == {"queued": [default]}
+    scheduler = resync_scheduler(store, github, [])
+    assert scheduler.run_due() == 1 and _due(service) == set()
+
+    replayed = _post(url, body, delivery=delivery)  # same id, valid signature
+    assert replayed.status_code == 200 and replayed.json() == {"duplicate": delivery}
+    # the signature covers the body, not the headers: a new id on a captured body
+    renamed = _post(url, body, delivery="8f0e1a2b-0000-11e3-81ab-4c9367dc0958")
+    assert renamed.status_code == 200 and "duplicate" in renamed.json()
+    assert _due(service) == set()  # nothing re-synced
+
+    # deliveries are remembered for a day
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("update webhook_deliveries set received_at = now() - interval '25 hours'")
+    again = _post(url, body, delivery=delivery)
+    assert again.status_code == 202 and again.json() == {"queued": [default]}
+
+    for deep in (b"[" * 200_000 + b"]" * 200_000, b'{"a":' * 100_000 + b"1" + b"}" * 100_000):
+        refused = _post(url, deep)
+        assert refused.status_code == 400 and "nested" in refused.json()["error"]

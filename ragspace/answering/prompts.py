@@ -1,5 +1,6 @@
 """Every prompt sent to a chat model, as named constants, and the passage delimiter."""
 
+import functools
 import html
 import re
 import unicodedata
@@ -59,34 +60,103 @@ PASSAGE = """<passage number="{number}" source="{source}">
 </passage>"""
 
 _PASSAGE_TAG = re.compile(r"<\s*/?\s*passage", re.IGNORECASE)
+# what replaces the `<` (or its look-alike, or its entity) of a tag found in a document: a
+# character no reading turns back into `<` (an entity such as `&lt;` is decoded by readers)
+DEFUSED = "\ufffd"
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+# invisible yet not format characters (category Cf is dropped as a whole): the grapheme
+# joiner, Hangul fillers, Khmer inherent vowels, Mongolian selectors, variation selectors
+_UNSEEN = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+_ENTITY_ROUNDS = 3  # `&amp;lt;` is `<` to a reader that decodes twice
 
 
 def passage_block(number: int, source: str, body: str) -> str:
     """One passage wrapped as data: its text can neither close nor forge a passage tag."""
     return PASSAGE.format(
-        number=number, source=html.escape(source, quote=True), body=defuse_tags(body)
+        number=number,
+        source=html.escape(defuse_tags(source), quote=True),
+        body=defuse_tags(body),
     )
 
 
 def defuse_tags(text: str) -> str:
-    """`text` with every `<` that opens a passage tag escaped, look-alikes included.
+    """`text` with the `<` of every passage tag replaced, look-alikes included.
 
-    A model reads a fullwidth (U+FF1C) closing tag or a tag split by zero-width characters as the
-    real thing, so tags are found in the NFKC form with format characters dropped, and the
-    original character standing for the `<` is escaped.
+    A model reads a fullwidth or Cyrillic-lettered tag, one split by invisible characters,
+    or `&lt;/passage&gt;` as the real thing, so tags are looked for in a normalized form:
+    HTML entities decoded (up to three times), invisible characters dropped, NFKC, and
+    each character confusable with an ASCII one (Unicode's confusables, with the angle
+    brackets 〈 ⟨) read as that one. Only the characters standing for the `<` change.
     """
-    if text.isascii():
-        return _PASSAGE_TAG.sub(lambda m: "&lt;" + m.group()[1:], text)
-    folded: list[str] = []
-    origin: list[int] = []  # index in `text` of each character of `folded`
-    for index, char in enumerate(text):
-        if unicodedata.category(char) == "Cf":  # zero-width spaces, joiners, bidi marks
+    if text.isascii() and "&" not in text:
+        return _PASSAGE_TAG.sub(lambda m: DEFUSED + m.group()[1:], text)
+    folded, spans = text, [(i, i + 1) for i in range(len(text))]
+    for _ in range(_ENTITY_ROUNDS):
+        folded, spans = _fold(folded, spans)
+        if "&" not in folded:
+            break
+    opens = sorted({spans[m.start()] for m in _PASSAGE_TAG.finditer(folded)})
+    if not opens:
+        return text
+    parts: list[str] = []
+    done = 0
+    for start, end in opens:
+        if start >= done:
+            parts += [text[done:start], DEFUSED]
+            done = end
+    return "".join([*parts, text[done:]])
+
+
+def _fold(text: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """One round of the normalized form; each character's span in the original text."""
+    out: list[str] = []
+    out_spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(text):
+        end = index + 1
+        decoded = text[index]
+        if decoded == "&" and (entity := _ENTITY.match(text, index)):
+            decoded, end = html.unescape(entity.group()), entity.end()
+        span = (spans[index][0], spans[end - 1][1])
+        for char in _visible(decoded):
+            out.append(char)
+            out_spans.append(span)
+        index = end
+    return "".join(out), out_spans
+
+
+def _visible(text: str) -> list[str]:
+    shown: list[str] = []
+    skeletons = _skeletons()
+    for char in text:
+        if char in _UNSEEN or unicodedata.category(char) == "Cf":
             continue
-        for part in unicodedata.normalize("NFKC", char):
-            folded.append(part)
-            origin.append(index)
-    opens = {origin[m.start()] for m in _PASSAGE_TAG.finditer("".join(folded))}
-    return "".join("&lt;" if i in opens else char for i, char in enumerate(text))
+        shown += [skeletons.get(part, part) for part in unicodedata.normalize("NFKC", char)]
+    return shown
+
+
+@functools.cache
+def _skeletons() -> dict[str, str]:
+    """Each character Unicode lists as confusable with an ASCII one, mapped to that one."""
+    from confusable_homoglyphs import utils  # 0.15 s: loaded at the first non-ASCII passage
+
+    data: dict[str, list[dict[str, str]]] = utils.load("confusables.json")
+    table: dict[str, str] = {}
+    for char, glyphs in data.items():
+        if len(char) == 1 and char.isascii() and char.isprintable():
+            for glyph in glyphs:
+                table.setdefault(glyph["c"], char)
+    for glyph in data.get("\u276c", []):  # ❬'s group: the angle brackets 〈 ⟨ 〈
+        table.setdefault(glyph["c"], "<")
+    table.setdefault("\u276c", "<")
+    for glyph in data.get("\u276d", []):
+        table.setdefault(glyph["c"], ">")
+    table.setdefault("\u276d", ">")
+    return table
 
 
 # Answer grading (`ragspace eval`): a fixed rubric, so scores compare across runs.

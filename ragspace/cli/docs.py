@@ -93,12 +93,15 @@ def _show(args: argparse.Namespace) -> int:
                 "end_line": read.end_line,
                 "total_lines": read.total_lines,
                 "text": read.text,
+                "continuation": read.continuation,
             }
         )
         return 0
     width = len(str(read.end_line))
     for number, line in enumerate(read.text.split("\n"), start=read.start_line):
         print(f"{number:>{width}}  {line}")
+    if read.continuation:  # on stderr: stdout stays the lines themselves
+        note(read.continuation)
     return 0
 
 

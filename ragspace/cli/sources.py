@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 LISTED = 20  # paths shown per list before "… and N more"
 RESYNC_HELP = "re-sync on a schedule run by the workers: 30m, 6h, 1d, 1w or off (default off)"
-_INTERVAL = re.compile(r"^(?P<count>\d+)\s*(?P<unit>m|min|h|d|w)$")
+_INTERVAL = re.compile(r"^(?P<count>[0-9]{1,9})\s*(?P<unit>m|min|h|d|w)$")
 _UNITS = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 WAIT_HELP = "embed in this process and wait until every document is done or in error"
 
@@ -156,7 +156,12 @@ def interval(text: str) -> timedelta | None:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not an interval: use e.g. 30m, 6h, 1d, 1w, hourly, daily or off"
         )
-    return timedelta(**{_UNITS[match["unit"]]: int(match["count"])})
+    try:
+        return timedelta(**{_UNITS[match["unit"]]: int(match["count"])})
+    except OverflowError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is longer than any re-sync interval (at most 365 days)"
+        ) from None
 
 
 def _globs(values: Sequence[str]) -> list[str]:

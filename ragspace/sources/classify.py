@@ -13,11 +13,47 @@ from ragspace.extract import has_reader
 
 _SNIFF_BYTES = 8192
 SECRET_SUFFIXES = frozenset(
-    {".pem", ".key", ".csr", ".crt", ".cer", ".der", ".p12", ".pfx", ".jks", ".keystore"}
+    {
+        ".pem",
+        ".key",
+        ".csr",
+        ".crt",
+        ".cer",
+        ".der",
+        ".p12",
+        ".pfx",
+        ".jks",
+        ".keystore",
+        ".kdbx",
+        ".ppk",
+        ".env",
+    }
 )
 SECRET_NAMES = frozenset(
-    {".env", ".netrc", ".pgpass", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".htpasswd"}
+    {
+        ".env",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        ".htpasswd",
+        ".dockercfg",
+        ".s3cfg",
+        "credentials",
+        "credentials.json",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+    }
 )
+# templates of a .env file are meant to be committed and hold no values
+_DOTENV_TEMPLATES = frozenset({"example", "sample", "template", "dist", "defaults"})
+# ssh_host_rsa_key, deploy_key, client_secret_1234.json ...
+_SECRET_NAME = re.compile(r"^(?:[\w.-]*_key|[\w.-]*_rsa|client_secret[\w.-]*\.json)$")
+_SERVICE_ACCOUNT = re.compile(rb'"type"\s*:\s*"service_account"')
 _SVG = re.compile(
     rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*(?:<!DOCTYPE svg[^>]*>\s*)?<svg\b", re.S
 )
@@ -25,7 +61,7 @@ _SVG = re.compile(
 EMPTY = "empty file"
 BINARY = "binary content"
 NOT_UTF8 = "not UTF-8 text"
-SECRET = "secret-looking file (keys, certificates and .env files are never indexed)"
+SECRET = "looks like a secret (keys, certificates, credentials and .env files are never indexed)"
 SVG_IMAGE = "SVG image"
 
 
@@ -33,6 +69,10 @@ def secret_reason(path: str) -> str | None:
     """The skip reason for a key, certificate or credentials file, judged by its name."""
     name = PurePosixPath(path).name.lower()
     if name in SECRET_NAMES or PurePosixPath(name).suffix in SECRET_SUFFIXES:
+        return SECRET
+    if name.startswith(".env.") and name[5:] not in _DOTENV_TEMPLATES:  # .env.production
+        return SECRET
+    if _SECRET_NAME.match(name):
         return SECRET
     return None
 
@@ -44,6 +84,8 @@ def content_skip_reason(path: str, data: bytes) -> str | None:
         return secret
     if not data.strip():
         return EMPTY
+    if path.lower().endswith(".json") and _SERVICE_ACCOUNT.search(data[:_SNIFF_BYTES]):
+        return SECRET  # a cloud service-account key file
     if has_reader(path):  # PDF, notebooks: their own readers report what is wrong
         return None
     return text_skip_reason(data)

@@ -14,6 +14,7 @@ from ragspace.extract import Extracted, extract
 from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, OriginalFile, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
+from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
@@ -135,15 +136,19 @@ def classify_bytes(
             f"{path} has {len(extracted.text):,} characters of text; at most {limit:,} fit "
             "the chunk limit (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). Split the file.",
         )
+    text, redactions = redact_secrets(extracted.text)
     metadata = {**extracted.metadata, "cite": cite or {}}
+    if redactions:  # listed with the source's skips (sync.store_fetched)
+        metadata[REDACTED_LINES] = [[r.line, r.reason] for r in redactions]
     return NewDocument(
         path=path,
         title=PurePosixPath(path).name,
         language=extracted.language,
-        content=extracted.text,
-        content_hash=content_hash(extracted.text),
+        content=text,
+        content_hash=content_hash(text),
         metadata=metadata,
-        original=_kept_original(extracted, data, cite),
+        # the original file would still hold the secret
+        original=None if redactions else _kept_original(extracted, data, cite),
     )
 
 

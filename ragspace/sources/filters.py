@@ -2,11 +2,11 @@
 
 import re
 from collections.abc import Sequence
-from functools import cache
 from pathlib import PurePosixPath
 
 from ragspace.models import SkippedItem
 from ragspace.sources.classify import secret_reason
+from ragspace.sources.patterns import compile_glob, glob_matches
 
 __all__ = ["FileFilter", "SkippedItem", "glob_matches"]
 
@@ -58,6 +58,8 @@ class FileFilter:
         self.include = [p.strip() for p in include if p.strip()]
         self.exclude = [p.strip() for p in exclude if p.strip()]
         self.max_bytes = max_bytes
+        for pattern in (*self.include, *self.exclude):
+            compile_glob(pattern)  # a bad pattern is refused here, before any file is read
 
     def skip_reason(self, path: str, size: int) -> str | None:
         """None when the file is indexed, otherwise the reason it is skipped."""
@@ -85,30 +87,3 @@ def _default_reason(path: str, size: int, max_bytes: int) -> str | None:
     if size > max_bytes:
         return f"larger than {max_bytes:,} bytes"
     return None
-
-
-def glob_matches(pattern: str, path: str) -> bool:
-    """Gitignore-like globs: `*` stays in a folder, `**` crosses folders, no `/` = any folder."""
-    return _compile(pattern).fullmatch(path) is not None
-
-
-@cache
-def _compile(pattern: str) -> re.Pattern[str]:
-    anchored = "/" in pattern.rstrip("/")
-    pattern = pattern.lstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    regex = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            regex, index = regex + "(?:.*/)?", index + 3
-        elif pattern.startswith("**", index):
-            regex, index = regex + ".*", index + 2
-        elif pattern[index] == "*":
-            regex, index = regex + "[^/]*", index + 1
-        elif pattern[index] == "?":
-            regex, index = regex + "[^/]", index + 1
-        else:
-            regex, index = regex + re.escape(pattern[index]), index + 1
-    return re.compile(regex if anchored else f"(?:.*/)?{regex}")

@@ -1,19 +1,25 @@
 """Local folders and checkouts: walk the tree, honour .gitignore and the filters, read files."""
 
+import errno
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-import pathspec
-
 from ragspace.errors import ValidationError
 from ragspace.models import SkippedItem, UploadedFile
 from ragspace.sources.filters import FileFilter
+from ragspace.sources.patterns import GitIgnores
 
 GIT_DIR = "git metadata folder (.git/)"
 IGNORED = "ignored by .gitignore"
 SYMLINK = "symbolic link"
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+MAX_GITIGNORE_BYTES = 1 << 20
+# O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: a path that became
+# a symbolic link after the walk looked at it is refused, not followed
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
 @dataclass
@@ -25,47 +31,26 @@ class FolderListing:
     skipped: list[SkippedItem] = field(default_factory=list)
 
 
-class _Ignores:
-    """The .gitignore files met so far, each applied to paths below its own folder."""
-
-    def __init__(self) -> None:
-        self._specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-
-    def add(self, folder: str, text: str) -> None:
-        self._specs.append((folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines())))
-
-    def ignored(self, path: str, is_dir: bool = False) -> bool:
-        probe = path + "/" if is_dir else path
-        for folder, spec in self._specs:
-            prefix = f"{folder}/" if folder else ""
-            if probe.startswith(prefix) and spec.match_file(probe[len(prefix) :]):
-                return True
-        return False
-
-
 def read_folder(root: Path, file_filter: FileFilter, max_files: int = 5000) -> FolderListing:
     """Every file under `root` that .gitignore and the filters keep; unread ones are skips."""
     if not root.is_dir():
         raise ValidationError(f"No such folder: {str(root)!r}.")
     root = root.resolve()
     listing = FolderListing(root.name)
-    ignores = _Ignores()
+    ignores = GitIgnores()
     for current, dirs, files in os.walk(root):
         here = Path(current).relative_to(root).as_posix()
         here = "" if here == "." else here
         if ".gitignore" in files:
-            text = (Path(current) / ".gitignore").read_text("utf-8", errors="replace")
-            ignores.add(here, text)
+            _add_gitignore(Path(current) / ".gitignore", here, ignores, listing)
         dirs[:] = sorted(d for d in dirs if _enter(Path(current), here, d, ignores, listing))
         for name in sorted(files):
             relative = f"{here}/{name}" if here else name
-            reason = _file_reason(Path(current) / name, relative, ignores, file_filter)
-            if reason:
-                listing.skipped.append(SkippedItem(path=_shown(listing, relative), reason=reason))
+            found = _read_kept(Path(current) / name, relative, ignores, file_filter)
+            if isinstance(found, str):
+                listing.skipped.append(SkippedItem(path=_shown(listing, relative), reason=found))
                 continue
-            listing.files.append(
-                UploadedFile(_shown(listing, relative), (Path(current) / name).read_bytes())
-            )
+            listing.files.append(UploadedFile(_shown(listing, relative), found))
             if len(listing.files) > max_files:
                 raise ValidationError(
                     f"{root} has more than {max_files:,} files to index; narrow it with "
@@ -74,17 +59,44 @@ def read_folder(root: Path, file_filter: FileFilter, max_files: int = 5000) -> F
     return listing
 
 
+def read_regular_file(path: Path, max_bytes: int) -> bytes | str:
+    """The bytes of a regular file, or why it is not read: a symbolic link, a FIFO, a
+    device or a socket is never opened for reading, and at most `max_bytes` are read."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return SYMLINK
+        return f"could not be read ({error.strerror})"
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_REGULAR
+        os.set_blocking(fd, True)
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        return f"larger than {max_bytes:,} bytes"
+    return data
+
+
+def _add_gitignore(path: Path, here: str, ignores: GitIgnores, listing: FolderListing) -> None:
+    found = read_regular_file(path, MAX_GITIGNORE_BYTES)
+    if not isinstance(found, str):  # an unreadable one is listed as a skipped file
+        shown = _shown(listing, f"{here}/.gitignore" if here else ".gitignore")
+        ignores.add(here, found.decode("utf-8", errors="replace"), shown)
+
+
 def select_files(
     name: str, files: Sequence[UploadedFile], file_filter: FileFilter
 ) -> FolderListing:
     """The same rules for a folder uploaded from a browser (paths relative to the folder)."""
     listing = FolderListing(name)
-    ignores = _Ignores()
+    ignores = GitIgnores()
     for upload in files:
         path = PurePosixPath(upload.name)
         if path.name == ".gitignore":
             parent = path.parent.as_posix()
-            ignores.add("" if parent == "." else parent, upload.data.decode("utf-8", "replace"))
+            text = upload.data.decode("utf-8", "replace")
+            ignores.add("" if parent == "." else parent, text, _shown(listing, upload.name))
     for upload in sorted(files, key=lambda f: f.name):
         parts = PurePosixPath(upload.name).parts
         reason = None
@@ -102,11 +114,11 @@ def select_files(
     return listing
 
 
-def _under_ignored(parts: tuple[str, ...], ignores: _Ignores) -> bool:
+def _under_ignored(parts: tuple[str, ...], ignores: GitIgnores) -> bool:
     return any(ignores.ignored("/".join(parts[:i]), is_dir=True) for i in range(1, len(parts)))
 
 
-def _enter(parent: Path, here: str, name: str, ignores: _Ignores, listing: FolderListing) -> bool:
+def _enter(parent: Path, here: str, name: str, ignores: GitIgnores, listing: FolderListing) -> bool:
     relative = f"{here}/{name}" if here else name
     reason = None
     if name == ".git":
@@ -120,16 +132,18 @@ def _enter(parent: Path, here: str, name: str, ignores: _Ignores, listing: Folde
     return reason is None
 
 
-def _file_reason(
-    file: Path, relative: str, ignores: _Ignores, file_filter: FileFilter
-) -> str | None:
+def _read_kept(
+    file: Path, relative: str, ignores: GitIgnores, file_filter: FileFilter
+) -> bytes | str:
+    """The file's bytes when the rules keep it, else the reason it is skipped."""
     if file.is_symlink():
         return SYMLINK
     if not file.is_file():
-        return "not a regular file"
+        return NOT_REGULAR
     if ignores.ignored(relative):
         return IGNORED
-    return file_filter.skip_reason(relative, file.stat().st_size)
+    reason = file_filter.skip_reason(relative, file.stat().st_size)
+    return reason if reason else read_regular_file(file, file_filter.max_bytes)
 
 
 def _shown(listing: FolderListing, relative: str) -> str:

@@ -3,6 +3,7 @@
 import io
 import re
 import tarfile
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -27,6 +28,11 @@ _URL = re.compile(
 _SHORT = re.compile(r"^(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
 _SSH = re.compile(r"^git@github\.com:(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?$")
 _BAD_REF = re.compile(r"\.\.|[\s~^:?*\[\\\x00-\x1f\x7f]|^/|/$|@\{")  # git check-ref-format
+# GitHub's own rules: a login is 1-39 letters, digits, hyphens (underscores for managed
+# users), never starting with a hyphen; a repository name is 1-100 of [A-Za-z0-9._-]
+_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,38}")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+MAX_REF_CHARS = 255
 
 
 @dataclass(frozen=True)
@@ -103,11 +109,38 @@ def parse_location(text: str, ref: str | None = None) -> GithubLocation:
     if parts.get("kind") == "blob" and not path:
         raise SourceError(f"{text!r} names no file after /blob/<ref>/.")
     location = GithubLocation(parts["owner"], parts["repo"], (ref or "").strip() or url_ref, path)
-    if location.ref is not None and _BAD_REF.search(location.ref):
-        raise SourceError(f"{location.ref!r} is not a valid git branch, tag or commit name.")
+    if (
+        not _OWNER.fullmatch(location.owner)
+        or not _NAME.fullmatch(location.repo)
+        or (location.repo in (".", ".."))
+    ):  # checked before any request: `../user` would otherwise call `GET /user`
+        raise SourceError(
+            f"{_shown(cleaned)!r} is not a GitHub repository: use owner/name, where the owner "
+            "is a GitHub user or organisation and the name is made of letters, digits, . _ -."
+        )
+    if location.ref is not None and not _valid_ref(location.ref):
+        raise SourceError(
+            f"{_shown(location.ref)!r} is not a valid git branch, tag or commit name."
+        )
     if path is not None and any(part in ("", ".", "..") for part in path.split("/")):
         raise SourceError(f"{path!r} is not a file path inside the repository.")
     return location
+
+
+def _valid_ref(ref: str) -> bool:
+    """git check-ref-format, at most MAX_REF_CHARS, and no invisible or control characters
+    (bidi overrides and zero-width spaces make a ref look like another one); no `%` either,
+    which an API path could decode into `..`."""
+    return (
+        len(ref) <= MAX_REF_CHARS
+        and not _BAD_REF.search(ref)
+        and "%" not in ref
+        and not any(unicodedata.category(c)[0] in "CZ" for c in ref)
+    )
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class GithubClient:

@@ -12,6 +12,7 @@ from ragspace.models import (
     skip_counts,
 )
 from ragspace.sources.fetcher import Fetcher, FetchResult, PreviousSync
+from ragspace.sources.secret_scan import redacted_skips
 from ragspace.store import Store
 
 # the options of the sources that are fetched (uploads and folders are not)
@@ -53,7 +54,10 @@ def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncRep
             for d in fetched.documents
             if d.error_message
         ],
-        skipped=fetched.skipped,
+        skipped=[
+            *fetched.skipped,
+            *(item for d in fetched.documents for item in redacted_skips(d.path, d.metadata)),
+        ],
     )
 
 

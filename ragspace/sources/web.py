@@ -26,10 +26,30 @@ from ragspace.models import (
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.netguard import NetGuard, guarded_client
 from ragspace.sources.network import host_of, network_problem
+from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
+from ragspace.url_credentials import without_credentials
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _TRANSIENT = "temporarily unavailable"
+_BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _OTHER_SCHEME = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*):(?!\d)")
+
+
+def start_url(location: str) -> str:
+    """The crawl's start URL (https:// added when no scheme is given); a SourceError when
+    the location is not an http(s) address. Its form only: nothing is resolved or fetched."""
+    start = location.strip()
+    other = _OTHER_SCHEME.match(start)
+    if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
+        raise SourceError(
+            f"{location!r} is not a web address: only http:// and https:// can be crawled."
+        )
+    if "://" not in start:
+        start = f"https://{start}"
+    parts = urlsplit(start)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise SourceError(f"{location!r} is not a web address (http:// or https://).")
+    return start
 
 
 @dataclass(frozen=True)
@@ -154,17 +174,8 @@ class WebCrawler:
         return FetchResult(crawl.documents, crawl.kept, crawl.skipped, state, scope.start)
 
     def _scope(self, location: str, options: WebOptions) -> CrawlScope:
-        start = location.strip()
-        other = _OTHER_SCHEME.match(start)
-        if "://" not in start and other and other["scheme"].lower() not in ("http", "https"):
-            raise SourceError(
-                f"{location!r} is not a web address: only http:// and https:// can be crawled."
-            )
-        if "://" not in start:
-            start = f"https://{start}"
+        start = start_url(location)
         parts = urlsplit(start)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise SourceError(f"{location!r} is not a web address (http:// or https://).")
         self._guard.check(start)  # a clear error for a private or malformed start address
         prefix = (options.path_prefix or "/").strip() or "/"
         if not prefix.startswith("/"):
@@ -179,8 +190,8 @@ class WebCrawler:
         parser = urllib.robotparser.RobotFileParser(f"{scope.origin}/robots.txt")
         text = ""
         try:
-            response = self._http.get(f"{scope.origin}/robots.txt")
-            if response.status_code == 200:
+            response = self._get(f"{scope.origin}/robots.txt")
+            if response is not None and response.status_code == 200:
                 text = response.text
         except (httpx.HTTPError, httpx.InvalidURL, SourceError):
             pass  # no robots.txt reachable: everything is allowed, as crawlers agree
@@ -200,8 +211,8 @@ class WebCrawler:
 
     def _sitemap_locations(self, url: str) -> list[str]:
         try:
-            response = self._http.get(url)
-            if response.status_code != 200:
+            response = self._get(url)
+            if response is None or response.status_code != 200:
                 return []
             root = lxml.etree.fromstring(
                 response.content, parser=lxml.etree.XMLParser(resolve_entities=False)
@@ -261,7 +272,7 @@ class WebCrawler:
             if previous.metadata.get("last_modified"):
                 headers["If-Modified-Since"] = str(previous.metadata["last_modified"])
         try:
-            response = self._http.get(url, headers=headers)
+            response = self._get(url, headers)
         except SourceError as exc:  # the guard refused this address or a redirect target
             return _Page(url, skip=str(exc))
         except httpx.TooManyRedirects:
@@ -275,6 +286,8 @@ class WebCrawler:
         except httpx.HTTPError as exc:
             problem = network_problem(exc, host_of(url))
             return _Page(url, unchanged=previous, skip=f"{_TRANSIENT}: {problem}")
+        if response is None:
+            return _Page(url, skip=f"larger than {self._config.max_page_bytes:,} bytes")
         if response.status_code == 304 and previous is not None:
             return _Page(url, unchanged=previous, links=list(previous.metadata.get("links", [])))
         if response.status_code >= 500 or response.status_code == 429:
@@ -284,6 +297,25 @@ class WebCrawler:
         if response.status_code != 200:
             return _Page(url, skip=f"HTTP {response.status_code}")
         return self._page(url, response)
+
+    def _get(self, url: str, headers: dict[str, str] | None = None) -> httpx.Response | None:
+        """GET `url`, reading at most max_page_bytes of its (decompressed) body: None when
+        it is longer, so an endless or huge page, robots.txt or sitemap is never held whole."""
+        limit = self._config.max_page_bytes
+        with self._http.stream("GET", url, headers=headers) as streamed:
+            body = bytearray()
+            for piece in streamed.iter_bytes():
+                body += piece
+                if len(body) > limit:
+                    return None
+            kept = [
+                (name, value)
+                for name, value in streamed.headers.multi_items()
+                if name.lower() not in _BODY_HEADERS  # the body is decoded already
+            ]
+            return httpx.Response(
+                streamed.status_code, headers=kept, content=bytes(body), request=streamed.request
+            )
 
     def _page(self, url: str, response: httpx.Response) -> _Page:
         final = urldefrag(str(response.url))[0]
@@ -305,6 +337,9 @@ class WebCrawler:
             "etag": response.headers.get("etag"),
             "last_modified": response.headers.get("last-modified"),
         }
+        markdown, redactions = redact_secrets(markdown)  # a page may publish a token
+        if redactions:
+            metadata[REDACTED_LINES] = [[r.line, r.reason] for r in redactions]
         document = NewDocument(
             path=canonical,
             title=title or canonical,
@@ -369,7 +404,7 @@ def _parse_html(html: str, url: str) -> tuple[str, str, list[str]]:
         href = element.get("href")
         if not href:
             continue
-        link = urldefrag(urljoin(url, str(href)))[0]
+        link = without_credentials(urldefrag(urljoin(url, str(href)))[0])
         if urlsplit(link).scheme in ("http", "https") and link not in links:
             links.append(link)
     return canonical, title, links

@@ -2,6 +2,7 @@
 
 from ragspace.models import NewDocument, StoredDocument
 from ragspace.store.database import Database
+from ragspace.store.deliveries import DeliveryLog
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
 from ragspace.store.schedule import SyncSchedule
 from ragspace.store.search import SearchRequest
@@ -10,6 +11,7 @@ from ragspace.store.store import Store, SyncResult
 __all__ = [
     "ClaimedJob",
     "Database",
+    "DeliveryLog",
     "JobQueue",
     "JobResult",
     "NewDocument",

@@ -1,7 +1,10 @@
 """Where the database lives: the embedded Postgres server or `DATABASE_URL`, and the pool."""
 
+import fcntl
 import logging
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,20 @@ from ragspace.store.migrations import apply_migrations
 from ragspace.store.supervision import DatabaseHealth, SupervisedPool, Supervisor
 
 log = logging.getLogger(__name__)
+
+
+START_LOCK = ".embedded-postgres.lock"
+
+
+@contextmanager
+def _start_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` between processes (released if the holder dies)."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 # Settings of the embedded server, in a file of ours that postgresql.conf includes.
@@ -40,12 +57,15 @@ class EmbeddedPostgres:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         log.info("Starting embedded Postgres in %s", self.pgdata)
         try:
-            server = get_server(self.pgdata, cleanup_mode="stop", start=False)
-            server.ensure_pgdata_inited()
-            self._write_tuning()
-            with server._lock:
-                _prune_dead_handles(server.global_process_id_list)
-            server.start()
+            # one process at a time initialises and starts the server of a data folder: a
+            # second first start waits here, then finds the folder made and joins the server
+            with _start_lock(self.pgdata.parent / START_LOCK):
+                server = get_server(self.pgdata, cleanup_mode="stop", start=False)
+                server.ensure_pgdata_inited()
+                self._write_tuning()
+                with server._lock:
+                    _prune_dead_handles(server.global_process_id_list)
+                server.start()
             self._server = server
         except Exception as exc:
             raise DatabaseError(

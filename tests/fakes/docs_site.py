@@ -88,6 +88,10 @@ class DocsSite:
     requests: list[str] = field(default_factory=list)
     not_modified: list[str] = field(default_factory=list)
     delays: dict[str, float] = field(default_factory=dict)  # path -> seconds before answering
+    # path -> bytes of an HTML page sent without Content-Length, in 64 KB pieces, until the
+    # client hangs up; `sent` counts what was written
+    floods: dict[str, int] = field(default_factory=dict)
+    sent: dict[str, int] = field(default_factory=dict)
 
     def html(self, path: str, body: bytes) -> None:
         """Serve an HTML page with an ETag."""
@@ -155,6 +159,9 @@ def _handler(site: DocsSite) -> type[BaseHTTPRequestHandler]:
             path = urlsplit(self.path).path
             site.requests.append(path)
             time.sleep(site.delays.get(path, 0.0))
+            if path in site.floods:
+                self._flood(path, site.floods[path])
+                return
             status, headers, body = site.routes.get(
                 path, (404, {"Content-Type": "text/html"}, b"<h1>Not found</h1>")
             )
@@ -174,5 +181,20 @@ def _handler(site: DocsSite) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def _flood(self, path: str, total: int) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            piece = b"<p>" + b"flood " * 10_922 + b"</p>"  # 64 KB
+            site.sent[path] = 0
+            try:
+                while site.sent[path] < total:
+                    self.wfile.write(piece)
+                    site.sent[path] += len(piece)
+            except OSError:  # the client hung up
+                pass
+            self.close_connection = True
 
     return Handler
