@@ -316,7 +316,7 @@ def report(results: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--targets", type=int, nargs="*", default=[1000, 10_000, 100_000])
     parser.add_argument("--others", type=int, nargs="+", default=[0, 100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=100)
@@ -330,6 +330,8 @@ def main() -> None:
     if args.report:
         print(report(args.results), end="")
         return
+    if args.data_dir is None:
+        parser.error("--data-dir is required to load and measure")
     codes = [tuple(spec.split("=", 1)) for spec in args.code] or [("this", "")]
     if args.measure_only:
         [(code, _)] = codes
