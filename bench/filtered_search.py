@@ -38,10 +38,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from query_latency import EVAL, percentile, questions, seed_passages
+from query_latency import EVAL, percentile, perturbed, questions, seed_passages
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import ChunkDraft, RetrievalMode
+from ragspace.models import RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, NewDocument, Store
@@ -92,22 +92,12 @@ def top_up(
     rng = np.random.default_rng([salt, have])
     for first in range(have, size, CHUNKS_PER_DOCUMENT):
         count = min(CHUNKS_PER_DOCUMENT, size - first)
-        picks = rng.integers(0, len(seeds), count)
-        vectors = seed_vectors[picks] + rng.normal(0, 0.05, (count, 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        chunks = [
-            ChunkDraft(
-                ordinal=i, content=f"part {first + i}: {seeds[p]}", start_line=i + 1, end_line=i + 1
-            )
-            for i, p in enumerate(picks)
-        ]
+        chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
         path = f"doc-{first}.md"
         [document_id] = store.upsert_documents(
             docset_id, None, [NewDocument(path, "doc", "markdown", "x", f"{name}-{first}")]
         )
-        store.replace_chunks(
-            document_id, docset_id, chunks, vectors.astype(np.float32), [path] * count
-        )
+        store.replace_chunks(document_id, docset_id, chunks, vectors, [path] * count)
     return docset_id
 
 

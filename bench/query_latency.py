@@ -53,21 +53,30 @@ def questions(eval_dir: Path) -> list[str]:
     return docs + [json.loads(line)["query"] for line in lines]
 
 
+def perturbed(
+    rng: np.random.Generator, seeds: list[str], seed_vectors: np.ndarray, first: int, count: int
+) -> tuple[list[ChunkDraft], np.ndarray]:
+    """`count` chunks numbered from `first`, each a random seed passage with its vector plus
+    Gaussian noise (renormalised)."""
+    picks = rng.integers(0, len(seeds), count)
+    vectors = seed_vectors[picks] + rng.normal(0, 0.05, (count, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    chunks = [
+        ChunkDraft(
+            ordinal=i, content=f"part {first + i}: {seeds[p]}", start_line=i + 1, end_line=i + 1
+        )
+        for i, p in enumerate(picks)
+    ]
+    return chunks, vectors.astype(np.float32)
+
+
 def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) -> int:
     """A DocSet of `size` chunks, stored through the normal bulk path."""
     docset = store.create_docset(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
     rng = np.random.default_rng(size)
     for first in range(0, size, CHUNKS_PER_DOCUMENT):
         count = min(CHUNKS_PER_DOCUMENT, size - first)
-        picks = rng.integers(0, len(seeds), count)
-        vectors = seed_vectors[picks] + rng.normal(0, 0.05, (count, 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        chunks = [
-            ChunkDraft(
-                ordinal=i, content=f"part {first + i}: {seeds[p]}", start_line=i + 1, end_line=i + 1
-            )
-            for i, p in enumerate(picks)
-        ]
+        chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
         [document_id] = store.upsert_documents(
             docset.id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
         )
@@ -75,7 +84,7 @@ def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) ->
             document_id,
             docset.id,
             chunks,
-            vectors.astype(np.float32),
+            vectors,
             [f"{first}-{i}" for i in range(count)],
         )
     return docset.id
