@@ -4,6 +4,7 @@ Small selections are ranked by exact vector distance over their own rows; larger
 HNSW graph shared by every DocSet with limits that grow as their share of the table shrinks.
 """
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ragspace.store.search import SearchRequest, explain_search
 from ragspace.store.vector_plan import (
     HNSW_DEFAULT_MAX_SCAN_TUPLES,
     HNSW_MAX_EF_SEARCH,
+    HNSW_MAX_SCAN_TUPLES,
     VectorPlan,
     plan_vector_search,
 )
@@ -42,7 +44,9 @@ def test_a_larger_selection_walks_further_as_its_share_shrinks() -> None:
     assert whole == VectorPlan(False, 400, HNSW_DEFAULT_MAX_SCAN_TUPLES)
     assert half.ef_search == 800 and tenth.ef_search == tiny.ef_search == HNSW_MAX_EF_SEARCH
     assert whole.max_scan_tuples <= half.max_scan_tuples <= tenth.max_scan_tuples
-    assert tenth.max_scan_tuples < tiny.max_scan_tuples
+    assert tenth.max_scan_tuples < tiny.max_scan_tuples == HNSW_MAX_SCAN_TUPLES  # bounded
+    unknown = plan_vector_search(100_000, 0.0, 50, 400, exact_max_chunks=1000)
+    assert unknown == VectorPlan(False, HNSW_MAX_EF_SEARCH, HNSW_MAX_SCAN_TUPLES)
 
 
 def _docset(store: Store, name: str, vectors: Vectors, texts: Sequence[str]) -> int:
@@ -113,6 +117,9 @@ def test_the_fast_tier_is_ranked_exactly_below_the_limit(store: Store) -> None:
     assert "chunks_fast_embedding_idx" not in explain_search(store.pool, request)
     exact = [ids[i] for i in np.argsort(1 - vectors @ query, kind="stable")[:10]]
     assert [hit.chunk_id for hit in store.search(request)] == exact
+    # above the limit the waiting chunks' share is unknown: the walk goes as far as allowed
+    walked = store.search(dataclasses.replace(request, exact_max_chunks=100))
+    assert len(walked) == 10 and walked[0].chunk_id == exact[0]
 
 
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:

@@ -21,6 +21,8 @@ from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS
 # pgvector's bounds of hnsw.ef_search and its default hnsw.max_scan_tuples
 HNSW_MAX_EF_SEARCH = 1000
 HNSW_DEFAULT_MAX_SCAN_TUPLES = 20_000
+# bounded work per search however small the selection's share (pgvector's own limit is 2^31)
+HNSW_MAX_SCAN_TUPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,9 @@ def plan_vector_search(
     share = min(1.0, max(share, 1e-6))
     wanted = max(ef_search, candidates)
     ef = min(HNSW_MAX_EF_SEARCH, max(wanted, math.ceil(wanted / share)))
-    scan = max(HNSW_DEFAULT_MAX_SCAN_TUPLES, math.ceil(4 * wanted / share))
+    scan = min(
+        HNSW_MAX_SCAN_TUPLES, max(HNSW_DEFAULT_MAX_SCAN_TUPLES, math.ceil(4 * wanted / share))
+    )
     return VectorPlan(exact=False, ef_search=ef, max_scan_tuples=scan)
 
 
