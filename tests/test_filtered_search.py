@@ -16,7 +16,8 @@ from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
 from ragspace.store.docset_graphs import build_missing_graphs, graph_name
-from ragspace.store.search import SearchRequest, explain_search
+from ragspace.store.search import explain_search
+from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_plan import (
     HNSW_DEFAULT_MAX_SCAN_TUPLES,
     HNSW_MAX_EF_SEARCH,

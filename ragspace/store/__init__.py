@@ -5,7 +5,7 @@ from ragspace.store.database import Database
 from ragspace.store.deliveries import DeliveryLog
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
 from ragspace.store.schedule import SyncSchedule
-from ragspace.store.search import SearchRequest
+from ragspace.store.search_request import SearchRequest
 from ragspace.store.store import Store, SyncResult
 
 __all__ = [

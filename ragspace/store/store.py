@@ -27,7 +27,8 @@ from ragspace.models import (
     StoredDocument,
     stored_options,
 )
-from ragspace.store.search import SearchRequest, chunk_similarities, run_search
+from ragspace.store.search import chunk_similarities, run_search
+from ragspace.store.search_request import SearchRequest
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
