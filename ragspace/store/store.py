@@ -27,6 +27,7 @@ from ragspace.models import (
     StoredDocument,
     stored_options,
 )
+from ragspace.reading import MAX_READ_CHARS, Window, fetch_last_line, window
 from ragspace.store.search import SearchRequest, chunk_similarities, run_search
 
 _DOCSET_COLUMNS = """
@@ -445,17 +446,25 @@ class Store:
         assert row is not None
         return int(row[0]), int(row[1]), int(row[2])
 
-    def get_document_lines(self, document_id: int, start: int, end: int) -> str:
-        """Lines start..end (1-based, inclusive) of a document's stored text."""
+    def read_lines(self, document_id: int, start: int, end: int) -> Window:
+        """Lines start..end (1-based, inclusive) of a document's stored text as far as the
+        reading caps allow: the database hands over at most MAX_READ_LINES lines and about
+        MAX_READ_CHARS characters, however long the document or its lines are."""
         with self._pool.connection() as conn:
             row = conn.execute(
-                "select array_to_string((string_to_array(content, E'\\n'))[%s:%s], E'\\n')"
-                " from documents where id = %s",
-                (start, end, document_id),
+                _READ_LINES,
+                {
+                    "id": document_id,
+                    "start": start,
+                    "last": fetch_last_line(start, end),
+                    "chars": MAX_READ_CHARS,
+                    "cut": MAX_READ_CHARS + 1,  # one more: the reader sees the line is longer
+                },
             ).fetchone()
         if row is None:
             raise NotFoundError(f"Document #{document_id} does not exist.")
-        return str(row[0] or "")
+        total, lines = int(row[0]), [str(line) for line in row[1]]
+        return window(lines, start, end, first=start, total=total)
 
     def get_chunk_window(self, document_id: int, first: int, last: int) -> list[ChunkDraft]:
         """A document's chunks with ordinals first..last, in order."""
@@ -466,6 +475,22 @@ class Store:
                 (document_id, first, last),
             ).fetchall()
         return [ChunkDraft.model_validate(row) for row in rows]
+
+
+# A document's lines start..last, each cut after MAX_READ_CHARS + 1 characters, up to the
+# first line that starts beyond MAX_READ_CHARS characters of the lines before it; and the
+# document's line count (an empty text is one empty line, as in Python).
+_READ_LINES = """
+with doc as materialized (
+    select string_to_array(content, E'\\n') as lines from documents where id = %(id)s
+)
+select greatest(cardinality(doc.lines), 1), coalesce((
+    select array_agg(left(line, %(cut)s) order by n) from (
+        select line, n, sum(length(line) + 1) over (order by n) - length(line) - 1 as before
+        from unnest(doc.lines[%(start)s:%(last)s]) with ordinality as u(line, n)
+    ) fetched where before <= %(chars)s
+), '{}') from doc
+"""
 
 
 def _upsert_document(
