@@ -54,11 +54,11 @@ _DOCUMENT_COLUMNS = """
 
 
 @dataclass(frozen=True)
-class DocumentContent:
-    """A document with its stored text, its PDF page map and whether its original is kept."""
+class FoundDocument:
+    """A document found by path, its PDF page map and whether its original is kept (its
+    text is read a range at a time: `read_lines`)."""
 
     document: Document
-    content: str
     page_lines: list[list[int]]
     has_original: bool
 
@@ -293,14 +293,14 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
-    def find_document(self, docset_id: int, path: str, ref: str | None = None) -> DocumentContent:
-        """A document of a DocSet by path (at `ref`, when given), with its stored text, page
-        map and whether its original file is kept.
+    def find_document(self, docset_id: int, path: str, ref: str | None = None) -> FoundDocument:
+        """A document of a DocSet by path (at `ref`, when given), with its page map and
+        whether its original file is kept.
 
         A path indexed at several refs needs the ref: the error names them.
         """
         query = (
-            f"select {_DOCUMENT_COLUMNS}, d.content,"
+            f"select {_DOCUMENT_COLUMNS},"
             " coalesce(d.metadata -> 'page_lines', '[]'::jsonb) as page_lines,"
             " exists (select 1 from document_originals o where o.document_id = d.id)"
             " as has_original"
@@ -319,10 +319,9 @@ class Store:
             refs = ", ".join(repr(str(row["ref"])) for row in rows)
             raise ValidationError(f"{path!r} is indexed at several refs ({refs}): choose one.")
         row = rows[0]
-        content = str(row.pop("content") or "")
         page_lines = list(row.pop("page_lines"))
         has_original = bool(row.pop("has_original"))
-        return DocumentContent(Document.model_validate(row), content, page_lines, has_original)
+        return FoundDocument(Document.model_validate(row), page_lines, has_original)
 
     def find_original(self, docset_id: int, path: str) -> OriginalFile:
         """The stored original file of a document (an uploaded PDF)."""
@@ -480,12 +479,14 @@ class Store:
 
 # A document's lines start..last, each cut after MAX_READ_CHARS + 1 characters, up to the
 # first line that starts beyond MAX_READ_CHARS characters of the lines before it; and the
-# document's line count (an empty text is one empty line, as in Python).
+# document's line count (an empty text is one empty line, as Python splits it).
 _READ_LINES = """
 with doc as materialized (
-    select string_to_array(content, E'\\n') as lines from documents where id = %(id)s
+    select case when coalesce(content, '') = '' then array['']
+                else string_to_array(content, E'\\n') end as lines
+      from documents where id = %(id)s
 )
-select greatest(cardinality(doc.lines), 1), coalesce((
+select cardinality(doc.lines), coalesce((
     select array_agg(left(line, %(cut)s) order by n) from (
         select line, n, sum(length(line) + 1) over (order by n) - length(line) - 1 as before
         from unnest(doc.lines[%(start)s:%(last)s]) with ordinality as u(line, n)
