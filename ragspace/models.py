@@ -205,6 +205,13 @@ class Document(BaseModel):
     vector_tier: VectorTier | None = None
     size_bytes: int = 0  # of the stored text
     ref: str = ""  # the GitHub branch, tag or commit it was synced at ('' for other sources)
+    # lines of its text replaced because they looked like secrets: [(line, reason), ...]
+    redacted_lines: list[tuple[int, str]] = Field(default_factory=list)
+
+    @property
+    def redactions(self) -> "list[SkippedItem]":
+        """Its redacted lines as entries of a skip list, as a source's sync reports them."""
+        return redaction_skips(self.path, self.redacted_lines)
 
 
 def tier_counts(documents: Sequence[Document]) -> dict[str, int]:
@@ -450,6 +457,11 @@ class SkippedItem(BaseModel):
 
     path: str
     reason: str
+
+
+def redaction_skips(path: str, lines: Sequence[Sequence[Any]]) -> list[SkippedItem]:
+    """Redacted lines of a document ([line, reason] pairs) as skips named `path#Lline`."""
+    return [SkippedItem(path=f"{path}#L{line}", reason=str(reason)) for line, reason in lines]
 
 
 class SourcePreview(BaseModel):

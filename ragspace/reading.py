@@ -4,7 +4,9 @@ The viewer (deep links included), MCP `read_document`, `ragspace docs show` and 
 else that reads a document goes through `RagspaceService.read_document`, which takes its
 range from `window`: at most MAX_READ_LINES lines and MAX_READ_CHARS characters, whatever
 range was asked for, and a continuation saying which range to read next. A single line
-longer than the character cap is cut (minified or generated text) and said so.
+longer than the character cap is cut (minified or generated text) and said so. Chat context
+reads the same way (`Store.read_lines`): the database hands over at most the caps' worth of
+text, so no prompt ever loads a whole large document or an unbounded line.
 """
 
 from collections.abc import Sequence
@@ -35,14 +37,21 @@ class Window:
         return f"{shown}{cut if self.cut_line else ''}; {following} next."
 
 
-def window(lines: Sequence[str], start: int, end: int | None) -> Window:
-    """The lines start..end (all to the end when None) that fit the caps."""
-    total = len(lines)
+def window(
+    lines: Sequence[str], start: int, end: int | None, first: int = 1, total: int | None = None
+) -> Window:
+    """The lines start..end (all to the end when None) that fit the caps.
+
+    `lines` holds the document's lines from line `first` on (all of them by default) and
+    `total` the document's line count: a bounded read (`fetch_bounds`) passes its slice.
+    """
+    total = len(lines) if total is None else total
     last = min(total, start + MAX_READ_LINES - 1, total if end is None else end)
+    last = min(last, first + len(lines) - 1)
     chosen: list[str] = []
     used = 0
     for number in range(start, last + 1):
-        line = lines[number - 1]
+        line = lines[number - first]
         if used + len(line) > MAX_READ_CHARS:
             if chosen:  # stop before it: the next range starts there
                 return Window(start, number - 1, total, "\n".join(chosen))
@@ -50,3 +59,8 @@ def window(lines: Sequence[str], start: int, end: int | None) -> Window:
         chosen.append(line)
         used += len(line) + 1
     return Window(start, last, total, "\n".join(chosen))
+
+
+def fetch_last_line(start: int, end: int) -> int:
+    """The last line a read of start..end fetches: no more than the line cap allows."""
+    return min(end, start + MAX_READ_LINES - 1)

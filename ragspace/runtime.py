@@ -177,6 +177,7 @@ def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
         chunk_chars=settings.prose_chunk_size,
         max_seconds=settings.web_max_seconds,
         allow_private_urls=settings.allow_private_urls,
+        max_text_bytes=settings.upload_text_budget_bytes,  # one budget, whatever the door
     )
     fetcher = GithubFetcher(
         GithubClient(github), settings.github_max_file_bytes, chunk_chars=settings.code_chunk_size

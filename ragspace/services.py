@@ -44,7 +44,7 @@ from ragspace.models import (
     WebOptions,
     ingestion_progress,
 )
-from ragspace.reading import window
+from ragspace.reading import MAX_READ_LINES
 from ragspace.retrieval import Retriever
 from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
@@ -419,18 +419,18 @@ class RagspaceService:
         docset = self._store.get_docset_by_name(docset_name)
         ref = self._checked_ref([docset], ref, named=True)
         found = self._store.find_document(docset.id, path, ref)
-        lines = found.content.split("\n")
-        total = len(lines)
-        if start_line < 1 or start_line > total:
-            raise ValidationError(f"start_line must be between 1 and {total} for {path!r}.")
         if end_line is not None and end_line < start_line:
             raise ValidationError("end_line must not be before start_line.")
-        shown = window(lines, start_line, end_line)  # capped, whatever range was asked
+        # capped whatever range was asked; only the lines shown leave the database
+        last = start_line + MAX_READ_LINES - 1 if end_line is None else end_line
+        shown = self._store.read_lines(found.document.id, max(1, start_line), last)
+        if start_line < 1 or start_line > shown.total:
+            raise ValidationError(f"start_line must be between 1 and {shown.total} for {path!r}.")
         return DocumentText(
             document=found.document,
             start_line=shown.start,
             end_line=shown.end,
-            total_lines=total,
+            total_lines=shown.total,
             text=shown.text,
             page_lines=found.page_lines,
             has_original=found.has_original,

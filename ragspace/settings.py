@@ -210,8 +210,9 @@ class Settings(BaseSettings):
         default=64 * 1024 * 1024,
         ge=1,
         validation_alias=AliasChoices("RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES"),
-        description="Most bytes all files of one upload may read, archives decompressed; "
-        "files past it are refused unread.",
+        description="Most bytes all files of one upload (files, folder, archives "
+        "decompressed) or the text of all pages of one web crawl may read; files and "
+        "pages past it are refused unread.",
     )
     github_token: SecretStr | None = Field(
         default=None,

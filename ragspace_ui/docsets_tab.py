@@ -100,6 +100,10 @@ def upload_report(name: str, documents: list[Document]) -> str:
     if skipped:
         lines.append(f"\nSkipped {len(skipped)} file(s):")
         lines += [f"- {md_code(d.path)}: {md(d.error_message)}" for d in skipped]
+    redacted = [item for d in added for item in d.redactions]
+    if redacted:  # the text is indexed without them; say so, as a folder's skip list does
+        lines.append(f"\nRedacted {len(redacted)} line(s) that look like secrets:")
+        lines += [f"- {md_code(item.path)}: {md(item.reason)}" for item in redacted]
     return "\n".join(lines)
 
 

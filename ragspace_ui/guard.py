@@ -85,7 +85,7 @@ class AccessGuard:
         user = self._user(scope)
         if user is None:
             await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
-        elif path.startswith(_FILE_ROUTES) and not self._owned_by(path, user):
+        elif path.startswith(_FILE_ROUTES) and not self._owned_by(path, user, scope["app"]):
             await _refuse(send, 404, "No such file.")  # another account's upload
         elif path in _UPLOAD_PATHS:
             await self._app(scope, receive, self._recording_owner(send, user))
@@ -139,12 +139,21 @@ class AccessGuard:
             return header.split(":", 1)[0]
         return _cookie_user(scope["app"], headers.get("cookie", ""))
 
-    def _owned_by(self, path: str, user: str) -> bool:
+    def _owned_by(self, path: str, user: str, app: Any) -> bool:
         """False when the file route names another account's upload, however spelled
-        (`file=/p`, `file//p`, `file/p` read from `/`, `..`, links such as /proc/self/root)."""
+        (`file=/p`, `file//p`, `file/p` read from `/`, `..`, links such as /proc/self/root),
+        or an upload whose owner this run does not know (one left by an earlier run)."""
         named = path[len(_FILE_ROUTES[0]) :]  # both prefixes have the same length
         candidates = {_resolved(named), _resolved("/" + named)}
-        return all(self._owners.get(candidate) in (None, user) for candidate in candidates)
+        return all(self._may_read(candidate, user, app) for candidate in candidates)
+
+    def _may_read(self, path: str, user: str, app: Any) -> bool:
+        owner = self._owners.get(path)
+        if owner is not None:
+            return owner == user
+        # Owners are known for this run's uploads only: a file in the upload folder that
+        # the app did not put there itself this run (an output, the sample set) is refused
+        return not _in_upload_folder(app, path) or _created_this_run(app, path)
 
     def _recording_owner(self, send: Send, user: str) -> Send:
         """Wraps `send`: the paths an upload answers with are recorded as `user`'s."""
@@ -187,6 +196,22 @@ def _resolved(path: str) -> str:
         return str(Path(path).resolve())
     except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: no file of ours
         return path
+
+
+def _in_upload_folder(app: Any, path: str) -> bool:
+    folder = getattr(app, "uploaded_file_dir", None)
+    return folder is not None and Path(path).is_relative_to(_resolved(str(folder)))
+
+
+def _created_this_run(app: Any, path: str) -> bool:
+    """Whether a component of this run's app put the file in Gradio's cache (an output or
+    a value such as the sample question set); uploads are not counted: they have owners."""
+    blocks = getattr(app, "blocks", None)
+    uploads = getattr(blocks, "upload_file_set", None)
+    for created in getattr(blocks, "temp_file_sets", []):
+        if created is not uploads and any(_resolved(str(f)) == path for f in list(created)):
+            return True
+    return False
 
 
 def _cookie_user(app: Any, cookie_header: str) -> str | None:

@@ -3,6 +3,7 @@
 import json
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -431,6 +432,51 @@ def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
             assert b"Alice" not in stolen.content, (method, other)
     for client in clients.values():
         client.close()
+
+
+def _signed_in(url: str, user: str, password: str) -> httpx.Client:
+    client = httpx.Client(base_url=url, timeout=10)
+    assert client.post("/login", data={"username": user, "password": password}).is_success
+    return client
+
+
+def test_an_upload_left_in_the_cache_by_an_earlier_run_is_served_to_no_one(
+    service: RagspaceService, launch_app: Callable[..., str]
+) -> None:
+    accounts = parse_auth(SecretStr("alice:s3cret,bob:pw"))
+    with closing(_signed_in(launch_app(service, accounts), "alice", "s3cret")) as alice:
+        uploaded = alice.post("gradio_api/upload", files={"files": ("diary.md", b"# Alice\n")})
+        [path] = uploaded.json()
+    # a new run (a restart after a crash) on the same upload cache, knowing no owners
+    url = launch_app(service, accounts)
+    with (
+        closing(_signed_in(url, "bob", "pw")) as bob,
+        closing(_signed_in(url, "alice", "s3cret")) as again,
+    ):
+        assert Path(path).read_bytes() == b"# Alice\n"  # still on disk
+        for client in (bob, again):
+            for route in (f"gradio_api/file={path}", f"gradio_api/file/{path.lstrip('/')}"):
+                left = client.get(route)
+                assert left.status_code == 404 and b"Alice" not in left.content, route
+        header = httpx.get(f"{url}gradio_api/file={path}", headers={AUTH_HEADER: "bob:pw"})
+        assert header.status_code == 404
+        # what the app itself put in the cache this run is still served: the sample set
+        sample = _served_sample(bob)
+        assert sample.status_code == 200 and b"question" in sample.content
+        # and this run's uploads to their owner
+        fresh = bob.post("gradio_api/upload", files={"files": ("b.md", b"# Bob\n")}).json()[0]
+        assert bob.get(f"gradio_api/file={fresh}").content == b"# Bob\n"
+
+
+def _served_sample(client: httpx.Client) -> httpx.Response:
+    """The sample question set's copy in Gradio's cache, found through the page's config."""
+    config = client.get("config").json()
+    [value] = [
+        c["props"]["value"]
+        for c in config["components"]
+        if c.get("props", {}).get("elem_id") == "sample-questions"
+    ]
+    return client.get(f"gradio_api/file={value['path']}")
 
 
 def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(

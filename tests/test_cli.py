@@ -299,6 +299,19 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert unknown.code == 1 and "nowhere" in unknown.err
 
 
+def test_add_files_lists_the_lines_redacted_as_secrets(cli: Run, tmp_path: Path) -> None:
+    token = "ghp_" + "R7x2ZkP9qLm4Tn8Vb1Yc6Wd3Hf5Gj0Ks2Ae9"  # split: not a secret itself
+    (tmp_path / "deploy.md").write_text(f"# Deploy\n\nGITHUB_TOKEN={token}\nThe end.\n")
+    assert cli("docset", "create", "notes").code == 0
+    added = cli("add", "files", "notes", str(tmp_path / "deploy.md"))
+    assert added.code == 0, added.err
+    assert "Added 1 document(s) to 'notes'." in added.out
+    assert "Skipped 1:\n  deploy.md#L3: line 3 redacted: looks like a secret (a GitHub token)" in (
+        added.out
+    )
+    assert token not in added.out + added.err
+
+
 def test_status_wait_embeds_queued_documents(
     cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,10 +1,13 @@
 """Passages: merged hits, neighbours within the budget, exact lines, page ranges."""
 
+import tracemalloc
+
 import numpy as np
 
 from ragspace.answering.citations import cite
 from ragspace.answering.context import ContextBuilder
 from ragspace.models import ChunkDraft, Hit
+from ragspace.reading import MAX_READ_CHARS
 from ragspace.store import NewDocument, Store
 
 LINES = [f"Line {n} of the guide." for n in range(1, 11)]  # one sentence a line
@@ -98,3 +101,61 @@ def test_a_prose_passage_cut_mid_sentence_grows_to_whole_sentences(store: Store)
     assert (passage.start_line, passage.end_line) == (3, 5)
     assert passage.content == "\n".join(lines[2:5])
     assert (passage.focus_line, passage.focus_end_line) == (4, 4)  # the link: the chunk
+
+
+def _largest_allocation_building(store: Store, hit: Hit, budget: int = 10_000) -> tuple[int, str]:
+    """Peak Python memory while the context of one hit is built, and the passage's text."""
+    tracemalloc.start()
+    try:
+        [passage] = ContextBuilder(store, budget).passages([hit])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, passage.content
+
+
+def _stored(store: Store, text: str, chunk: ChunkDraft) -> int:
+    docset = store.create_docset("large", "", "local/test", 384)
+    [document_id] = store.upsert_documents(
+        docset.id, None, [NewDocument("large.txt", "large", "text", text, "h")]
+    )
+    vectors = np.ones((1, 384), dtype=np.float32)
+    store.replace_chunks(document_id, docset.id, [chunk], vectors, ["0"])
+    return document_id
+
+
+def test_a_multi_megabyte_line_is_never_read_whole_for_a_prompt(store: Store) -> None:
+    line = "".join(f"token{n};" for n in range(600_000))  # one minified line of ~6.6 MB
+    chunk = ChunkDraft(ordinal=0, content=line[:900], start_line=1, end_line=1, metadata={})
+    document_id = _stored(store, line, chunk)
+    peak, content = _largest_allocation_building(store, _hit(document_id, chunk, 1.0))
+    assert content == line[:900]  # the best chunk stands in for the line
+    assert peak < 4 * MAX_READ_CHARS * 4  # the reading caps, not the line (4 bytes a char)
+
+
+def test_a_range_of_100k_lines_is_never_read_whole_for_a_prompt(store: Store) -> None:
+    lines = [
+        f"line {n:06d} of a long generated table, padded to sixty chars" for n in range(100_000)
+    ]
+    chunk = ChunkDraft(
+        ordinal=0, content="\n".join(lines[:10]), start_line=1, end_line=100_000, metadata={}
+    )
+    document_id = _stored(store, "\n".join(lines), chunk)
+    peak, content = _largest_allocation_building(store, _hit(document_id, chunk, 1.0))
+    assert content == "\n".join(lines[:10])
+    assert peak < 4 * MAX_READ_CHARS * 4
+
+
+def test_lines_in_the_middle_of_a_100k_line_document_are_read_exactly(store: Store) -> None:
+    lines = [f"Row {n} of the ledger." for n in range(1, 100_001)]
+    chunk = ChunkDraft(
+        ordinal=0,
+        content="\n".join(lines[50_000:50_003]),
+        start_line=50_001,
+        end_line=50_003,
+        metadata={},
+    )
+    document_id = _stored(store, "\n".join(lines), chunk)
+    peak, content = _largest_allocation_building(store, _hit(document_id, chunk, 1.0))
+    assert content == "\n".join(lines[50_000:50_003])
+    assert peak < 4 * MAX_READ_CHARS * 4

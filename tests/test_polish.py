@@ -264,3 +264,22 @@ def test_a_refresh_sends_a_value_only_when_the_chosen_docset_is_gone() -> None:
     assert checked_update(["a", "b"], ["a"]) == gr.update(choices=["a", "b"])
     assert checked_update(["a", "b"], []) == gr.update(choices=["a", "b"])
     assert checked_update(["b"], ["a", "b"]) == gr.update(choices=["b"], value=["b"])
+
+
+def test_secrets_inside_uploaded_files_are_listed_as_skips(service: RagspaceService) -> None:
+    token = "ghp_" + "R7x2ZkP9qLm4Tn8Vb1Yc6Wd3Hf5Gj0Ks2Ae9"  # split: not a secret itself
+    service.create_docset("docs")
+    text = f"# Deploy\n\nExport the token\nGITHUB_TOKEN={token}\nand run it.\n"
+    documents = service.add_files(
+        "docs", [UploadedFile("deploy.md", text.encode()), UploadedFile("ok.md", b"# Fine\n")]
+    )
+    by_path = {d.path: d for d in documents}
+    [skip] = by_path["deploy.md"].redactions
+    assert skip.path == "deploy.md#L4"
+    assert skip.reason == "line 4 redacted: looks like a secret (a GitHub token)"
+    assert by_path["ok.md"].redactions == []
+    assert token not in service.read_document("docs", "deploy.md").text
+    report = upload_report("docs", documents)
+    assert "Added 2 file(s) to **docs**" in report
+    assert "Redacted 1 line(s) that look like secrets:" in report
+    assert "- `deploy.md#L4`: line 4 redacted: looks like a secret (a GitHub token)" in report

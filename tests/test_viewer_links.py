@@ -2,6 +2,7 @@
 (`?docset=…&path=…&lines=a-b`) that opens lines of a document next to the chat."""
 
 import json
+import tracemalloc
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -180,3 +181,30 @@ def test_every_reader_gets_a_capped_range_with_a_continuation(
         assert main(["docs", "show", "large", "big.txt", "--lines", "1-999999"]) == 0
     shown = capsys.readouterr()
     assert shown.out.count("\n") == MAX_READ_LINES and "read lines 1001-2000" in shown.err
+
+
+def test_reading_a_range_never_loads_the_whole_document(service: RagspaceService) -> None:
+    line = "".join(f"token{n};" for n in range(600_000))  # one minified line of ~6.6 MB
+    service.create_docset("minified")
+    service.add_files("minified", [UploadedFile("bundle.txt", f"{line}\nthe end".encode())])
+    service.add_files("minified", [UploadedFile("empty.md", b"")])  # an error document
+    tracemalloc.start()
+    try:
+        first = service.read_document("minified", "bundle.txt")
+        last = service.read_document("minified", "bundle.txt", 2)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MAX_READ_CHARS  # the reading caps, not the 6.6 MB line
+    assert first.text == line[:MAX_READ_CHARS] and "line 1 is cut" in (first.continuation or "")
+    assert (last.text, last.end_line, last.total_lines, last.continuation) == (
+        "the end",
+        2,
+        2,
+        None,
+    )
+    with pytest.raises(ValidationError, match="between 1 and 2"):
+        service.read_document("minified", "bundle.txt", 3)
+    empty = service.read_document("minified", "empty.md")
+    assert (empty.text, empty.start_line, empty.end_line, empty.total_lines) == ("", 1, 1, 1)
+    assert empty.continuation is None

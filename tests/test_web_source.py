@@ -8,8 +8,9 @@ from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError
+from ragspace.extract import html_to_markdown
 from ragspace.models import SourceKind, WebOptions
-from ragspace.runtime import build_service
+from ragspace.runtime import build_service, build_syncer
 from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -18,7 +19,7 @@ from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.fakes.docs_site import DocsSite, page, running_site
+from tests.fakes.docs_site import INDEX, DocsSite, page, running_site
 from tests.fakes.embedders import RecordingEmbedder
 
 DOCS = WebOptions(depth=2, path_prefix="/docs/", max_pages=50)
@@ -192,3 +193,35 @@ def test_a_page_or_sitemap_larger_than_the_cap_is_not_read_to_its_end(
     assert "docs/faq.html" not in " ".join(report.changed)  # found only through the sitemap
     assert site.sent["/sitemap.xml"] < 16 * 1024 * 1024
     assert site.sent["/robots.txt"] < 16 * 1024 * 1024
+
+
+def test_a_crawl_counts_its_pages_text_against_the_upload_budget(
+    store: Store, counting: RecordingEmbedder, site: DocsSite
+) -> None:
+    start_text, _ = html_to_markdown(INDEX.decode())
+    budget = len(start_text.encode()) + 100  # the start page, and no other page of the site
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        allow_private_urls=True,
+        upload_text_budget_bytes=budget,
+        web_concurrency=1,
+    )
+    service = build_service(settings, store, counting, syncer=build_syncer(settings, store))
+    service.create_docset("lantern")
+    o = site.origin
+    report = service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    assert [d.path for d in service.list_documents("lantern")] == [f"{o}/docs/"]
+    over = [
+        item.path for item in report.skipped if "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in item.reason
+    ]
+    assert f"{o}/docs/guide/install.html" in over and f"{o}/docs/faq.html" in over
+    [reason] = {item.reason for item in report.skipped if item.path in over}
+    assert f"together exceed {budget:,} bytes of text" in reason
+
+    small = Settings(  # type: ignore[call-arg]
+        _env_file=None, allow_private_urls=True, upload_text_budget_bytes=10
+    )
+    crawler = build_service(small, store, counting, syncer=build_syncer(small, store))
+    with pytest.raises(SourceError) as refused:  # the start page alone is over the budget
+        crawler.add_source("lantern", SourceKind.WEB, f"{o}/docs/faq.html")
+    assert "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in str(refused.value)

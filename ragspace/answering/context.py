@@ -80,8 +80,8 @@ class ContextBuilder:
             if is_prose_metadata(best.metadata):
                 start, end, text = self._whole_sentences(best.document_id, start, end)
             else:
-                text = self._store.get_document_lines(best.document_id, start, end)
-            if len(text) <= room:
+                text = self._lines(best.document_id, start, end)
+            if text is not None and len(text) <= room:
                 return _passage_of(best, number, start, end, text, chunks)
         if room < MIN_PASSAGE_CHARS:
             return None
@@ -89,12 +89,21 @@ class ContextBuilder:
         text = best.content[:room]
         return _passage_of(best, number, best.start_line, best.end_line, text, core)
 
-    def _whole_sentences(self, document_id: int, start: int, end: int) -> tuple[int, int, str]:
+    def _lines(self, document_id: int, start: int, end: int) -> str | None:
+        """Lines start..end when they fit the reading caps, else None (never read whole)."""
+        shown = self._store.read_lines(document_id, start, end)
+        return None if shown.cut_line or shown.end < min(end, shown.total) else shown.text
+
+    def _whole_sentences(
+        self, document_id: int, start: int, end: int
+    ) -> tuple[int, int, str | None]:
         """Prose lines start..end grown by up to SENTENCE_REACH lines on each side so that
         they neither start nor end inside a sentence (a chunk may be cut mid-sentence): the
-        grown range and its text, from one read of the lines around it."""
+        grown range and its text (None past the reading caps), from one read around it."""
         first = max(1, start - SENTENCE_REACH - 1)  # one more line: does the first start one?
-        around = self._store.get_document_lines(document_id, first, end + SENTENCE_REACH + 1)
+        around = self._lines(document_id, first, end + SENTENCE_REACH + 1)
+        if around is None:
+            return start, end, None
         lines = around.split("\n")
         start, end = whole_sentences(lines, first, start, end, SENTENCE_REACH)
         return start, end, "\n".join(lines[start - first : end - first + 1])

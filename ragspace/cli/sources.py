@@ -296,6 +296,7 @@ def _add_files(args: argparse.Namespace) -> int:
         documents = service.add_files(args.docset, uploads)
         ids = {d.id for d in documents}
         print(f"Added {len(documents)} document(s) to {args.docset!r}.")
+        _print_skipped([item for d in documents for item in d.redactions])
         return _finish(service, args.docset, args.wait, lambda d: d.id in ids)
 
 

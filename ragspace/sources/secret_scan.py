@@ -12,7 +12,7 @@ from typing import Any
 
 import re2
 
-from ragspace.models import SkippedItem
+from ragspace.models import SkippedItem, redaction_skips
 
 REDACTED = "[redacted: looks like a secret]"
 REDACTED_LINES = "redacted_lines"  # document metadata: [[line, reason], ...]
@@ -78,7 +78,4 @@ def _kind(line: str) -> str | None:
 
 def redacted_skips(path: str, metadata: dict[str, Any]) -> list[SkippedItem]:
     """The redacted lines a document's metadata records, as entries of a skip list."""
-    return [
-        SkippedItem(path=f"{path}#L{line}", reason=str(reason))
-        for line, reason in metadata.get(REDACTED_LINES) or []
-    ]
+    return redaction_skips(path, metadata.get(REDACTED_LINES) or [])

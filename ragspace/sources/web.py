@@ -2,6 +2,7 @@
 
 import math
 import re
+import threading
 import time
 import urllib.robotparser
 from concurrent.futures import ThreadPoolExecutor
@@ -65,6 +66,8 @@ class WebConfig:
     max_seconds: float = 600.0
     max_redirects: int = 5
     allow_private_urls: bool = False
+    # the text of all pages one crawl reads, as for the files of one upload
+    max_text_bytes: int = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,16 @@ class _Crawl:
     seen_urls: set[str] = field(default_factory=set)
     seen_pages: set[str] = field(default_factory=set)
     deadline: float = math.inf
+    text_left: int = 0  # bytes of page text the crawl may still read
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take_text(self, size: int) -> bool:
+        """Spend `size` bytes of the crawl's text budget; False (nothing spent) past it."""
+        with self.lock:  # pages of a level are read by several threads
+            if size > self.text_left:
+                return False
+            self.text_left -= size
+            return True
 
     @property
     def pages(self) -> int:
@@ -157,12 +170,15 @@ class WebCrawler:
         by_url = {
             str(d.metadata.get("fetched_url", d.path)): d for d in previous.documents.values()
         }
-        crawl = _Crawl(deadline=time.monotonic() + self._config.max_seconds)
+        crawl = _Crawl(
+            deadline=time.monotonic() + self._config.max_seconds,
+            text_left=self._config.max_text_bytes,
+        )
         frontier = [scope.start]
         seeds = self._sitemap(scope, robots) if scope.depth >= 1 else []
         for depth in range(scope.depth + 1):
             level = self._admit(frontier, scope, robots, crawl, depth)
-            pages = self._fetch_all(level, by_url, crawl.deadline)
+            pages = self._fetch_all(level, by_url, crawl)
             frontier = self._record(pages, crawl, scope, first=depth == 0)
             if depth == 0:
                 frontier += seeds
@@ -253,16 +269,29 @@ class WebCrawler:
         return admitted
 
     def _fetch_all(
-        self, urls: list[str], by_url: dict[str, StoredDocument], deadline: float
+        self, urls: list[str], by_url: dict[str, StoredDocument], crawl: _Crawl
     ) -> list[_Page]:
         def fetch(url: str) -> _Page:
-            if time.monotonic() > deadline:  # RAGSPACE_WEB_MAX_SECONDS: a crawl has an end
+            if time.monotonic() > crawl.deadline:  # RAGSPACE_WEB_MAX_SECONDS: a crawl ends
                 limit = f"over the crawl time limit of {self._config.max_seconds:g} s"
                 return _Page(url, unchanged=by_url.get(url), skip=limit)
-            return self._fetch(url, by_url.get(url))
+            return self._within_budget(self._fetch(url, by_url.get(url)), crawl)
 
         with ThreadPoolExecutor(max_workers=self._config.concurrency) as pool:
             return list(pool.map(fetch, urls))
+
+    def _within_budget(self, page: _Page, crawl: _Crawl) -> _Page:
+        """The page, or a skip when its text is more than the crawl's budget has left: the
+        pages of one crawl share one budget, as the files of one upload do."""
+        if page.document is None or crawl.take_text(len(page.document.content.encode())):
+            return page
+        total = self._config.max_text_bytes
+        reason = (
+            f"not read: this crawl's pages together exceed {total:,} bytes of text "
+            "(RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES); narrow it with a path prefix, depth or "
+            "page limit"
+        )
+        return _Page(page.url, skip=reason)
 
     def _fetch(self, url: str, previous: StoredDocument | None) -> _Page:
         headers = {}

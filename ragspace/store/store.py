@@ -27,6 +27,7 @@ from ragspace.models import (
     StoredDocument,
     stored_options,
 )
+from ragspace.reading import MAX_READ_CHARS, Window, fetch_last_line, window
 from ragspace.store.search import chunk_similarities, run_search
 from ragspace.store.search_request import SearchRequest
 
@@ -48,16 +49,17 @@ _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
-    d.vector_tier, octet_length(d.content) as size_bytes, d.ref
+    d.vector_tier, octet_length(d.content) as size_bytes, d.ref,
+    coalesce(d.metadata -> 'redacted_lines', '[]'::jsonb) as redacted_lines
 """
 
 
 @dataclass(frozen=True)
-class DocumentContent:
-    """A document with its stored text, its PDF page map and whether its original is kept."""
+class FoundDocument:
+    """A document found by path, its PDF page map and whether its original is kept (its
+    text is read a range at a time: `read_lines`)."""
 
     document: Document
-    content: str
     page_lines: list[list[int]]
     has_original: bool
 
@@ -292,14 +294,14 @@ class Store:
             raise NotFoundError(f"Document #{document_id} does not exist.")
         return Document.model_validate(row)
 
-    def find_document(self, docset_id: int, path: str, ref: str | None = None) -> DocumentContent:
-        """A document of a DocSet by path (at `ref`, when given), with its stored text, page
-        map and whether its original file is kept.
+    def find_document(self, docset_id: int, path: str, ref: str | None = None) -> FoundDocument:
+        """A document of a DocSet by path (at `ref`, when given), with its page map and
+        whether its original file is kept.
 
         A path indexed at several refs needs the ref: the error names them.
         """
         query = (
-            f"select {_DOCUMENT_COLUMNS}, d.content,"
+            f"select {_DOCUMENT_COLUMNS},"
             " coalesce(d.metadata -> 'page_lines', '[]'::jsonb) as page_lines,"
             " exists (select 1 from document_originals o where o.document_id = d.id)"
             " as has_original"
@@ -318,10 +320,9 @@ class Store:
             refs = ", ".join(repr(str(row["ref"])) for row in rows)
             raise ValidationError(f"{path!r} is indexed at several refs ({refs}): choose one.")
         row = rows[0]
-        content = str(row.pop("content") or "")
         page_lines = list(row.pop("page_lines"))
         has_original = bool(row.pop("has_original"))
-        return DocumentContent(Document.model_validate(row), content, page_lines, has_original)
+        return FoundDocument(Document.model_validate(row), page_lines, has_original)
 
     def find_original(self, docset_id: int, path: str) -> OriginalFile:
         """The stored original file of a document (an uploaded PDF)."""
@@ -446,17 +447,25 @@ class Store:
         assert row is not None
         return int(row[0]), int(row[1]), int(row[2])
 
-    def get_document_lines(self, document_id: int, start: int, end: int) -> str:
-        """Lines start..end (1-based, inclusive) of a document's stored text."""
+    def read_lines(self, document_id: int, start: int, end: int) -> Window:
+        """Lines start..end (1-based, inclusive) of a document's stored text as far as the
+        reading caps allow: the database hands over at most MAX_READ_LINES lines and about
+        MAX_READ_CHARS characters, however long the document or its lines are."""
         with self._pool.connection() as conn:
             row = conn.execute(
-                "select array_to_string((string_to_array(content, E'\\n'))[%s:%s], E'\\n')"
-                " from documents where id = %s",
-                (start, end, document_id),
+                _READ_LINES,
+                {
+                    "id": document_id,
+                    "start": start,
+                    "last": fetch_last_line(start, end),
+                    "chars": MAX_READ_CHARS,
+                    "cut": MAX_READ_CHARS + 1,  # one more: the reader sees the line is longer
+                },
             ).fetchone()
         if row is None:
             raise NotFoundError(f"Document #{document_id} does not exist.")
-        return str(row[0] or "")
+        total, lines = int(row[0]), [str(line) for line in row[1]]
+        return window(lines, start, end, first=start, total=total)
 
     def get_chunk_window(self, document_id: int, first: int, last: int) -> list[ChunkDraft]:
         """A document's chunks with ordinals first..last, in order."""
@@ -467,6 +476,24 @@ class Store:
                 (document_id, first, last),
             ).fetchall()
         return [ChunkDraft.model_validate(row) for row in rows]
+
+
+# A document's lines start..last, each cut after MAX_READ_CHARS + 1 characters, up to the
+# first line that starts beyond MAX_READ_CHARS characters of the lines before it; and the
+# document's line count (an empty text is one empty line, as Python splits it).
+_READ_LINES = """
+with doc as materialized (
+    select case when coalesce(content, '') = '' then array['']
+                else string_to_array(content, E'\\n') end as lines
+      from documents where id = %(id)s
+)
+select cardinality(doc.lines), coalesce((
+    select array_agg(left(line, %(cut)s) order by n) from (
+        select line, n, sum(length(line) + 1) over (order by n) - length(line) - 1 as before
+        from unnest(doc.lines[%(start)s:%(last)s]) with ordinality as u(line, n)
+    ) fetched where before <= %(chars)s
+), '{}') from doc
+"""
 
 
 def _upsert_document(
