@@ -33,9 +33,11 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
 def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> str:
     """The query plan Postgres runs for this search (EXPLAIN's text), e.g. to see which index
     each ranking uses; empty when there is nothing to search."""
+    if not request.docset_ids:
+        return ""
     with pool.connection() as conn, conn.transaction():
         query = _prepare(conn, request)
-        if query is None or not request.docset_ids:
+        if query is None:
             return ""
         rows = conn.execute(sql.SQL("explain ") + query, _parameters(request)).fetchall()
     return "\n".join(str(row[0]) for row in rows)

@@ -1,5 +1,5 @@
 """How a vector ranking finds its nearest chunks: an exact scan of the DocSets' own rows, or
-the HNSW graph shared by every DocSet.
+a walk of an HNSW graph.
 
 One HNSW index holds the vectors of every DocSet. Searched with a DocSet filter, its graph walk
 starts among the other DocSets' vectors and, when the wanted DocSets are a small share of the
@@ -80,10 +80,3 @@ def session_settings(plan: VectorPlan) -> list[sql.Composed | sql.SQL]:
         sql.SQL("set local hnsw.ef_search = {}").format(sql.Literal(plan.ef_search)),
         sql.SQL("set local hnsw.max_scan_tuples = {}").format(sql.Literal(plan.max_scan_tuples)),
     ]
-
-
-SELECTION_QUERY = """
-    select coalesce(sum(chunks) filter (where docset_id = any(%(docsets)s)), 0)::bigint,
-           coalesce(sum(chunks), 0)::bigint
-    from docset_lengths
-"""

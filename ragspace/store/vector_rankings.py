@@ -96,9 +96,8 @@ def _quality_nearest(
     plan = _plan(request, selected, table)
     own = set() if plan.exact else docsets_with_graphs(conn, sorted(sizes), request.dimensions)
     if not own:
-        return nearest(plan, distance, _quality_filter(request, list(request.docset_ids), ref)), [
-            plan
-        ]
+        everything = _quality_filter(request, sql.SQL("%(docsets)s"), ref)
+        return nearest(plan, distance, everything), [plan]
     walks: list[sql.Composable] = []
     plans: list[VectorPlan] = []
     for docset_id in sorted(own):  # a literal, so the planner sees the partial index applies
@@ -112,7 +111,7 @@ def _quality_nearest(
     if rest:
         rows = sum(sizes.get(d, 0) for d in rest)
         plans.append(_plan(request, rows, table))
-        walks.append(nearest(plans[-1], distance, _quality_filter(request, rest, ref)))
+        walks.append(nearest(plans[-1], distance, _quality_filter(request, sql.Literal(rest), ref)))
     merged = sql.SQL(
         "select id, distance from ({}) walks order by distance, id limit %(candidates)s"
     ).format(sql.SQL(" union all ").join(sql.SQL("({})").format(w) for w in walks))
@@ -126,15 +125,10 @@ def _plan(request: SearchRequest, rows: int, table: int) -> VectorPlan:
 
 
 def _quality_filter(
-    request: SearchRequest, docset_ids: list[int], ref: sql.Composable
+    request: SearchRequest, docsets: sql.Composable, ref: sql.Composable
 ) -> sql.Composable:
-    """These DocSets' rows with a quality vector of the request's width (the shared HNSW
-    index of that width is partial on exactly this predicate)."""
-    docsets = (
-        sql.SQL("%(docsets)s")
-        if list(docset_ids) == list(request.docset_ids)
-        else sql.Literal(docset_ids)
-    )
+    """The rows of `docsets` (an array) with a quality vector of the request's width (the
+    shared HNSW index of that width is partial on exactly this predicate)."""
     return sql.SQL("docset_id = any({}) and vector_dims(embedding) = {}{}").format(
         docsets, sql.Literal(request.dimensions), ref
     )
