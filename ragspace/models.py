@@ -1,4 +1,4 @@
-"""Domain nouns shared by the service layer and every front end."""
+"""Domain nouns shared by the actions and every front end."""
 
 from collections import Counter
 from collections.abc import Sequence

@@ -1,7 +1,7 @@
 """What may be read of a document at once, for every reader of document text.
 
 The viewer (deep links included), MCP `read_document`, `ragspace docs show` and anything
-else that reads a document goes through `RagspaceService.read_document`, which takes its
+else that reads a document goes through `DocumentActions.read`, which takes its
 range from `window`: at most MAX_READ_LINES lines and MAX_READ_CHARS characters, whatever
 range was asked for, and a continuation saying which range to read next. A single line
 longer than the character cap is cut (minified or generated text) and said so. Chat context

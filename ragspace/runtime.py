@@ -1,9 +1,20 @@
-"""Composition of the service layer: settings -> database -> models -> services -> workers."""
+"""The composition root: settings -> database -> models -> actions -> workers."""
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ragspace.actions import (
+    Actions,
+    AnswerActions,
+    AppMode,
+    DocsetActions,
+    DocumentActions,
+    EvaluationActions,
+    SearchActions,
+    SourceActions,
+)
+from ragspace.actions.scope import SearchScope
 from ragspace.answering.answer import AnswerOptions, AnswerPipeline
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.llm import ChatModel, OpenAIChatModel
@@ -18,10 +29,10 @@ from ragspace.embeddings import (
     OpenAIEmbedder,
     openai_model_id,
 )
+from ragspace.eval.runner import Evaluator
 from ragspace.models import Fusion, RetrievalMode
 from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.scheduler import ResyncScheduler
-from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -29,7 +40,7 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.static_embedder import FastTier
-from ragspace.store import Database, Store
+from ragspace.store import Database, DeliveryLog, JobQueue, Store, SyncSchedule
 from ragspace.store.docset_graphs import build_missing_graphs
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
@@ -103,7 +114,7 @@ def build_chat_model(settings: Settings) -> ChatModel | None:
     )
 
 
-def build_service(
+def build_actions(
     settings: Settings,
     store: Store,
     embedder: Embedder,
@@ -111,13 +122,49 @@ def build_service(
     on_new_work: Callable[[], None] | None = None,
     syncer: SourceSyncer | None = None,
     fast: FastTier | None = None,
-) -> RagspaceService:
-    """The service layer over a store, with retrieval, answers and sources from settings.
+) -> Actions:
+    """The actions over a store, with retrieval, answers and sources from settings.
 
     With `fast`, searches also rank chunks still waiting for their quality vector by their
     fast (static) vector.
     """
-    retriever = Retriever(
+    retriever = build_retriever(settings, store, embedder, fast)
+    answers = build_answers(settings, store, retriever, chat)
+    jobs = JobQueue(store.pool)
+    scope = SearchScope(store, embedder, jobs)
+    new_work = on_new_work or (lambda: None)
+    read_only = settings.read_only
+    return Actions(
+        docsets=DocsetActions(store, embedder, scope, read_only),
+        sources=SourceActions(
+            store,
+            syncer or build_syncer(settings, store),
+            SyncSchedule(store.pool),
+            DeliveryLog(store.pool),
+            archive_limits(settings),
+            settings.max_upload_bytes,
+            new_work,
+            read_only,
+        ),
+        documents=DocumentActions(store, embedder, jobs, scope, new_work, read_only),
+        search=SearchActions(retriever, scope, answers.relevance_floor),
+        answers=AnswerActions(answers, scope),
+        evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
+        mode=AppMode(
+            embedding_model=embedder.model_id,
+            local_embeddings=embedder.model_id == LOCAL_MODEL_ID,
+            llm_answers=answers.chat is not None,
+            max_upload_bytes=settings.max_upload_bytes,
+        ),
+        read_only=read_only,
+    )
+
+
+def build_retriever(
+    settings: Settings, store: Store, embedder: Embedder, fast: FastTier | None = None
+) -> Retriever:
+    """Hybrid retrieval with the configured tuning (and the fast tier, when given)."""
+    return Retriever(
         store,
         embedder,
         RetrievalOptions(
@@ -133,8 +180,14 @@ def build_service(
         ),
         fast,
     )
+
+
+def build_answers(
+    settings: Settings, store: Store, retriever: Retriever, chat: ChatModel | None
+) -> AnswerPipeline:
+    """The answer pipeline: context, relevance floor, and reranking when a chat model is set."""
     reranker = Reranker(chat, settings.rerank_timeout_seconds) if chat and settings.rerank else None
-    answers = AnswerPipeline(
+    return AnswerPipeline(
         retriever,
         ContextBuilder(store, settings.context_chars),
         AnswerOptions(
@@ -144,17 +197,6 @@ def build_service(
         ),
         chat=chat,
         reranker=reranker,
-    )
-    return RagspaceService(
-        store,
-        embedder,
-        retriever,
-        answers,
-        settings.max_upload_bytes,
-        on_new_work,
-        archive_limits=archive_limits(settings),
-        syncer=syncer or build_syncer(settings, store),
-        read_only=settings.read_only,
     )
 
 
@@ -208,7 +250,7 @@ class Runtime:
     embedder: Embedder
     ingestor: Ingestor
     workers: WorkerPool
-    service: RagspaceService
+    actions: Actions
     fast: FastTier | None = None
     scheduler: ResyncScheduler | None = None
 
@@ -272,7 +314,7 @@ def open_runtime(
             if scheduler is not None:
                 scheduler.wake()
 
-        service = build_service(
+        actions = build_actions(
             settings,
             store,
             embedder,
@@ -288,4 +330,4 @@ def open_runtime(
         database.close()
         raise
     log.info("RAGSpace ready (embedding model %s)", embedder.model_id)
-    return Runtime(settings, database, store, embedder, ingestor, workers, service, fast, scheduler)
+    return Runtime(settings, database, store, embedder, ingestor, workers, actions, fast, scheduler)

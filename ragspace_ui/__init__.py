@@ -1,1 +1,1 @@
-"""Gradio front end: thin handlers that call `ragspace.services` and show the result."""
+"""Gradio front end: thin handlers that call `ragspace.actions` and show the result."""

@@ -1,4 +1,4 @@
-"""The Gradio app: tabs over one `RagspaceService`."""
+"""The Gradio app: tabs over one `Actions`."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -7,9 +7,9 @@ import gradio as gr
 from pygments.formatters import HtmlFormatter
 
 from ragspace.access import Credentials
+from ragspace.actions import Actions, AppMode
 from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
-from ragspace.services import RagspaceService, ServiceMode
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, ChatTab, layout_chat_tab, wire_chat_tab
 from ragspace_ui.docsets_tab import (
     DOCSET_LIST_LANE,
@@ -65,7 +65,7 @@ READ_ONLY_BANNER = (
 )
 
 
-def mode_text(mode: ServiceMode) -> str:
+def mode_text(mode: AppMode) -> str:
     """The mode indicator: which embeddings and which kind of answers this app uses."""
     embeddings = (
         f"local model ({mode.embedding_model.split('/', 1)[-1]}, on this machine)"
@@ -125,7 +125,7 @@ class Page:
     evaluate: EvaluatePanel
 
 
-def build_ui(service: RagspaceService, credentials: Credentials | None = None) -> gr.Blocks:
+def build_ui(actions: Actions, credentials: Credentials | None = None) -> gr.Blocks:
     """Build the Blocks app; launching it is the caller's job.
 
     `credentials` (RAGSPACE_AUTH) let MCP callers in: Gradio's login page does not guard MCP.
@@ -134,10 +134,10 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
     demo = gr.Blocks(title="RAGSpace", delete_cache=UPLOAD_CACHE_SWEEP)
     with demo:
         # the tools come first, so they keep their plain API names (architecture.md)
-        register_mcp_tools(service, credentials)
+        register_mcp_tools(actions, credentials)
         tools = set(demo.fns)
-        page = layout_page(service)
-        wire_page(service, demo, page)
+        page = layout_page(actions)
+        wire_page(actions, demo, page)
     # the public API and MCP are the tools only, not the UI's internal event handlers
     for key, fn in demo.fns.items():
         if key not in tools:
@@ -148,23 +148,23 @@ def build_ui(service: RagspaceService, credentials: Credentials | None = None) -
 # --- layout ---------------------------------------------------------------------------
 
 
-def layout_page(service: RagspaceService) -> Page:
+def layout_page(actions: Actions) -> Page:
     """Lay out the header, the mode indicator and every tab."""
     gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
-    gr.Markdown(mode_text(service.mode), elem_id="mode-indicator")
+    gr.Markdown(mode_text(actions.mode), elem_id="mode-indicator")
     # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
     remembered = gr.BrowserState(None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY)
-    if service.read_only:
+    if actions.read_only:
         gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
     with gr.Tabs() as tabs:
         with gr.Tab("DocSets", id="docsets") as docsets_page:
-            docsets = layout_docsets_tab(service)
+            docsets = layout_docsets_tab(actions)
         with gr.Tab("Embedding status", id="status"):
-            status = layout_status_tab(service)
+            status = layout_status_tab(actions)
         with gr.Tab("Chat", id="chat") as chat_page:
-            chat = layout_chat_tab(service)
+            chat = layout_chat_tab(actions)
         with gr.Tab("Evaluate", id="evaluate") as evaluate_page:
-            evaluate = layout_evaluate_panel(service)
+            evaluate = layout_evaluate_panel(actions)
     return Page(
         tabs=tabs,
         remembered=remembered,
@@ -181,19 +181,19 @@ def layout_page(service: RagspaceService) -> Page:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
+def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     """Wire each tab, then what crosses tabs: DocSet lists, line links, page scripts."""
-    changed = wire_docsets_tab(service, page.docsets)
-    wire_status_tab(service, page.status)
-    wire_chat_tab(service, page.chat)
-    wire_evaluate_panel(service, page.evaluate, page.evaluate_page)
+    changed = wire_docsets_tab(actions, page.docsets)
+    wire_status_tab(actions, page.status)
+    wire_chat_tab(actions, page.chat)
+    wire_evaluate_panel(actions, page.evaluate, page.evaluate_page)
     docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat
 
     @user_errors
     def refresh_docset_lists(
         selected: str | None, checked: list[str], remembered: str | None
     ) -> tuple[Any, ...]:
-        rows = docset_rows(service)
+        rows = docset_rows(actions)
         names = [row[0] for row in rows]
         return (
             rows,
@@ -225,7 +225,7 @@ def wire_page(service: RagspaceService, demo: gr.Blocks, page: Page) -> None:
             link = parse_line_link(dict(request.query_params))
             if link is None:
                 return gr.update(), gr.update()
-            shown = open_line_link(service, link)
+            shown = open_line_link(actions, link)
         except RagspaceError as exc:  # a stale or mistyped link: say so where it points
             shown = viewer_notice(f"The linked lines cannot be opened: {exc}")
         return shown, gr.Tabs(selected="chat")

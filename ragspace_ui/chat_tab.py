@@ -6,10 +6,10 @@ from typing import Any
 
 import gradio as gr
 
+from ragspace.actions import Actions
 from ragspace.answering.answer import fenced
 from ragspace.answering.citations import link_citations, version_text
 from ragspace.models import Answer, Citation, Message, RetrievalMode
-from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
 from ragspace_ui.viewer import EMPTY_VIEWER, open_citation, viewer_notice
@@ -103,12 +103,12 @@ def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
 
 
 def ref_choices(
-    service: RagspaceService, selected: list[str] | None, current: str | None = None
+    actions: Actions, selected: list[str] | None, current: str | None = None
 ) -> dict[str, Any]:
     """The ref selector: shown, with "all refs" and each ref, when the one chosen DocSet is
     indexed at more than one ref (a still indexed `current` choice stays); hidden (every
     version searched) otherwise."""
-    refs = service.list_refs(selected[0]) if selected and len(selected) == 1 else []
+    refs = actions.docsets.refs(selected[0]) if selected and len(selected) == 1 else []
     if len(refs) < 2:
         return gr.update(choices=[("All refs", ALL_REFS)], value=ALL_REFS, visible=False)
     choices = [("All refs", ALL_REFS)] + [(f"{r.ref} @ {r.resolved_sha[:12]}", r.ref) for r in refs]
@@ -166,7 +166,7 @@ def _history_messages(history: ChatHistory) -> list[Message]:
 
 
 def answer_turns(
-    service: RagspaceService,
+    actions: Actions,
     text: str,
     history: ChatHistory,
     selected: list[str] | None,
@@ -176,7 +176,9 @@ def answer_turns(
 ) -> Iterator[ChatTurn]:
     """Chat, sources panel and question box after each step of a streamed answer."""
     past = _history_messages(history)
-    updates = service.ask(text, selected or None, past, RetrievalMode(mode_value), use_rerank, ref)
+    updates = actions.answers.ask(
+        text, selected or None, past, RetrievalMode(mode_value), use_rerank, ref
+    )
     shown = [*history, {"role": "user", "content": text}]
     yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, "", []
     try:
@@ -236,12 +238,12 @@ SOURCES_FORGOTTEN = (
 )
 
 
-def open_source(service: RagspaceService, number: int, openable: OpenableSources) -> str:
+def open_source(actions: Actions, number: int, openable: OpenableSources) -> str:
     """The viewer's HTML for citation `number` of the last answer."""
     chosen = next((o for o in openable if o["citation"]["number"] == number), None)
     if chosen is None:  # the server forgot this session (RAGSPACE_SESSION_CAPACITY)
         return viewer_notice(SOURCES_FORGOTTEN)
-    return open_citation(service, Citation.model_validate(chosen["citation"]), chosen["docset"])
+    return open_citation(actions, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -267,9 +269,9 @@ class ChatTab:
     openable: gr.State  # the last answer's cited passages (OpenableSources)
 
 
-def layout_chat_tab(service: RagspaceService) -> ChatTab:
+def layout_chat_tab(actions: Actions) -> ChatTab:
     """Lay out the chat tab: DocSets and ref to search, the conversation, viewer and sources."""
-    if not service.mode.llm_answers:
+    if not actions.mode.llm_answers:
         gr.Markdown(EXTRACTIVE_NOTICE, elem_id="extractive-notice")
     docsets = gr.CheckboxGroup(
         label="DocSets to search (none ticked = all)",
@@ -299,7 +301,7 @@ def layout_chat_tab(service: RagspaceService) -> ChatTab:
                 mode = gr.Radio(
                     label="Retrieval mode",
                     choices=[m.value for m in RetrievalMode],
-                    value=service.default_retrieval_mode.value,
+                    value=actions.search.default_mode.value,
                 )
                 rerank = gr.Checkbox(
                     label="Rerank with the chat model (when an API key is set)",
@@ -344,7 +346,7 @@ def layout_chat_tab(service: RagspaceService) -> ChatTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_chat_tab(service: RagspaceService, tab: ChatTab) -> None:
+def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
     """Attach the streaming question handler, the ref selector and the viewer's openers."""
 
     @inline_errors(outputs=6, message_at=1)  # the reason shows in the sources panel
@@ -357,18 +359,18 @@ def wire_chat_tab(service: RagspaceService, tab: ChatTab) -> None:
         ref_value: str | None,
     ) -> Iterator[tuple[Any, ...]]:
         turns = answer_turns(
-            service, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
+            actions, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
         )
         yield from with_viewer_updates(turns)
 
     @user_errors
     def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
-        return ref_choices(service, selected, current)
+        return ref_choices(actions, selected, current)
 
     @user_errors
     def on_open(number: int | None, cited: OpenableSources) -> Any:
         # none chosen: a new answer emptied the picker, and the viewer with it
-        return gr.update() if number is None else open_source(service, number, cited)
+        return gr.update() if number is None else open_source(actions, number, cited)
 
     t = tab
     t.docsets.change(on_docsets, [t.docsets, t.ref], t.ref, show_progress="hidden")

@@ -8,10 +8,10 @@ from typing import Any
 import gradio as gr
 from gradio.events import Dependency
 
+from ragspace.actions import Actions
 from ragspace.errors import ConflictError
 from ragspace.models import DocSet, Document, FolderOptions
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace_ui.documents_panel import (
     DocumentsPanel,
@@ -44,7 +44,7 @@ NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
 DOCSET_LIST_LANE: dict[str, Any] = {"concurrency_id": "docset-list", "concurrency_limit": 1}
 
 
-def docset_rows(service: RagspaceService) -> list[list[Any]]:
+def docset_rows(actions: Actions) -> list[list[Any]]:
     """The DocSets table."""
     return [
         [
@@ -52,17 +52,17 @@ def docset_rows(service: RagspaceService) -> list[list[Any]]:
             d.description,
             d.document_count,
             d.chunk_count,
-            _model_text(service, d),
+            _model_text(actions, d),
             d.last_synced_at.strftime("%Y-%m-%d %H:%M") if d.last_synced_at else "never",
         ]
-        for d in service.list_docsets()
+        for d in actions.docsets.all()
     ]
 
 
-def _model_text(service: RagspaceService, docset: DocSet) -> str:
-    if docset.target_embedding_model and service.needs_reembedding(docset):
+def _model_text(actions: Actions, docset: DocSet) -> str:
+    if docset.target_embedding_model and actions.docsets.needs_reembedding(docset):
         return f"{docset.embedding_model} (re-embedding with {docset.target_embedding_model})"
-    if service.needs_reembedding(docset):
+    if actions.docsets.needs_reembedding(docset):
         return f"{docset.embedding_model} (needs re-embedding)"
     return docset.embedding_model
 
@@ -76,10 +76,10 @@ def size_text(size: int) -> str:
     return f"{size} bytes"
 
 
-def upload_limits_text(service: RagspaceService) -> str:
+def upload_limits_text(actions: Actions) -> str:
     """The upload limits, shown before anything is uploaded."""
     return (
-        f"Up to {size_text(service.mode.max_upload_bytes)} per file. Text, code, HTML, PDF and "
+        f"Up to {size_text(actions.mode.max_upload_bytes)} per file. Text, code, HTML, PDF and "
         "notebooks are indexed, .zip archives unpacked; empty and binary files are skipped."
     )
 
@@ -107,12 +107,12 @@ def upload_report(name: str, documents: list[Document]) -> str:
     return "\n".join(lines)
 
 
-def add_sample(service: RagspaceService) -> tuple[str, list[Document]]:
+def add_sample(actions: Actions) -> tuple[str, list[Document]]:
     """Create the sample DocSet (or refresh its files) from the files the package ships."""
     # added before: its files are added again, unchanged ones are kept as they are
     with contextlib.suppress(ConflictError):
-        service.create_docset(SAMPLE_DOCSET, SAMPLE_DESCRIPTION)
-    return SAMPLE_DOCSET, service.add_files(SAMPLE_DOCSET, sample_files())
+        actions.docsets.create(SAMPLE_DOCSET, SAMPLE_DESCRIPTION)
+    return SAMPLE_DOCSET, actions.sources.add_files(SAMPLE_DOCSET, sample_files())
 
 
 # --- layout ---------------------------------------------------------------------------
@@ -153,9 +153,9 @@ class DocsetsTab:
     documents: DocumentsPanel
 
 
-def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
+def layout_docsets_tab(actions: Actions) -> DocsetsTab:
     """Lay out the DocSets tab (its change forms hidden when read-only)."""
-    editable = not service.read_only  # the service refuses changes anyway; this only tidies
+    editable = not actions.read_only  # the actions refuse changes anyway; this only tidies
     gr.Markdown(
         "Create a DocSet, then upload files or add GitHub and website sources. Embedding runs "
         "in the background."
@@ -193,7 +193,7 @@ def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
                 type="filepath",
                 elem_id="docset-files",
             )
-            gr.Markdown(upload_limits_text(service), elem_id="upload-limits")
+            gr.Markdown(upload_limits_text(actions), elem_id="upload-limits")
             upload = gr.Button("Add files", variant="secondary", interactive=False)
             folder = gr.File(
                 label="Or a whole folder (its .gitignore respected, binaries skipped)",
@@ -222,7 +222,7 @@ def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         sources = layout_sources_panel()
-    documents = layout_documents_panel(service)
+    documents = layout_documents_panel(actions)
     return DocsetsTab(
         empty_state=empty_state,
         sample=sample,
@@ -259,23 +259,23 @@ def layout_docsets_tab(service: RagspaceService) -> DocsetsTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependency]:
+def wire_docsets_tab(actions: Actions, tab: DocsetsTab) -> list[Dependency]:
     """Attach the tab's handlers (and its panels'); returns the events after which every
     DocSet list must refresh."""
     t = tab
-    source_events = wire_sources_panel(service, t.sources, t.selected)
-    document_events = wire_documents_panel(service, t.documents, t.selected)
+    source_events = wire_sources_panel(actions, t.sources, t.selected)
+    document_events = wire_documents_panel(actions, t.documents, t.selected)
 
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
-        docset = service.create_docset(name, description)
-        return f"Created DocSet **{md(docset.name)}**.", _select(service, docset.name), "", ""
+        docset = actions.docsets.create(name, description)
+        return f"Created DocSet **{md(docset.name)}**.", _select(actions, docset.name), "", ""
 
     @inline_errors(outputs=2)
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
         name = _required(docset)
         uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
-        documents = service.add_files(name, uploads)
+        documents = actions.sources.add_files(name, uploads)
         for p in paths or []:  # added: the copy in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)
         return upload_report(name, documents), None
@@ -289,15 +289,15 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
             raise gr.Error("Choose a folder first.")
         folder_name, uploads = folder_files(paths, listing)
         options = FolderOptions(include=globs(include), exclude=globs(exclude))
-        report = service.add_uploaded_folder(name, folder_name, uploads, options)
+        report = actions.sources.add_uploaded_folder(name, folder_name, uploads, options)
         for p in paths:  # added: the copies in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)
         return folder_report(name, folder_name, report), None, ""
 
     @inline_errors(outputs=2)
     def on_sample() -> tuple[str, Any]:
-        name, documents = add_sample(service)
-        return upload_report(name, documents), _select(service, name)
+        name, documents = add_sample(actions)
+        return upload_report(name, documents), _select(actions, name)
 
     def on_docset_chosen(docset: str | None, message: str | None) -> tuple[Any, Any, Any]:
         chosen = bool(docset)
@@ -306,12 +306,12 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
 
     @inline_errors(outputs=3)
     def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
-        renamed = service.rename_docset(_required(docset), new)
-        return f"Renamed to **{md(renamed.name)}**.", _select(service, renamed.name), ""
+        renamed = actions.docsets.rename(_required(docset), new)
+        return f"Renamed to **{md(renamed.name)}**.", _select(actions, renamed.name), ""
 
     @inline_errors(outputs=1)
     def on_describe(docset: str | None, description: str) -> str:
-        service.describe_docset(_required(docset), description)
+        actions.docsets.describe(_required(docset), description)
         return "Description saved."
 
     @inline_errors(outputs=3)
@@ -322,7 +322,7 @@ def wire_docsets_tab(service: RagspaceService, tab: DocsetsTab) -> list[Dependen
     @inline_errors(outputs=3)
     def on_delete(docset: str | None) -> tuple[str, Any, Any]:
         name = _required(docset)
-        service.delete_docset(name)
+        actions.docsets.delete(name)
         return f"Deleted DocSet **{md(name)}**.", gr.update(visible=False), gr.update(value=None)
 
     changed = [
@@ -380,9 +380,9 @@ def upload_hint(chosen: bool, message: str | None) -> Any:
     return "" if chosen else NO_DOCSET_SELECTED
 
 
-def _select(service: RagspaceService, name: str) -> Any:
+def _select(actions: Actions, name: str) -> Any:
     """Select a DocSet, sending the choices too: a value outside them fails the next event."""
-    return gr.update(choices=[d.name for d in service.list_docsets()], value=name)
+    return gr.update(choices=[d.name for d in actions.docsets.all()], value=name)
 
 
 def _required(docset: str | None) -> str:

@@ -7,9 +7,9 @@ from typing import Any
 import gradio as gr
 from gradio.events import Dependency
 
+from ragspace.actions import Actions
 from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
-from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md
 from ragspace_ui.viewer import EMPTY_VIEWER, open_document
@@ -61,9 +61,9 @@ def document_key(path: str, ref: str) -> str:
     return f"{path} @ {ref}" if ref else path
 
 
-def chosen_documents(service: RagspaceService, docset: str, keys: list[str]) -> list[Document]:
+def chosen_documents(actions: Actions, docset: str, keys: list[str]) -> list[Document]:
     """The documents of a DocSet chosen by their keys (see `document_key`), in that order."""
-    documents = {document_key(d.path, d.ref): d for d in service.list_documents(docset)}
+    documents = {document_key(d.path, d.ref): d for d in actions.documents.all(docset)}
     return [documents[key] for key in keys if key in documents]
 
 
@@ -88,10 +88,10 @@ def source_label(source: Source) -> str:
     return f"GitHub {source.location}" + (f"@{ref}" if ref else "")
 
 
-def document_rows(service: RagspaceService, docset: str) -> list[DocumentRow]:
+def document_rows(actions: Actions, docset: str) -> list[DocumentRow]:
     """Every document of a DocSet, sorted by path (then ref)."""
-    sources = {s.id: source_label(s) for s in service.list_sources(docset)}
-    documents = sorted(service.list_documents(docset), key=lambda d: (d.path, d.ref))
+    sources = {s.id: source_label(s) for s in actions.sources.all(docset)}
+    documents = sorted(actions.documents.all(docset), key=lambda d: (d.path, d.ref))
     return [_row(d, sources) for d in documents]
 
 
@@ -109,11 +109,11 @@ def _row(document: Document, sources: dict[int, str]) -> DocumentRow:
     )
 
 
-def listing(service: RagspaceService, docset: str | None, needle: str) -> tuple[Any, Any, str]:
+def listing(actions: Actions, docset: str | None, needle: str) -> tuple[Any, Any, str]:
     """The filtered table, the paths to choose from, and a one-line summary."""
     if not docset:
         return [], gr.update(choices=[], value=[]), "_Select a DocSet to list its documents._"
-    rows = document_rows(service, docset)
+    rows = document_rows(actions, docset)
     matching = [row for row in rows if row.matches(needle or "")]
     shown = matching[:MAX_LISTED]  # a browser table of thousands of rows is no use to anyone
     summary = f"{len(matching)} of {len(rows)} document(s) of **{md(docset)}**"
@@ -154,9 +154,9 @@ class DocumentsPanel:
         return [self.table, self.chosen, self.summary]
 
 
-def layout_documents_panel(service: RagspaceService) -> DocumentsPanel:
+def layout_documents_panel(actions: Actions) -> DocumentsPanel:
     """Lay out the panel under the DocSets tab (its change buttons hidden when read-only)."""
-    editable = not service.read_only
+    editable = not actions.read_only
     with gr.Accordion(
         "Documents of the selected DocSet", open=False, elem_id="documents-panel"
     ) as accordion:
@@ -225,7 +225,7 @@ class DocumentsEvents:
 
 
 def wire_documents_panel(
-    service: RagspaceService, panel: DocumentsPanel, selected: gr.Dropdown
+    actions: Actions, panel: DocumentsPanel, selected: gr.Dropdown
 ) -> DocumentsEvents:
     """Attach the panel's own handlers; returns its removals, and how to list the documents
     again after other events (uploads and sources add documents)."""
@@ -234,21 +234,21 @@ def wire_documents_panel(
     # Gradio queues by handler (its concurrency id is id(fn)), so listings run one at a time
     @inline_errors(outputs=3, message_at=2)
     def on_list(docset: str | None, text: str) -> tuple[Any, Any, str]:
-        return listing(service, docset, text)
+        return listing(actions, docset, text)
 
     @inline_errors(outputs=2)
     def on_open(docset: str | None, paths: list[str] | None) -> tuple[str, str]:
         key = _chosen(paths)[0]
         note = f"Showing {md(key)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
-        found = chosen_documents(service, _docset(docset), [key])
+        found = chosen_documents(actions, _docset(docset), [key])
         ref = (found[0].ref or None) if found else None
         path = found[0].path if found else key
-        return note, open_document(service, _docset(docset), path, ref)
+        return note, open_document(actions, _docset(docset), path, ref)
 
     @inline_errors(outputs=1)
     def on_reembed(docset: str | None, paths: list[str] | None) -> str:
-        documents = chosen_documents(service, _docset(docset), _chosen(paths))
-        queued = service.reembed_documents([d.id for d in documents])
+        documents = chosen_documents(actions, _docset(docset), _chosen(paths))
+        queued = actions.documents.reembed([d.id for d in documents])
         return (
             f"Queued {queued} document(s) for re-embedding; progress on the Embedding status tab."
         )
@@ -261,7 +261,7 @@ def wire_documents_panel(
 
     @inline_errors(outputs=2)
     def on_remove(docset: str | None, paths: list[str] | None) -> tuple[str, Any]:
-        return f"Removed {remove_chosen(service, _docset(docset), _chosen(paths))} document(s).", (
+        return f"Removed {remove_chosen(actions, _docset(docset), _chosen(paths))} document(s).", (
             gr.update(visible=False)
         )
 
@@ -287,14 +287,14 @@ def wire_documents_panel(
     return DocumentsEvents(removed=[removed], refresh_after=refresh_after)
 
 
-def remove_chosen(service: RagspaceService, docset: str, keys: list[str]) -> int:
+def remove_chosen(actions: Actions, docset: str, keys: list[str]) -> int:
     """Remove the chosen documents, each only at its own ref; how many were removed."""
     by_ref: dict[str, list[str]] = {}
-    found = chosen_documents(service, docset, keys)
+    found = chosen_documents(actions, docset, keys)
     for document in found:
         by_ref.setdefault(document.ref, []).append(document.path)
     removed = sum(
-        len(service.remove_documents(docset, paths, ref)) for ref, paths in by_ref.items()
+        len(actions.documents.remove(docset, paths, ref)) for ref, paths in by_ref.items()
     )
     known = {document_key(d.path, d.ref) for d in found}
     missing = [key for key in keys if key not in known]

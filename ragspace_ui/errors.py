@@ -1,4 +1,4 @@
-"""The one place where service errors become readable messages for the user.
+"""The one place where errors of the actions become readable messages for the user.
 
 Two ways to show them. `user_errors` raises `gr.Error` (a toast): Gradio then also marks every
 output of the event as failed, so it suits handlers whose outputs may be blanked (chat).

@@ -8,6 +8,7 @@ from typing import Any
 
 import gradio as gr
 
+from ragspace.actions import Actions
 from ragspace.errors import ValidationError
 from ragspace.eval.datasets import read_question_set
 from ragspace.eval.rerank_choice import SCORED, RerankDelta, rerank_delta
@@ -23,7 +24,6 @@ from ragspace.eval.runner import (
 )
 from ragspace.models import DocSet, RetrievalMode
 from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
-from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
 
@@ -63,13 +63,13 @@ class EvaluationView:
     questions: list[list[Any]]
 
 
-def docset_names(service: RagspaceService) -> list[str]:
+def docset_names(actions: Actions) -> list[str]:
     """DocSets that hold chunks, the only ones worth evaluating."""
-    return [d.name for d in service.list_docsets() if d.chunk_count > 0]
+    return [d.name for d in actions.docsets.all() if d.chunk_count > 0]
 
 
 def run_evaluation(
-    service: RagspaceService,
+    actions: Actions,
     docset: str | None,
     upload: str | None,
     grade: bool,
@@ -81,7 +81,7 @@ def run_evaluation(
     if not upload:
         raise ValidationError("Upload a question set (.jsonl) first.")
     questions = read_question_set(Path(upload))
-    report = service.evaluate(docset, questions, EvalOptions(grade=grade), progress)
+    report = actions.evaluation.run(docset, questions, EvalOptions(grade=grade), progress)
     return evaluation_view(report), report
 
 
@@ -146,12 +146,12 @@ def rerank_action(delta: RerankDelta) -> str:
     return f"Keep the fused order for {delta.docset}"
 
 
-def apply_rerank_choice(service: RagspaceService, report: EvalReport | None) -> str:
+def apply_rerank_choice(actions: Actions, report: EvalReport | None) -> str:
     """Save what the evaluation suggests for its DocSet, with the scores it rests on."""
     delta = rerank_delta(report) if report else None
     if delta is None:
         raise ValidationError("Run an evaluation with a chat model configured first.")
-    docset = service.choose_rerank(delta.docset, delta.helps, delta.evidence(date.today()))
+    docset = actions.docsets.choose_rerank(delta.docset, delta.helps, delta.evidence(date.today()))
     return f"{rerank_delta_text(delta, docset)}\n\n**Saved**, with these scores."
 
 
@@ -175,9 +175,9 @@ class EvaluatePanel:
     report_state: gr.State  # the last EvalReport, for the per-mode question table
 
 
-def layout_evaluate_panel(service: RagspaceService) -> EvaluatePanel:
+def layout_evaluate_panel(actions: Actions) -> EvaluatePanel:
     """Lay out the panel: help, sample download, the run form and its results."""
-    can_grade = service.mode.llm_answers
+    can_grade = actions.mode.llm_answers
     gr.Markdown(FORMAT_HELP)
     gr.DownloadButton(
         "Download the sample question set (.jsonl)",
@@ -233,21 +233,21 @@ def layout_evaluate_panel(service: RagspaceService) -> EvaluatePanel:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.Tab) -> None:
+def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> None:
     """Attach the run and mode handlers; the DocSet list refreshes whenever `tab` is opened."""
-    can_grade = service.mode.llm_answers
+    can_grade = actions.mode.llm_answers
 
     @user_errors
     def on_open() -> Any:
-        return gr.update(choices=docset_names(service))
+        return gr.update(choices=docset_names(actions))
 
-    can_choose = can_grade and not service.read_only  # the service refuses changes anyway
+    can_choose = can_grade and not actions.read_only  # the actions refuse changes anyway
 
     @user_errors
     def on_evaluated_docset(name: str | None) -> Any:
         if not name or not can_grade:  # without a chat model nothing is reranked
             return ""
-        return rerank_choice_text(service.get_docset(name))
+        return rerank_choice_text(actions.docsets.get(name))
 
     @inline_errors(outputs=7, reset={5: "", 6: gr.update(visible=False)})
     def on_run(
@@ -257,7 +257,7 @@ def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's way to ask for a tracker
     ) -> tuple[Any, ...]:
         view, report = run_evaluation(
-            service,
+            actions,
             name,
             path,
             grading and can_grade,
@@ -270,13 +270,13 @@ def wire_evaluate_panel(service: RagspaceService, panel: EvaluatePanel, tab: gr.
         delta = rerank_delta(report)
         if delta is None:
             return text, view.metrics, choices, view.questions, report, "", gr.update(visible=False)
-        rerank_text = rerank_delta_text(delta, service.get_docset(delta.docset))
+        rerank_text = rerank_delta_text(delta, actions.docsets.get(delta.docset))
         button = gr.update(value=rerank_action(delta), visible=can_choose)
         return text, view.metrics, choices, view.questions, report, rerank_text, button
 
     @inline_errors(outputs=2)
     def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
-        return apply_rerank_choice(service, report), gr.update(visible=False)
+        return apply_rerank_choice(actions, report), gr.update(visible=False)
 
     @user_errors
     def on_mode(report: EvalReport | None, chosen: str | None) -> Any:

@@ -1,4 +1,4 @@
-"""MCP tools (and the public HTTP API): thin wrappers over RagspaceService for assistants.
+"""MCP tools (and the public HTTP API): thin wrappers over Actions for assistants.
 
 Gradio turns each function registered here with `gr.api` into an MCP tool named after the
 function; the docstring is the tool's description and its Args the parameters' descriptions
@@ -17,6 +17,7 @@ from gradio.utils import get_function_description
 from starlette.requests import Request as StarletteRequest
 
 from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.actions import Actions
 from ragspace.answering.answer import without_sources
 from ragspace.answering.citations import cite_hit, version_data
 from ragspace.errors import AuthenticationError
@@ -31,7 +32,6 @@ from ragspace.models import (
     IngestionProgress,
     SyncReport,
 )
-from ragspace.services import RagspaceService
 from ragspace.tokens import count_tokens, leading_within
 from ragspace_ui.errors import user_errors
 from ragspace_ui.sources_panel import github_request, web_request
@@ -152,15 +152,15 @@ def progress_data(progress: IngestionProgress) -> dict[str, Any]:
     }
 
 
-def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
+def docset_data(actions: Actions, docset: DocSet) -> dict[str, Any]:
     """A DocSet with its counts, whether it can be searched now, its sources and refs."""
     return {
         "name": docset.name,
         "description": docset.description,
         "documents": docset.document_count,
         "chunks": docset.chunk_count,
-        "searchable": not service.needs_reembedding(docset),
-        "notice": service.embedding_notice(docset),
+        "searchable": not actions.docsets.needs_reembedding(docset),
+        "notice": actions.docsets.embedding_notice(docset),
         "updated_at": docset.updated_at.isoformat(timespec="seconds"),
         "sources": [
             {
@@ -172,7 +172,7 @@ def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
                 else None,
                 "error": s.error_message,
             }
-            for s in service.list_sources(docset.name)
+            for s in actions.sources.all(docset.name)
         ],
         "refs": [
             {
@@ -180,7 +180,7 @@ def docset_data(service: RagspaceService, docset: DocSet) -> dict[str, Any]:
                 "resolved_sha": r.resolved_sha,
                 "indexed_at": r.indexed_at.isoformat(timespec="seconds") if r.indexed_at else None,
             }
-            for r in service.list_refs(docset.name)
+            for r in actions.docsets.refs(docset.name)
         ],
     }
 
@@ -234,7 +234,7 @@ class Gate:
         )
 
 
-def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:
+def read_tools(actions: Actions, gate: Gate) -> list[Callable[..., str]]:
     """list_docsets, search, ask, list_documents and read_document."""
 
     def list_docsets(request: gr.Request | None = None) -> str:
@@ -250,7 +250,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             resolved_sha and indexed_at).
         """
         gate.check(request)
-        return _json([docset_data(service, d) for d in service.list_docsets()])
+        return _json([docset_data(actions, d) for d in actions.docsets.all()])
 
     def search(
         query: str,
@@ -287,7 +287,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             max_tokens cut hits) and dropped_hits.
         """
         gate.check(request)
-        hits = service.relevant_search(query, docsets or None, int(k), ref=ref or None)
+        hits = actions.search.relevant_hits(query, docsets or None, int(k), ref=ref or None)
         budget = None if max_tokens is None else int(max_tokens)
         return _json(search_data(hits, budget, app_url_of(request)))
 
@@ -327,7 +327,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             passages=max(1, min(int(k), 20)),
             max_tokens=None if max_tokens is None else max(0, int(max_tokens)),
         )
-        answer = service.answer(question, docsets or None, ref=ref or None, budget=budget)
+        answer = actions.answers.answer(question, docsets or None, ref=ref or None, budget=budget)
         return _json(answer_data(answer, app_url_of(request)))
 
     def job_status(
@@ -349,7 +349,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             grows while pending documents are chunked).
         """
         gate.check(request)
-        progress = service.ingestion_status(
+        progress = actions.documents.ingestion_status(
             docset or None, None if source_id is None else int(source_id)
         )
         return _json(progress_data(progress))
@@ -364,7 +364,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             JSON list of documents: path, title, language, status, chunks, error and updated_at.
         """
         gate.check(request)
-        return _json([document_data(d) for d in service.list_documents(docset)])
+        return _json([document_data(d) for d in actions.documents.all(docset)])
 
     def read_document(
         docset: str,
@@ -390,7 +390,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
             text and continuation.
         """
         gate.check(request)
-        read = service.read_document(
+        read = actions.documents.read(
             docset, path, int(start_line), None if end_line is None else int(end_line), ref or None
         )
         return _json(
@@ -410,7 +410,7 @@ def read_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]
     return [list_docsets, search, ask, list_documents, read_document, job_status]
 
 
-def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str]]:
+def change_tools(actions: Actions, gate: Gate) -> list[Callable[..., str]]:
     """create_docset, add_github_source, add_website_source, sync_source, remove_documents."""
 
     def create_docset(name: str, description: str = "", request: gr.Request | None = None) -> str:
@@ -424,7 +424,7 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             JSON object of the new DocSet.
         """
         gate.check(request)
-        return _json(docset_data(service, service.create_docset(name, description)))
+        return _json(docset_data(actions, actions.docsets.create(name, description)))
 
     def add_github_source(
         docset: str,
@@ -450,7 +450,7 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             counts of new, unchanged, removed, skipped and unreadable files.
         """
         gate.check(request)
-        report = service.add_source(docset, *github_request(location, ref, include, exclude))
+        report = actions.sources.add(docset, *github_request(location, ref, include, exclude))
         return _json(report_data(report))
 
     def add_website_source(
@@ -475,7 +475,7 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             unchanged, removed, skipped and unreadable pages.
         """
         gate.check(request)
-        report = service.add_source(docset, *web_request(url, depth, max_pages, path_prefix))
+        report = actions.sources.add(docset, *web_request(url, depth, max_pages, path_prefix))
         return _json(report_data(report))
 
     def sync_source(source_id: int, request: gr.Request | None = None) -> str:
@@ -492,8 +492,8 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             removed, skipped and unreadable items, and progress (as job_status returns it).
         """
         gate.check(request)
-        report = service.resync_source(int(source_id))
-        progress = service.ingestion_status(source_id=report.source_id)
+        report = actions.sources.resync(int(source_id))
+        progress = actions.documents.ingestion_status(source_id=report.source_id)
         return _json(report_data(report) | {"progress": progress_data(progress)})
 
     def remove_documents(docset: str, paths: list[str], request: gr.Request | None = None) -> str:
@@ -508,12 +508,12 @@ def change_tools(service: RagspaceService, gate: Gate) -> list[Callable[..., str
             error naming it (the others are still removed).
         """
         gate.check(request)
-        return _json({"removed": service.remove_documents(docset, list(paths))})
+        return _json({"removed": actions.documents.remove(docset, list(paths))})
 
     return [create_docset, add_github_source, add_website_source, sync_source, remove_documents]
 
 
-def register_mcp_tools(service: RagspaceService, credentials: Credentials | None) -> list[str]:
+def register_mcp_tools(actions: Actions, credentials: Credentials | None) -> list[str]:
     """Register the tools in the current Blocks; change tools only when not read-only.
 
     Called inside `gr.Blocks` before any UI event, so the tools keep their plain API names.
@@ -521,9 +521,9 @@ def register_mcp_tools(service: RagspaceService, credentials: Credentials | None
     HTTP client, which its own login page (RAGSPACE_AUTH) would turn away.
     """
     gate = Gate(credentials)
-    tools = read_tools(service, gate)
-    if not service.read_only:
-        tools += change_tools(service, gate)
+    tools = read_tools(actions, gate)
+    if not actions.read_only:
+        tools += change_tools(actions, gate)
     for tool in tools:
         gradio_api(
             user_errors(tool),

@@ -11,8 +11,8 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
+from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError, NotFoundError, RagspaceError
-from ragspace.services import RagspaceService
 
 ORIGINAL_PATH = "/ragspace/original"
 
@@ -23,14 +23,14 @@ def original_url(docset: str, path: str, page: int | None = None) -> str:
     return url + (f"#page={page}" if page else "")
 
 
-def app_routes(service: RagspaceService) -> list[BaseRoute]:
+def app_routes(actions: Actions) -> list[BaseRoute]:
     """The routes to hand to the app (`app_kwargs={"routes": ...}`)."""
 
     def original(request: Request) -> Response:
         docset = request.query_params.get("docset", "")
         path = request.query_params.get("path", "")
         try:
-            found = service.read_original(docset, path)
+            found = actions.documents.read_original(docset, path)
         except NotFoundError:
             return PlainTextResponse("No original file is kept for this document.", 404)
         except DatabaseUnavailableError as exc:

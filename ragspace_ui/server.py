@@ -9,9 +9,9 @@ import gradio as gr
 import httpx
 
 from ragspace.access import Credentials, parse_auth
+from ragspace.actions import Actions
 from ragspace.errors import RagspaceError
 from ragspace.runtime import open_runtime
-from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
@@ -47,15 +47,15 @@ def check_page_served(url: str) -> None:
 
 
 def launch_options(
-    settings: Settings, credentials: Credentials | None, service: RagspaceService | None = None
+    settings: Settings, credentials: Credentials | None, actions: Actions | None = None
 ) -> dict[str, Any]:
     """`Blocks.launch` arguments for access control, MCP and uploads (not host and port).
 
-    With `service`, also RAGSpace's own routes (a document's original file) and, with
+    With `actions`, also RAGSpace's own routes (a document's original file) and, with
     RAGSPACE_GITHUB_WEBHOOK_SECRET set, POST /webhooks/github.
     """
-    webhook = webhook_middleware(service, settings.github_webhook_secret)
-    routes = app_routes(service) if service is not None else []
+    webhook = webhook_middleware(actions, settings.github_webhook_secret)
+    routes = app_routes(actions) if actions is not None else []
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,
@@ -110,7 +110,7 @@ def serve(settings: Settings) -> None:
     runtime = open_runtime(settings, scheduled_syncs=settings.worker_threads > 0)
     try:
         build_session_configs_on_read()
-        demo = build_ui(runtime.service, credentials)
+        demo = build_ui(runtime.actions, credentials)
         demo.queue(default_concurrency_limit=8)
         if settings.read_only:
             log.info("Read-only mode: every change is refused (RAGSPACE_READ_ONLY)")
@@ -125,7 +125,7 @@ def serve(settings: Settings) -> None:
             server_port=settings.port,
             prevent_thread_lock=True,
             _frontend=False,  # see PAGE_LIMIT_SECONDS
-            **launch_options(settings, credentials, runtime.service),
+            **launch_options(settings, credentials, runtime.actions),
         )
         check_page_served(str(url))
         demo.block_thread()  # until Ctrl+C or SIGTERM, as launch() itself would

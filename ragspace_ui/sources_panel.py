@@ -8,6 +8,7 @@ from typing import Any
 import gradio as gr
 from gradio.events import Dependency
 
+from ragspace.actions import Actions
 from ragspace.models import (
     GithubOptions,
     Source,
@@ -17,7 +18,6 @@ from ragspace.models import (
     WebOptions,
     interval_text,
 )
-from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md, md_code
 
@@ -220,7 +220,7 @@ def layout_sources_panel() -> SourcesPanel:
 
 
 def wire_sources_panel(
-    service: RagspaceService, panel: SourcesPanel, selected: gr.Dropdown
+    actions: Actions, panel: SourcesPanel, selected: gr.Dropdown
 ) -> list[Dependency]:
     """Attach the source forms' handlers; returns the events after which DocSet lists must
     refresh."""
@@ -228,7 +228,7 @@ def wire_sources_panel(
     def previewed(
         request: tuple[SourceKind, str, GithubOptions | WebOptions],
     ) -> tuple[Any, str, Any]:
-        preview = service.preview_source(*request)
+        preview = actions.sources.preview(*request)
         return request, preview_markdown(preview), gr.update(visible=True)
 
     @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
@@ -249,13 +249,13 @@ def wire_sources_panel(
             raise gr.Error("Preview a source first.")
         kind, location, options = request
         every_choice = RESYNC_CHOICES.get(every)
-        report = service.add_source(docset, kind, location, options, every_choice)
+        report = actions.sources.add(docset, kind, location, options, every_choice)
         table, picker = on_sources(docset)
         return report_markdown(report), None, gr.update(visible=False), table, picker
 
     @user_errors
     def on_sources(docset: str | None) -> tuple[Any, Any]:
-        sources = service.list_sources(docset) if docset else []
+        sources = actions.sources.all(docset) if docset else []
         choices = [(f"#{s.id} {s.kind.value}: {s.location}", s.id) for s in sources]
         return source_rows(sources), gr.update(choices=choices, value=None)
 
@@ -263,7 +263,7 @@ def wire_sources_panel(
     def on_resync(docset: str | None, source_id: int | None) -> tuple[str, Any, Any]:
         if source_id is None:
             raise gr.Error("Choose a source to re-sync.")
-        report = service.resync_source(int(source_id))
+        report = actions.sources.resync(int(source_id))
         table, picker = on_sources(docset)
         return report_markdown(report), table, picker
 

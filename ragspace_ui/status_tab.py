@@ -7,9 +7,9 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
-from ragspace.services import RagspaceService
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
 
@@ -164,10 +164,10 @@ def embedding_rate(documents: list[Document], now: datetime) -> float | None:
     return chunks / elapsed
 
 
-def status_view(service: RagspaceService, docset: str | None, status: str | None) -> StatusView:
+def status_view(actions: Actions, docset: str | None, status: str | None) -> StatusView:
     """Notices, summary counts, table rows and selector choices for the filters."""
     docset_name = None if docset in (None, "", ALL) else docset
-    everything = service.list_documents(docset_name, None)
+    everything = actions.documents.all(docset_name, None)
     wanted = None if status in (None, "", ALL) else EmbeddingStatus(status)
     documents = [d for d in everything if wanted in (None, d.embedding_status)]
     counts = {s: 0 for s in EmbeddingStatus}
@@ -178,8 +178,8 @@ def status_view(service: RagspaceService, docset: str | None, status: str | None
     )
     summary += f" · vectors: {tier_text(documents)}"
     summary += "\n\n" + (overall_progress(everything) or EMPTY_STATUS)
-    docsets = [d for d in service.list_docsets() if docset_name in (None, d.name)]
-    notices = [service.embedding_notice(d) for d in docsets]
+    docsets = [d for d in actions.docsets.all() if docset_name in (None, d.name)]
+    notices = [actions.docsets.embedding_notice(d) for d in docsets]
     notice = "\n".join(f"⚠️ {md(text)}" for text in notices if text)
     rows = [
         [
@@ -204,11 +204,11 @@ def database_notice(problem: str) -> str:
 
 
 def status_outputs(
-    service: RagspaceService, docset: str | None, status: str | None, chosen: list[str] | None
+    actions: Actions, docset: str | None, status: str | None, chosen: list[str] | None
 ) -> tuple[Any, ...]:
     """Notice, summary, table, chart, picker; over the last figures a banner if the DB is down."""
     try:
-        view = status_view(service, docset, status)
+        view = status_view(actions, docset, status)
     except DatabaseUnavailableError as exc:  # keep the last table; say why it is stale
         return database_notice(str(exc)), gr.update(), gr.update(), gr.update(), gr.update()
     kept = [c for c in chosen or [] if c in view.choices]
@@ -242,7 +242,7 @@ class StatusTab:
     timer: gr.Timer
 
 
-def layout_status_tab(service: RagspaceService) -> StatusTab:
+def layout_status_tab(actions: Actions) -> StatusTab:
     """Lay out the status tab (the re-embed buttons hidden when read-only)."""
     with gr.Row():
         docset_filter = gr.Dropdown(
@@ -275,7 +275,7 @@ def layout_status_tab(service: RagspaceService) -> StatusTab:
         elem_id="status-table",
         elem_classes=["readable-table"],
     )
-    with gr.Accordion("Re-embed", open=True, visible=not service.read_only):
+    with gr.Accordion("Re-embed", open=True, visible=not actions.read_only):
         selection = gr.Dropdown(
             label="Documents to re-embed", choices=[], multiselect=True, interactive=True
         )
@@ -316,21 +316,21 @@ def layout_status_tab(service: RagspaceService) -> StatusTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_status_tab(service: RagspaceService, tab: StatusTab) -> None:
+def wire_status_tab(actions: Actions, tab: StatusTab) -> None:
     """Attach the tab's handlers; the table refreshes every few seconds (the timer's tick)."""
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
-        return status_outputs(service, docset, status, chosen)
+        return status_outputs(actions, docset, status, chosen)
 
     @inline_errors(outputs=2)
     def on_selected(chosen: list[str] | None) -> tuple[str, Any]:
-        queued = service.reembed_documents(chosen_ids(chosen))
+        queued = actions.documents.reembed(chosen_ids(chosen))
         return f"Queued {queued} document(s) for re-embedding.", gr.update(value=[])
 
     @inline_errors(outputs=1)
     def on_failed(docset: str | None) -> str:
-        queued = service.reembed_failed(None if docset in (None, ALL) else docset)
+        queued = actions.documents.reembed_failed(None if docset in (None, ALL) else docset)
         return f"Queued {queued} failed document(s) again."
 
     def on_filter(docset: str | None) -> tuple[Any, Any]:
@@ -340,7 +340,7 @@ def wire_status_tab(service: RagspaceService, tab: StatusTab) -> None:
     @inline_errors(outputs=3)
     def on_docset_request(docset: str | None) -> tuple[str, Any, str]:
         name = _chosen_docset(docset)
-        count = len(service.list_documents(name, None))
+        count = len(actions.documents.all(name, None))
         question = (
             f"Re-embed all {count} document(s) of **{md(name)}**? Every chunk is embedded "
             "again with the configured model; it cannot be searched until that is done."
@@ -350,7 +350,7 @@ def wire_status_tab(service: RagspaceService, tab: StatusTab) -> None:
     @inline_errors(outputs=2)
     def on_docset(docset: str | None) -> tuple[str, Any]:
         name = _chosen_docset(docset)
-        queued = service.reembed_docset(name)
+        queued = actions.documents.reembed_docset(name)
         message = (
             f"Re-embedding all {queued} document(s) of **{md(name)}** with the configured "
             "model; progress shows in the table."

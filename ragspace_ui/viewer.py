@@ -13,9 +13,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from ragspace.actions import Actions
 from ragspace.links import LineLink
 from ragspace.models import Citation, DocumentText
-from ragspace.services import RagspaceService
 from ragspace_ui.routes import original_url
 
 CONTEXT_LINES = 12  # shown above the best-matching lines and below the passage
@@ -160,14 +160,14 @@ def _origin_label(url: str) -> str:
     return "open the page"
 
 
-def open_citation(service: RagspaceService, citation: Citation, docset: str) -> str:
+def open_citation(actions: Actions, citation: Citation, docset: str) -> str:
     """Read the cited document around the passage and render it (errors become a message)."""
     # the window opens CONTEXT_LINES above the best-matching lines (not above the passage),
     # so they are in view at once even in a long passage; the heading gives the whole range
     focus_start, focus_end = focus_of(citation)
     start = max(1, focus_start - CONTEXT_LINES)
     end = max(citation.end_line, focus_end) + CONTEXT_LINES
-    document = service.read_document(docset, citation.path, start, end, citation.ref)
+    document = actions.documents.read(docset, citation.path, start, end, citation.ref)
     return viewer_html(document, citation)
 
 
@@ -182,16 +182,16 @@ def document_html(document: DocumentText) -> str:
     return _viewer(document, parts, none, none)
 
 
-def open_document(service: RagspaceService, docset: str, path: str, ref: str | None = None) -> str:
+def open_document(actions: Actions, docset: str, path: str, ref: str | None = None) -> str:
     """Read a document's first lines (at `ref`, if given; as many as `reading.window` allows)."""
-    return document_html(service.read_document(docset, path, 1, DOCUMENT_LINES, ref))
+    return document_html(actions.documents.read(docset, path, 1, DOCUMENT_LINES, ref))
 
 
-def open_line_link(service: RagspaceService, link: LineLink) -> str:
+def open_line_link(actions: Actions, link: LineLink) -> str:
     """The viewer at a linked range: the lines highlighted, some context around them."""
     start = max(1, link.start_line - CONTEXT_LINES)
     end_line = link.end_line + CONTEXT_LINES
-    document = service.read_document(link.docset, link.path, start, end_line, link.ref)
+    document = actions.documents.read(link.docset, link.path, start, end_line, link.ref)
     end = min(link.end_line, document.end_line)
     title = html.escape(document.document.path)
     where = f"lines {link.start_line}-{end} of {document.total_lines}"

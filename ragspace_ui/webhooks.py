@@ -15,8 +15,8 @@ from pydantic import SecretStr
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ragspace.actions import Actions
 from ragspace.errors import RagspaceError, ReadOnlyError, ValidationError
-from ragspace.services import RagspaceService
 from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, signature_valid
 
 log = logging.getLogger(__name__)
@@ -37,12 +37,12 @@ class GithubWebhook:
     def __init__(
         self,
         app: ASGIApp,
-        service: RagspaceService,
+        actions: Actions,
         secret: SecretStr,
         max_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         self._app = app
-        self._service = service
+        self._service = actions
         self._secret = secret
         self._max_bytes = max_bytes
 
@@ -92,7 +92,7 @@ class GithubWebhook:
             return 202, {"queued": [], "ignored": "deleted ref"}
         seen = Delivery.of(delivery if delivery != "?" else "", body)
         try:
-            queued = await anyio.to_thread.run_sync(self._service.github_push, push, seen)
+            queued = await anyio.to_thread.run_sync(self._service.sources.github_push, push, seen)
         except DuplicateDeliveryError:
             log.info("Webhook delivery %s ignored: handled already", delivery)
             return 200, {"duplicate": delivery}
@@ -148,10 +148,8 @@ async def _reply(send: Send, status: int, payload: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def webhook_middleware(
-    service: RagspaceService | None, secret: SecretStr | None
-) -> list[Middleware]:
+def webhook_middleware(actions: Actions | None, secret: SecretStr | None) -> list[Middleware]:
     """The webhook endpoint, when a secret is configured (RAGSPACE_GITHUB_WEBHOOK_SECRET)."""
-    if service is None or secret is None or not secret.get_secret_value():
+    if actions is None or secret is None or not secret.get_secret_value():
         return []
-    return [Middleware(GithubWebhook, service=service, secret=secret)]
+    return [Middleware(GithubWebhook, actions=actions, secret=secret)]

@@ -14,12 +14,13 @@ PACKAGES = ("ragspace", "ragspace_ui")
 # A module of the left-hand package may not import a module of any package on the right.
 FORBIDDEN = {
     "ragspace": ("ragspace_ui",),
-    "ragspace.answering": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
-    "ragspace.eval": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
-    "ragspace.chunking": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
-    "ragspace.sources": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.actions": ("ragspace.runtime", "ragspace.cli"),
+    "ragspace.answering": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.eval": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.chunking": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
+    "ragspace.sources": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
     "ragspace.store": (
-        "ragspace.services",
+        "ragspace.actions",
         "ragspace.runtime",
         "ragspace.cli",
         "ragspace.answering",

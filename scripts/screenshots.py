@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
-from ragspace.runtime import build_chunker, build_service
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
@@ -47,7 +47,7 @@ def take(output: Path) -> list[Path]:
                 api_key="sk-local-fake", model="gpt-4o-mini", base_url=fake.base_url, timeout=30
             )
             workers = WorkerPool(Ingestor(store, build_chunker(settings), embedder), 1, 0.5)
-            service = build_service(settings, store, embedder, chat, on_new_work=workers.wake)
+            service = build_actions(settings, store, embedder, chat, on_new_work=workers.wake)
             workers.start()
             demo = build_ui(service)
             url = launch_on_localhost(demo, css=CSS)

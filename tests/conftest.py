@@ -18,9 +18,9 @@ import psycopg
 import pytest
 from playwright.sync_api import expect
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder, LocalEmbedder
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.static_embedder import StaticEmbedder
@@ -145,7 +145,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 class ModuleParts:
     """The real parts on a database of one test module's own."""
 
-    service: RagspaceService
+    service: Actions
     store: Store
     ingestor: Ingestor
 
@@ -164,7 +164,7 @@ def module_parts(
     database = Database.open(module_settings)
     store = Store(database.pool)
     yield ModuleParts(
-        build_service(module_settings, store, embedder),
+        build_actions(module_settings, store, embedder),
         store,
         Ingestor(store, build_chunker(module_settings), embedder),
     )
@@ -229,13 +229,13 @@ def ingestor(store: Store, embedder: Embedder, settings: Settings) -> Ingestor:
 
 
 @pytest.fixture
-def service(store: Store, embedder: Embedder, settings: Settings) -> RagspaceService:
-    """The service layer on real parts; tests drive ingestion with `ingestor`."""
-    return build_service(settings, store, embedder)
+def service(store: Store, embedder: Embedder, settings: Settings) -> Actions:
+    """The actions on real parts; tests drive ingestion with `ingestor`."""
+    return build_actions(settings, store, embedder)
 
 
 @pytest.fixture
-def served(service: RagspaceService) -> Iterator[str]:
+def served(service: Actions) -> Iterator[str]:
     """The Gradio app over `service`, running on 127.0.0.1; yields its URL."""
     from ragspace_ui.app import CSS, build_ui
     from ragspace_ui.routes import app_routes
@@ -257,7 +257,7 @@ def launch_app(settings: Settings) -> Iterator[Callable[..., str]]:
     apps: list[Any] = []
 
     def launch(
-        service: RagspaceService,
+        service: Actions,
         credentials: Credentials | None = None,
         settings_override: Settings | None = None,
     ) -> str:
@@ -292,12 +292,12 @@ def chat_service(
     embedder: Embedder,
     ingestor: Ingestor,
     fake_chat: FakeChat,
-) -> RagspaceService:
+) -> Actions:
     """The service with the fake chat model and DocSet `handbook` (a guide and a glossary)."""
     tuned = settings.model_copy(update={"rerank_timeout_seconds": 1.0})
-    service = build_service(tuned, store, embedder, chat=chat_model_of(fake_chat))
-    service.create_docset("handbook")
+    service = build_actions(tuned, store, embedder, chat=chat_model_of(fake_chat))
+    service.docsets.create("handbook")
     names = ("deployment-guide.md", "glossary.rst")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+    service.sources.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
     ingestor.process_all()
     return service

@@ -15,12 +15,12 @@ from gradio_client import Client
 from pydantic import SecretStr
 
 from ragspace.access import AUTH_HEADER, Credentials, parse_auth
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import ConfigError, ReadOnlyError
 from ragspace.eval.runner import RERANK, EvalReport, ModeResult
 from ragspace.models import GithubOptions, SourceKind
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -78,56 +78,56 @@ def test_settings_read_access_variables(monkeypatch: pytest.MonkeyPatch) -> None
 
 @pytest.fixture
 def read_only(
-    service: RagspaceService,
+    service: Actions,
     ingestor: Ingestor,
     settings: Settings,
     store: Store,
     embedder: Embedder,
-) -> RagspaceService:
+) -> Actions:
     """A read-only service over a database that already holds DocSet `docs` with one file."""
-    service.create_docset("docs", "The guide")
-    service.add_files("docs", [UploadedFile("guide.md", GUIDE)])
+    service.docsets.create("docs", "The guide")
+    service.sources.add_files("docs", [UploadedFile("guide.md", GUIDE)])
     ingestor.process_all()
-    return build_service(settings.model_copy(update={"read_only": True}), store, embedder)
+    return build_actions(settings.model_copy(update={"read_only": True}), store, embedder)
 
 
-def snapshot(service: RagspaceService) -> Any:
+def snapshot(service: Actions) -> Any:
     """Everything a change could touch."""
     return (
         [
             (d.name, d.description, d.document_count, d.chunk_count, d.rerank)
-            for d in service.list_docsets()
+            for d in service.docsets.all()
         ],
-        [(d.path, d.embedding_status, d.updated_at) for d in service.list_documents()],
-        service.list_sources("docs"),
+        [(d.path, d.embedding_status, d.updated_at) for d in service.documents.all()],
+        service.sources.all("docs"),
     )
 
 
 def test_read_only_service_refuses_every_change_and_still_answers(
-    read_only: RagspaceService,
+    read_only: Actions,
 ) -> None:
     before = snapshot(read_only)
-    [document] = read_only.list_documents("docs")
+    [document] = read_only.documents.all("docs")
     attempts: list[Callable[[], object]] = [
-        lambda: read_only.create_docset("new"),
-        lambda: read_only.rename_docset("docs", "renamed"),
-        lambda: read_only.describe_docset("docs", "changed"),
-        lambda: read_only.choose_rerank("docs", False, "evaluated today"),
-        lambda: read_only.delete_docset("docs"),
-        lambda: read_only.add_files("docs", [UploadedFile("b.md", b"# B\n")]),
-        lambda: read_only.preview_source(SourceKind.WEB, "https://example.com/"),
-        lambda: read_only.add_source("docs", SourceKind.GITHUB_REPO, "acme/widgets"),
-        lambda: read_only.resync_source(1),
-        lambda: read_only.reembed_documents([document.id]),
-        lambda: read_only.reembed_failed("docs"),
-        lambda: read_only.reembed_docset("docs"),
+        lambda: read_only.docsets.create("new"),
+        lambda: read_only.docsets.rename("docs", "renamed"),
+        lambda: read_only.docsets.describe("docs", "changed"),
+        lambda: read_only.docsets.choose_rerank("docs", False, "evaluated today"),
+        lambda: read_only.docsets.delete("docs"),
+        lambda: read_only.sources.add_files("docs", [UploadedFile("b.md", b"# B\n")]),
+        lambda: read_only.sources.preview(SourceKind.WEB, "https://example.com/"),
+        lambda: read_only.sources.add("docs", SourceKind.GITHUB_REPO, "acme/widgets"),
+        lambda: read_only.sources.resync(1),
+        lambda: read_only.documents.reembed([document.id]),
+        lambda: read_only.documents.reembed_failed("docs"),
+        lambda: read_only.documents.reembed_docset("docs"),
     ]
     for attempt in attempts:
         with pytest.raises(ReadOnlyError, match="read-only: you can search and chat"):
             attempt()
     assert snapshot(read_only) == before
-    assert read_only.search("soft cloth", ["docs"])[0].path == "guide.md"
-    assert read_only.answer("How do I polish?").citations[0].path == "guide.md"
+    assert read_only.search.hits("soft cloth", ["docs"])[0].path == "guide.md"
+    assert read_only.answers.answer("How do I polish?").citations[0].path == "guide.md"
 
 
 def _handler(demo: gr.Blocks, name: str) -> Callable[..., Any]:
@@ -162,12 +162,12 @@ def _reranked_report(docset: str) -> EvalReport:
 
 
 def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
-    read_only: RagspaceService, tmp_path: Path
+    read_only: Actions, tmp_path: Path
 ) -> None:
     upload = tmp_path / "b.md"
     upload.write_text("# B\n")
     demo = build_ui(read_only)
-    [document] = read_only.list_documents("docs")
+    [document] = read_only.documents.all("docs")
     before = snapshot(read_only)
     calls: dict[str, tuple[Any, ...]] = {
         "on_create": ("new", ""),
@@ -232,11 +232,11 @@ class BrowserSession:
 
 
 def test_read_only_http_api_and_mcp_refuse_changes(
-    read_only: RagspaceService, launch_app: Callable[..., str]
+    read_only: Actions, launch_app: Callable[..., str]
 ) -> None:
     url = launch_app(read_only)
     before = snapshot(read_only)
-    [document] = read_only.list_documents("docs")
+    [document] = read_only.documents.all("docs")
     browser = BrowserSession(url)
     # what a page load does: fill the DocSet and document pickers of this session
     assert browser.call("refresh_docset_lists", [None, [], None])["success"]
@@ -282,10 +282,10 @@ def test_read_only_http_api_and_mcp_refuse_changes(
 
 
 def test_login_is_required_for_the_app_its_api_and_mcp(
-    service: RagspaceService, ingestor: Ingestor, launch_app: Callable[..., str]
+    service: Actions, ingestor: Ingestor, launch_app: Callable[..., str]
 ) -> None:
-    service.create_docset("docs")
-    service.add_files("docs", [UploadedFile("guide.md", GUIDE)])
+    service.docsets.create("docs")
+    service.sources.add_files("docs", [UploadedFile("guide.md", GUIDE)])
     ingestor.process_all()
     url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
 
@@ -312,7 +312,7 @@ def test_login_is_required_for_the_app_its_api_and_mcp(
             f"{url}gradio_api/mcp/", json=TOOLS_LIST, headers={**MCP_HEADERS, **headers}
         )
         assert refused.status_code == 401 and "requires a login" in refused.text
-    assert [d.name for d in service.list_docsets()] == ["docs"]
+    assert [d.name for d in service.docsets.all()] == ["docs"]
     good = {AUTH_HEADER: "alice:s3cret"}
     found = result_json(call(url, "search", {"query": "soft cloth"}, good))["hits"]
     assert found[0]["path"] == "guide.md"
@@ -324,7 +324,7 @@ MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 def test_with_logins_on_only_the_login_page_answers_an_anonymous_client(
-    service: RagspaceService, launch_app: Callable[..., str], tmp_path: Path
+    service: Actions, launch_app: Callable[..., str], tmp_path: Path
 ) -> None:
     url = launch_app(service, parse_auth(SecretStr("alice:s3cret")))
     secret = tmp_path / "notes.md"
@@ -368,8 +368,8 @@ def _upload_answer(url: str) -> httpx.Response:
 
 
 def test_read_only_refuses_uploads_before_they_reach_the_disk(
-    read_only: RagspaceService,
-    service: RagspaceService,
+    read_only: Actions,
+    service: Actions,
     launch_app: Callable[..., str],
     settings: Settings,
 ) -> None:
@@ -386,19 +386,19 @@ def test_read_only_refuses_uploads_before_they_reach_the_disk(
     assert sorted(cache.rglob("*")) == before  # nothing new in Gradio's upload cache
 
 
-def test_an_added_upload_leaves_gradios_cache(service: RagspaceService, tmp_path: Path) -> None:
-    service.create_docset("docs")
+def test_an_added_upload_leaves_gradios_cache(service: Actions, tmp_path: Path) -> None:
+    service.docsets.create("docs")
     upload = tmp_path / "guide.md"
     upload.write_bytes(GUIDE)
     demo = build_ui(service)
     assert demo.delete_cache == UPLOAD_CACHE_SWEEP  # leftovers are swept too
     _handler(demo, "on_upload")("docs", [str(upload)])
-    assert [d.path for d in service.list_documents("docs")] == ["guide.md"]
+    assert [d.path for d in service.documents.all("docs")] == ["guide.md"]
     assert not upload.exists()  # no longer served through /gradio_api/file=
 
 
 def test_an_upload_is_readable_only_by_the_account_that_uploaded_it(
-    service: RagspaceService, launch_app: Callable[..., str]
+    service: Actions, launch_app: Callable[..., str]
 ) -> None:
     url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
     clients = {}
@@ -441,7 +441,7 @@ def _signed_in(url: str, user: str, password: str) -> httpx.Client:
 
 
 def test_an_upload_left_in_the_cache_by_an_earlier_run_is_served_to_no_one(
-    service: RagspaceService, launch_app: Callable[..., str]
+    service: Actions, launch_app: Callable[..., str]
 ) -> None:
     accounts = parse_auth(SecretStr("alice:s3cret,bob:pw"))
     with closing(_signed_in(launch_app(service, accounts), "alice", "s3cret")) as alice:
@@ -480,7 +480,7 @@ def _served_sample(client: httpx.Client) -> httpx.Response:
 
 
 def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(
-    read_only: RagspaceService, launch_app: Callable[..., str], settings: Settings
+    read_only: Actions, launch_app: Callable[..., str], settings: Settings
 ) -> None:
     url = launch_app(read_only, settings_override=settings.model_copy(update={"read_only": True}))
     blob = b"\0" * (MAX_FORM_BYTES + 1)

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.answer import NOTHING_FOUND
 from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
 from ragspace.answering.rerank import Reranker, parse_ranking
 from ragspace.errors import LLMError
-from ragspace.services import RagspaceService
 from tests.fakes.chat_server import FakeChat, chat_model_of, stream_pieces
 
 DATA = Path(__file__).parent / "data"
@@ -50,15 +50,13 @@ def test_unusable_ranking_is_rejected() -> None:
         parse_ranking("I would rather not say.", 3)
 
 
-def _hits(service: RagspaceService) -> list[Any]:
-    hits = service.search("backups and monitoring", ["handbook"], k=3)
+def _hits(service: Actions) -> list[Any]:
+    hits = service.search.hits("backups and monitoring", ["handbook"], k=3)
     assert len(hits) == 3
     return hits
 
 
-def test_rerank_applies_the_models_order(
-    chat_service: RagspaceService, fake_chat: FakeChat
-) -> None:
+def test_rerank_applies_the_models_order(chat_service: Actions, fake_chat: FakeChat) -> None:
     hits = _hits(chat_service)
     fake_chat.reply = lambda _: '```json\n{"ranking": [3, 1, 2]}\n```'
     reranked = Reranker(chat_model_of(fake_chat), timeout_seconds=5).rerank("q", hits)
@@ -68,7 +66,7 @@ def test_rerank_applies_the_models_order(
 
 @pytest.mark.parametrize("failure", ["malformed", "timeout", "server_error"])
 def test_rerank_falls_back_to_fused_order(
-    chat_service: RagspaceService, fake_chat: FakeChat, failure: str
+    chat_service: Actions, fake_chat: FakeChat, failure: str
 ) -> None:
     hits = _hits(chat_service)
     if failure == "malformed":
@@ -84,11 +82,13 @@ def test_rerank_falls_back_to_fused_order(
 
 
 def test_answer_streams_and_drops_hallucinated_citations(
-    chat_service: RagspaceService, fake_chat: FakeChat
+    chat_service: Actions, fake_chat: FakeChat
 ) -> None:
     raw = "Expose /healthz to the load balancer [1]. Restore backups monthly [9]."
     fake_chat.reply = _route(answer=raw)
-    updates = list(chat_service.ask("Which endpoint does the load balancer check?", ["handbook"]))
+    updates = list(
+        chat_service.answers.ask("Which endpoint does the load balancer check?", ["handbook"])
+    )
     partial = [u.text for u in updates if not u.done]
     assert partial == [
         raw[: len("".join(stream_pieces(raw)[: i + 1]))] for i in range(len(partial))
@@ -104,11 +104,9 @@ def test_answer_streams_and_drops_hallucinated_citations(
     assert "/healthz" in "\n".join(lines[citation.start_line - 1 : citation.end_line])
 
 
-def test_prompt_delimits_passages_as_data(
-    chat_service: RagspaceService, fake_chat: FakeChat
-) -> None:
+def test_prompt_delimits_passages_as_data(chat_service: Actions, fake_chat: FakeChat) -> None:
     fake_chat.reply = _route(answer="ok [1]")
-    chat_service.answer("What is a DocSet?", ["handbook"])
+    chat_service.answers.answer("What is a DocSet?", ["handbook"])
     answer_request = next(
         r for r in fake_chat.requests if r["messages"][0]["content"] == ANSWER_SYSTEM
     )
@@ -118,15 +116,15 @@ def test_prompt_delimits_passages_as_data(
     assert "sk-chat-secret" not in fake_chat.prompt_of()
 
 
-def test_follow_up_is_rewritten_before_search(
-    chat_service: RagspaceService, fake_chat: FakeChat
-) -> None:
+def test_follow_up_is_rewritten_before_search(chat_service: Actions, fake_chat: FakeChat) -> None:
     fake_chat.reply = _route(rewrite="how often to test restoring backups", answer="Monthly [1].")
     history = [
         {"role": "user", "content": "Tell me about backups."},
         {"role": "assistant", "content": "Nightly pg_dump backups are kept [1]."},
     ]
-    answer = chat_service.answer("How often should we test them?", ["handbook"], history=history)
+    answer = chat_service.answers.answer(
+        "How often should we test them?", ["handbook"], history=history
+    )
     systems = [r["messages"][0]["content"] for r in fake_chat.requests]
     assert systems[0] == REWRITE_SYSTEM
     assert "Tell me about backups." in fake_chat.prompt_of(0)
@@ -134,21 +132,21 @@ def test_follow_up_is_rewritten_before_search(
     assert "restore" in answer.passages[0].content.lower()
 
 
-def test_nothing_relevant_is_said_plainly(
-    chat_service: RagspaceService, fake_chat: FakeChat
-) -> None:
-    chat_service.create_docset("empty")
-    answer = chat_service.answer("Which endpoint does the load balancer check?", ["empty"])
+def test_nothing_relevant_is_said_plainly(chat_service: Actions, fake_chat: FakeChat) -> None:
+    chat_service.docsets.create("empty")
+    answer = chat_service.answers.answer("Which endpoint does the load balancer check?", ["empty"])
     assert answer.text == NOTHING_FOUND
     assert answer.citations == []
     assert fake_chat.requests == []
 
 
 def test_chat_model_failure_shows_passages_instead(
-    chat_service: RagspaceService, fake_chat: FakeChat
+    chat_service: Actions, fake_chat: FakeChat
 ) -> None:
     fake_chat.status = 500
-    answer = chat_service.answer("Which endpoint does the load balancer check?", ["handbook"])
+    answer = chat_service.answers.answer(
+        "Which endpoint does the load balancer check?", ["handbook"]
+    )
     assert "answered 500" in answer.text
     assert answer.citations and answer.citations[0].path == "deployment-guide.md"
     assert "sk-chat-secret" not in answer.text

@@ -20,11 +20,12 @@ import psycopg
 import pypdf
 import pytest
 
+from ragspace.actions import Actions
+from ragspace.actions.validation import MAX_QUESTION_CHARS
 from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import Document, SourceKind, WebOptions
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import MAX_QUESTION_CHARS, RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -79,19 +80,19 @@ def corpus_ingestor(corpus_store: Store, embedder: Embedder, corpus_settings: Se
 
 def make_service(
     store: Store, embedder: Embedder, settings: Settings, syncer: SourceSyncer | None = None
-) -> tuple[RagspaceService, str]:
+) -> tuple[Actions, str]:
     """The service and a new DocSet already holding GOOD."""
-    service = build_service(settings, store, embedder, syncer=syncer)
+    service = build_actions(settings, store, embedder, syncer=syncer)
     name = f"case-{next(_names)}"
-    service.create_docset(name)
-    service.add_files(name, [GOOD])
+    service.docsets.create(name)
+    service.sources.add_files(name, [GOOD])
     return service, name
 
 
-def finish(service: RagspaceService, docset: str, ingestor: Ingestor) -> dict[str, Document]:
+def finish(service: Actions, docset: str, ingestor: Ingestor) -> dict[str, Document]:
     """Run ingestion; the good document must be done. Returns documents by path."""
     ingestor.process_all()
-    documents = {d.path: d for d in service.list_documents(docset)}
+    documents = {d.path: d for d in service.documents.all(docset)}
     assert documents["good.md"].embedding_status == "done", documents["good.md"].error_message
     return documents
 
@@ -303,7 +304,7 @@ def test_bad_upload_is_an_error_document_and_the_rest_is_done(
     corpus_ingestor: Ingestor,
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
-    service.add_files(docset, case.files)
+    service.sources.add_files(docset, case.files)
     documents = finish(service, docset, corpus_ingestor)
     bad = documents[case.bad_path]
     assert bad.embedding_status == "error"
@@ -319,10 +320,10 @@ def test_minified_one_line_file_is_indexed_on_its_one_line(
     corpus_ingestor: Ingestor,
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
-    service.add_files(docset, [UploadedFile("bundle.js", MINIFIED.encode())])
+    service.sources.add_files(docset, [UploadedFile("bundle.js", MINIFIED.encode())])
     documents = finish(service, docset, corpus_ingestor)
     assert documents["bundle.js"].embedding_status == "done"
-    hits = service.search("f450=function", [docset], k=3, mode=None)
+    hits = service.search.hits("f450=function", [docset], k=3, mode=None)
     assert hits and all((h.start_line, h.end_line) == (1, 1) for h in hits if h.path == "bundle.js")
 
 
@@ -334,10 +335,10 @@ def test_utf16_with_a_byte_order_mark_is_read(
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     text = "# Wide\n\nUTF-16 text with a byte-order mark is decoded.\n"
-    service.add_files(docset, [UploadedFile("wide.md", text.encode("utf-16"))])
+    service.sources.add_files(docset, [UploadedFile("wide.md", text.encode("utf-16"))])
     documents = finish(service, docset, corpus_ingestor)
     assert documents["wide.md"].embedding_status == "done"
-    hits = service.search("byte-order mark decoded", [docset], k=1)
+    hits = service.search.hits("byte-order mark decoded", [docset], k=1)
     assert hits and "byte-order mark is decoded" in hits[0].content
 
 
@@ -359,9 +360,9 @@ def test_bad_questions_are_refused_clearly(
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     with pytest.raises(ValidationError, match=message):
-        service.search(question, [docset])
+        service.search.hits(question, [docset])
     with pytest.raises(ValidationError, match=message):
-        service.answer(question, [docset])
+        service.answers.answer(question, [docset])
 
 
 # ---------------------------------------------------------------- web sources
@@ -387,7 +388,7 @@ def _crawler(**config: Any) -> WebCrawler:
 
 def _web_service(
     store: Store, embedder: Embedder, settings: Settings, crawler: WebCrawler | None = None
-) -> tuple[RagspaceService, str]:
+) -> tuple[Actions, str]:
     github = GithubClient(GithubConfig(api_url="http://127.0.0.1:9", allow_private_urls=True))
     syncer = SourceSyncer(store, GithubFetcher(github, 10**6), crawler or _crawler())
     return make_service(store, embedder, settings, syncer)
@@ -423,9 +424,9 @@ def test_malformed_and_unsupported_urls_are_source_errors(
     guarded = _crawler(allow_private_urls=False)
     service, docset = _web_service(corpus_store, embedder, corpus_settings, guarded)
     with pytest.raises(SourceError) as caught:
-        service.add_source(docset, SourceKind.WEB, location, WebOptions(depth=1))
+        service.sources.add(docset, SourceKind.WEB, location, WebOptions(depth=1))
     assert message in str(caught.value) and "user:pw" not in str(caught.value)
-    sources = [s for s in service.list_sources(docset) if s.kind is SourceKind.WEB]
+    sources = [s for s in service.sources.all(docset) if s.kind is SourceKind.WEB]
     if stored:
         (source,) = sources
         assert message in (source.error_message or "") and "user:pw" not in source.location
@@ -483,7 +484,7 @@ def test_a_failing_start_page_is_a_source_error(
     setup(site)
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
     with pytest.raises(SourceError, match="could not be crawled") as caught:
-        service.add_source(docset, SourceKind.WEB, f"{site.origin}{path}", WebOptions(depth=1))
+        service.sources.add(docset, SourceKind.WEB, f"{site.origin}{path}", WebOptions(depth=1))
     assert message in str(caught.value)
     finish(service, docset, corpus_ingestor)
 
@@ -505,7 +506,7 @@ def test_a_failing_linked_page_is_skipped_and_the_crawl_goes_on(
     site.html("/docs/", page("Home", f'<h1>Home</h1><p>Docs home. <a href="{path}">bad</a></p>'))
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
     options = WebOptions(depth=1, path_prefix="/docs/")
-    report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/", options)
+    report = service.sources.add(docset, SourceKind.WEB, f"{site.origin}/docs/", options)
     reasons = {item.path: item.reason for item in report.skipped}
     assert message in reasons[f"{site.origin}{path}"]
     documents = finish(service, docset, corpus_ingestor)
@@ -528,7 +529,7 @@ def test_crawl_trap_is_bounded_by_the_page_limit(
         )
     service, docset = _web_service(corpus_store, embedder, corpus_settings)
     options = WebOptions(depth=10, path_prefix="/docs/cal/", max_pages=4)
-    report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/cal/2026-01", options)
+    report = service.sources.add(docset, SourceKind.WEB, f"{site.origin}/docs/cal/2026-01", options)
     crawled = [p for p in site.requests if p.startswith("/docs/cal/")]
     assert len(crawled) == 4
     assert any(item.reason == "over the limit of 4 pages" for item in report.skipped)
@@ -551,7 +552,9 @@ def test_crawl_time_limit_stops_a_slow_site(
         site.delays[f"/docs/p{i}.html"] = 0.2
     crawler = _crawler(max_seconds=0.5, concurrency=1, timeout_seconds=2)
     service, docset = _web_service(corpus_store, embedder, corpus_settings, crawler)
-    report = service.add_source(docset, SourceKind.WEB, f"{site.origin}/docs/", WebOptions(depth=3))
+    report = service.sources.add(
+        docset, SourceKind.WEB, f"{site.origin}/docs/", WebOptions(depth=3)
+    )
     limited = [i.path for i in report.skipped if i.reason == "over the crawl time limit of 0.5 s"]
     assert limited and not any("/docs/q" in p for p in site.requests)
     finish(service, docset, corpus_ingestor)
@@ -577,7 +580,7 @@ def github() -> Iterator[FakeGithub]:
 
 def _github_service(
     store: Store, embedder: Embedder, settings: Settings, github: FakeGithub, **config: Any
-) -> tuple[RagspaceService, str]:
+) -> tuple[Actions, str]:
     options = {"timeout_seconds": 5, "max_file_bytes": 2000, "allow_private_urls": True}
     client = GithubClient(GithubConfig(api_url=github.base_url, **{**options, **config}))
     return make_service(
@@ -622,7 +625,7 @@ def test_github_failures_are_source_errors(
         service, docset = _github_service(corpus_store, embedder, corpus_settings, github)
         kind = SourceKind.GITHUB_FILE if "/blob/" in location else SourceKind.GITHUB_REPO
         with pytest.raises(SourceError) as caught:
-            service.add_source(docset, kind, location)
+            service.sources.add(docset, kind, location)
         assert message in str(caught.value)
     finally:
         github.failing_paths = {}
@@ -640,7 +643,7 @@ def test_github_rate_limit_429_names_the_reset(
     try:
         service, docset = _github_service(corpus_store, embedder, corpus_settings, github)
         with pytest.raises(SourceError, match=r"rate limit exceeded .* resets at"):
-            service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
+            service.sources.add(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     finally:
         github.secondary_limited_paths = ()
     finish(service, docset, corpus_ingestor)
@@ -659,7 +662,7 @@ def test_github_timeout_is_a_source_error(
             corpus_store, embedder, corpus_settings, github, timeout_seconds=1
         )
         with pytest.raises(SourceError, match="GitHub could not be reached for acme/widgets"):
-            service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
+            service.sources.add(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     finally:
         github.delay_seconds = 0.0
     finish(service, docset, corpus_ingestor)
@@ -673,7 +676,7 @@ def test_bad_files_in_a_repository_do_not_stop_the_good_ones(
     corpus_ingestor: Ingestor,
 ) -> None:
     service, docset = _github_service(corpus_store, embedder, corpus_settings, github)
-    report = service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
+    report = service.sources.add(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     skipped = {item.path: item.reason for item in report.skipped}
     assert skipped["assets/logo.md"] == "binary content"
     assert skipped["docs/huge.md"] == "larger than 2,000 bytes"
@@ -703,7 +706,7 @@ def test_github_repository_limits_are_source_errors(
 ) -> None:
     service, docset = _github_service(corpus_store, embedder, corpus_settings, github, **config)
     with pytest.raises(SourceError) as caught:
-        service.add_source(docset, SourceKind.GITHUB_REPO, "acme/widgets")
+        service.sources.add(docset, SourceKind.GITHUB_REPO, "acme/widgets")
     assert message in str(caught.value)
     finish(service, docset, corpus_ingestor)
 
@@ -731,7 +734,9 @@ def test_an_upload_has_one_text_budget_counted_while_decompressing(
     members = {f"part{i}.txt": (f"part {i} " * 12_000).encode()[:80_000] for i in range(3)}
     bomb = _zip(members)
     assert len(bomb) < 10_000
-    documents = {d.path: d for d in service.add_files(docset, [UploadedFile("parts.zip", bomb)])}
+    documents = {
+        d.path: d for d in service.sources.add_files(docset, [UploadedFile("parts.zip", bomb)])
+    }
     statuses = [documents[f"parts.zip/part{i}.txt"].embedding_status for i in range(3)]
     assert statuses == ["pending", "error", "error"]
     message = documents["parts.zip/part1.txt"].error_message or ""
@@ -740,7 +745,7 @@ def test_an_upload_has_one_text_budget_counted_while_decompressing(
     assert stored["parts.zip/part0.txt"] == 80_000
     assert stored["parts.zip/part1.txt"] == stored["parts.zip/part2.txt"] == 0
     # the budget is per upload: the next upload starts afresh
-    [again] = service.add_files(docset, [UploadedFile("again.txt", members["part0.txt"])])
+    [again] = service.sources.add_files(docset, [UploadedFile("again.txt", members["part0.txt"])])
     assert again.embedding_status == "pending"
 
 
@@ -749,7 +754,7 @@ def test_a_document_over_the_chunk_limit_stores_no_text(
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     long_text = ("A sentence of prose that goes on. " * 4000).encode()[:120_000]
-    [document] = service.add_files(docset, [UploadedFile("long.md", long_text)])
+    [document] = service.sources.add_files(docset, [UploadedFile("long.md", long_text)])
     assert document.embedding_status == "error"  # refused before any chunking
     assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
     assert _stored_text(corpus_store, docset)["long.md"] == 0
@@ -764,7 +769,7 @@ def test_an_exception_while_extracting_fails_that_file_alone(
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     deep = b'{"cells": ' + b"[" * 60_000 + b"]" * 60_000 + b"}"  # under the size cap
     sibling = UploadedFile("sibling.md", b"# Sibling\n\nStill added.\n")
-    service.add_files(docset, [UploadedFile("deep.ipynb", deep), sibling])
+    service.sources.add_files(docset, [UploadedFile("deep.ipynb", deep), sibling])
     documents = finish(service, docset, corpus_ingestor)
     assert documents["deep.ipynb"].embedding_status == "error"
     assert "nested too deeply" in (documents["deep.ipynb"].error_message or "")

@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.cli.main import main
 from ragspace.cli.query import MODES
 from ragspace.models import EmbeddingStatus, GithubOptions, RetrievalMode, WebOptions
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from tests.fakes import chat_server
@@ -87,11 +87,11 @@ def cli(
 
 
 @pytest.fixture
-def handbook(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
+def handbook(service: Actions, ingestor: Ingestor) -> Actions:
     """A DocSet `handbook` with two embedded documents, made through the service."""
-    service.create_docset("handbook", "Team handbook")
+    service.docsets.create("handbook", "Team handbook")
     names = ("deployment-guide.md", "glossary.rst")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+    service.sources.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
     ingestor.process_all()
     return service
 
@@ -187,15 +187,15 @@ def test_docset_create_list_rename_delete(cli: Run) -> None:
 
 
 def test_read_only_refuses_changes(
-    cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+    cli: Run, service: Actions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service.create_docset("keep")
+    service.docsets.create("keep")
     monkeypatch.setenv("RAGSPACE_READ_ONLY", "true")
     for argv in (["docset", "create", "new"], ["docset", "delete", "keep", "--yes"]):
         refused = cli(*argv)
         assert refused.code == 1
         assert refused.err.startswith("ragspace: error: ") and "read-only" in refused.err.lower()
-    assert [d.name for d in service.list_docsets()] == ["keep"]
+    assert [d.name for d in service.docsets.all()] == ["keep"]
     assert cli("docset", "list").code == 0
 
 
@@ -238,9 +238,9 @@ def test_docs_list_show_rm(cli: Run) -> None:
 
 
 def test_docset_delete_confirmation(
-    cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+    cli: Run, service: Actions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service.create_docset("keep")
+    service.docsets.create("keep")
     refused = cli("docset", "delete", "keep")  # stdin is not a terminal under pytest
     assert refused.code == 2
     assert "pass --yes" in refused.err
@@ -251,17 +251,17 @@ def test_docset_delete_confirmation(
     declined = cli("docset", "delete", "keep")
     assert declined.code == 1
     assert "Delete DocSet 'keep' and its 0 document(s)? [y/N]" in declined.err
-    assert [d.name for d in service.list_docsets()] == ["keep"]
+    assert [d.name for d in service.docsets.all()] == ["keep"]
     accepted = cli("docset", "delete", "keep")
     assert accepted.code == 0
-    assert service.list_docsets() == []
+    assert service.docsets.all() == []
 
 
 # add files, status
 
 
 def test_add_files_recurses_waits_and_reports_errors(
-    cli: Run, service: RagspaceService, tmp_path: Path
+    cli: Run, service: Actions, tmp_path: Path
 ) -> None:
     folder = tmp_path / "notes"
     (folder / "api").mkdir(parents=True)
@@ -270,7 +270,7 @@ def test_add_files_recurses_waits_and_reports_errors(
     (folder / "api" / "index.md").write_text("# API\n\nThe widget endpoint polishes widgets.\n")
     (folder / "guide" / "index.md").write_text("# Guide\n\nPolish widgets with a soft cloth.\n")
     (folder / ".git" / "config").write_text("[core]\n")
-    service.create_docset("notes")
+    service.docsets.create("notes")
 
     added = cli("add", "files", "notes", str(folder), str(DATA / "glossary.rst"), "--wait")
     assert added.code == 0, added.err
@@ -279,7 +279,7 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert "Embedding" not in added.err  # no progress bar when stderr is not a terminal
     status = json.loads(cli("status", "notes", "--json").out)
     assert status["counts"] == {"pending": 0, "processing": 0, "done": 3, "error": 0}
-    paths = {d.path for d in service.list_documents("notes")}
+    paths = {d.path for d in service.documents.all("notes")}
     assert paths == {"notes/api/index.md", "notes/guide/index.md", "glossary.rst"}
 
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
@@ -313,9 +313,9 @@ def test_add_files_lists_the_lines_redacted_as_secrets(cli: Run, tmp_path: Path)
 
 
 def test_status_wait_embeds_queued_documents(
-    cli: Run, service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+    cli: Run, service: Actions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service.create_docset("handbook")
+    service.docsets.create("handbook")
     queued = cli("add", "files", "handbook", str(DATA / "deployment-guide.md"))
     assert queued.code == 0
     assert "1 document(s) queued" in queued.err and "status handbook --wait" in queued.err
@@ -348,10 +348,8 @@ def repo(github: FakeGithub) -> FakeRepo:
     return repo
 
 
-def test_add_github_previews_ingests_and_syncs(
-    cli: Run, service: RagspaceService, repo: FakeRepo
-) -> None:
-    service.create_docset("widgets")
+def test_add_github_previews_ingests_and_syncs(cli: Run, service: Actions, repo: FakeRepo) -> None:
+    service.docsets.create("widgets")
     dry = cli(
         "add", "github", "widgets", "acme/widgets", "--exclude", "tests/**,docs/**", "--dry-run"
     )
@@ -359,7 +357,7 @@ def test_add_github_previews_ingests_and_syncs(
     assert "Preview of acme/widgets at " in dry.out and "3 item(s)" in dry.out
     # the preview lists by name; the PNG's bytes are judged (and skipped) when it syncs
     assert "  README.md\n" in dry.out and "  assets/logo.png\n" in dry.out
-    assert service.list_documents("widgets") == []
+    assert service.documents.all("widgets") == []
 
     added = cli(
         "add", "github", "widgets", "acme/widgets", "--exclude", "tests/**", "--token", "t0k"
@@ -368,7 +366,7 @@ def test_add_github_previews_ingests_and_syncs(
     assert "Synced source #1 at " in added.out and "2 new or changed" in added.out
     assert "2 skipped, 0 unreadable" in added.out  # tests/** and the PNG, by its bytes
     assert "t0k" not in added.out + added.err
-    [source] = service.list_sources("widgets")  # typed options, and the token not among them
+    [source] = service.sources.all("widgets")  # typed options, and the token not among them
     assert source.options == GithubOptions(exclude=["tests/**"])
     assert "t0k" not in source.model_dump_json()
 
@@ -382,8 +380,8 @@ def test_add_github_previews_ingests_and_syncs(
     assert hits[0]["url"].endswith("/README.md#L1-L3")
 
 
-def test_add_github_and_sync_failures(cli: Run, repo: FakeRepo, handbook: RagspaceService) -> None:
-    handbook.create_docset("widgets")
+def test_add_github_and_sync_failures(cli: Run, repo: FakeRepo, handbook: Actions) -> None:
+    handbook.docsets.create("widgets")
     missing = cli("add", "github", "widgets", "acme/nothing")
     assert missing.code == 1
     assert missing.err.startswith("ragspace: error: ") and "acme/nothing" in missing.err
@@ -402,13 +400,13 @@ def test_add_github_and_sync_failures(cli: Run, repo: FakeRepo, handbook: Ragspa
 
 @pytest.mark.usefixtures("repo")
 def test_resync_interval_on_add_and_with_schedule(
-    cli: Run, service: RagspaceService, capsys: pytest.CaptureFixture[str]
+    cli: Run, service: Actions, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     added = cli("add", "github", "widgets", "acme/widgets", "--resync-every", "6h")
     assert added.code == 0, added.err
     assert "Re-synced every 6h by the running workers." in added.out
-    [source] = service.list_sources("widgets")
+    [source] = service.sources.all("widgets")
     assert source.resync_interval == timedelta(hours=6) and source.next_sync_at is not None
     status = json.loads(cli("status", "widgets", "--json").out)
     assert status["sources"][0]["resync_every"] == "6h"
@@ -416,10 +414,10 @@ def test_resync_interval_on_add_and_with_schedule(
 
     daily = cli("schedule", "widgets", "--source", str(source.id), "daily")
     assert daily.code == 0 and f"Source #{source.id} re-syncs every 1d; next at " in daily.out
-    assert service.list_sources("widgets")[0].resync_interval == timedelta(days=1)
+    assert service.sources.all("widgets")[0].resync_interval == timedelta(days=1)
     off = cli("schedule", "widgets", "--source", str(source.id), "off")
     assert off.code == 0 and "no longer re-synced on a schedule" in off.out
-    assert service.list_sources("widgets")[0].next_sync_at is None
+    assert service.sources.all("widgets")[0].next_sync_at is None
 
     too_often = cli("schedule", "widgets", "--source", str(source.id), "1m")
     assert too_often.code == 1 and "at least 5 minutes" in too_often.err
@@ -440,9 +438,9 @@ def site() -> Iterator[DocsSite]:
 
 
 def test_add_web_previews_and_queues(
-    cli: Run, service: RagspaceService, site: DocsSite, monkeypatch: pytest.MonkeyPatch
+    cli: Run, service: Actions, site: DocsSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service.create_docset("lantern")
+    service.docsets.create("lantern")
     start = f"{site.origin}/docs/"
     guarded = cli("add", "web", "lantern", start)
     assert guarded.code == 1 and "RAGSPACE_ALLOW_PRIVATE_URLS" in guarded.err
@@ -453,7 +451,7 @@ def test_add_web_previews_and_queues(
     assert "outside the path prefix /docs/" in added.out
     assert "5 new or changed" in added.out
     assert "5 document(s) queued" in added.err
-    [source] = service.list_sources("lantern")
+    [source] = service.sources.all("lantern")
     assert source.options == WebOptions(depth=2, max_pages=50, path_prefix="/docs/")
     unreachable = cli("add", "web", "lantern", "http://127.0.0.1:9/docs/")
     assert unreachable.code == 1 and "127.0.0.1:9" in unreachable.err
@@ -635,14 +633,14 @@ def _when(condition: Callable[[], bool], then: Callable[[], Any], timeout: float
     threading.Thread(target=watch, daemon=True).start()
 
 
-def test_worker_embeds_queued_documents_until_sigterm(cli: Run, service: RagspaceService) -> None:
-    service.create_docset("handbook")
-    service.add_files(
+def test_worker_embeds_queued_documents_until_sigterm(cli: Run, service: Actions) -> None:
+    service.docsets.create("handbook")
+    service.sources.add_files(
         "handbook", [UploadedFile("glossary.rst", (DATA / "glossary.rst").read_bytes())]
     )
 
     def embedded() -> bool:
-        documents = service.list_documents("handbook")
+        documents = service.documents.all("handbook")
         return all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
 
     before = signal.getsignal(signal.SIGTERM)

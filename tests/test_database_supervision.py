@@ -113,9 +113,9 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
     )
     runtime = open_runtime(settings, worker_threads=1)
     try:
-        service = runtime.service
-        service.create_docset("cranes")
-        service.add_files("cranes", [_document(n) for n in range(DOCUMENTS)])
+        service = runtime.actions
+        service.docsets.create("cranes")
+        service.sources.add_files("cranes", [_document(n) for n in range(DOCUMENTS)])
         wait_for(lambda: _counts(runtime).get("done", 0) >= 1, "the first document to finish")
         assert _counts(runtime).get("done", 0) < DOCUMENTS, "ingestion ended before the kill"
 
@@ -124,7 +124,7 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             _kill_postmaster(runtime.settings.data_dir.resolve() / "pgdata")
             started = time.monotonic()
             with pytest.raises(DatabaseUnavailableError) as caught:
-                service.search("How many containers does the crane lift?", ["cranes"])
+                service.search.hits("How many containers does the crane lift?", ["cranes"])
             # at once, not after a 30 s pool timeout
             assert time.monotonic() - started < settings.db_timeout_seconds
             assert "database is unavailable" in str(caught.value)
@@ -133,7 +133,9 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             assert "Database unavailable" in banner and "retrying" in banner
 
             wait_for(lambda: runtime.database.restarts >= 1, "the supervisor to restart Postgres")
-            wait_for(lambda: service.database_problem() is None, "the database to be reachable")
+            wait_for(
+                lambda: service.docsets.database_problem() is None, "the database to be reachable"
+            )
             wait_for(
                 lambda: _counts(runtime).get("done", 0) == DOCUMENTS,
                 "every document to be ingested after the restart",
@@ -158,7 +160,7 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             assert chunk_count > 0, path
             assert stored == chunk_count == distinct, f"{path}: duplicate or missing chunks"
             assert done_jobs == 1, f"{path} was ingested {done_jobs} times"
-        hits = service.search("How many containers does the crane lift?", ["cranes"])
+        hits = service.search.hits("How many containers does the crane lift?", ["cranes"])
         assert hits, "search did not recover after the restart"
     finally:
         runtime.close()

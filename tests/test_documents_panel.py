@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.models import Citation, RetrievalMode
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from ragspace_ui import documents_panel
@@ -16,9 +16,9 @@ from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document
 DATA = Path(__file__).parent / "data"
 
 
-def _handbook(service: RagspaceService, ingestor: Ingestor) -> None:
-    service.create_docset("handbook")
-    service.add_files(
+def _handbook(service: Actions, ingestor: Ingestor) -> None:
+    service.docsets.create("handbook")
+    service.sources.add_files(
         "handbook",
         [
             UploadedFile("deployment-guide.md", (DATA / "deployment-guide.md").read_bytes()),
@@ -30,7 +30,7 @@ def _handbook(service: RagspaceService, ingestor: Ingestor) -> None:
 
 
 def test_rows_give_path_source_status_chunks_size_and_reason(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     _handbook(service, ingestor)
     rows = {row.path: row for row in document_rows(service, "handbook")}
@@ -47,7 +47,7 @@ def test_rows_give_path_source_status_chunks_size_and_reason(
 
 
 def test_the_filter_matches_path_status_or_reason_in_any_case(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     _handbook(service, ingestor)
     table, choices, summary = listing(service, "handbook", "ERROR")
@@ -63,10 +63,12 @@ def test_the_filter_matches_path_status_or_reason_in_any_case(
 
 
 def test_a_large_docset_lists_its_first_rows_and_says_so(
-    service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+    service: Actions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service.create_docset("many")
-    service.add_files("many", [UploadedFile(f"note{n:02}.md", b"# Note\n") for n in range(12)])
+    service.docsets.create("many")
+    service.sources.add_files(
+        "many", [UploadedFile(f"note{n:02}.md", b"# Note\n") for n in range(12)]
+    )
     monkeypatch.setattr(documents_panel, "MAX_LISTED", 5)
     table, choices, summary = listing(service, "many", "note")
     assert [row[0] for row in table] == [f"note{n:02}.md" for n in range(5)]
@@ -76,15 +78,13 @@ def test_a_large_docset_lists_its_first_rows_and_says_so(
     )
 
 
-def test_a_removed_document_leaves_search_at_once(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
+def test_a_removed_document_leaves_search_at_once(service: Actions, ingestor: Ingestor) -> None:
     _handbook(service, ingestor)
     question = "How does dedent remove common leading whitespace?"
-    before = service.search(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    before = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
     assert any(hit.path == "textwrap.py" for hit in before)
-    service.remove_documents("handbook", ["textwrap.py"])
-    after = service.search(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    service.documents.remove("handbook", ["textwrap.py"])
+    after = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
     assert all(hit.path != "textwrap.py" for hit in after)
     assert [row.path for row in document_rows(service, "handbook")] == [
         "deployment-guide.md",
@@ -93,7 +93,7 @@ def test_a_removed_document_leaves_search_at_once(
 
 
 def test_a_document_opens_numbered_from_its_first_line(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     _handbook(service, ingestor)
     shown = open_document(service, "handbook", "textwrap.py")
@@ -114,7 +114,7 @@ def test_sizes_read_the_way_people_read_them() -> None:
 
 
 def test_a_long_passage_opens_at_its_best_lines_not_at_its_top(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     _handbook(service, ingestor)
     citation = Citation(

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, SourceKind
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -34,7 +34,7 @@ class App:
     """The served app and the parts a test inspects."""
 
     url: str
-    service: RagspaceService
+    service: Actions
     chat: FakeChat
 
 
@@ -70,7 +70,7 @@ def app(
     chat = chat_model_of(fake_chat)
     workers = WorkerPool(ingestor, threads=1, idle_seconds=0.5)
     tuned = settings.model_copy(update={"github_api_url": github.base_url})
-    service = build_service(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
+    service = build_actions(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
     workers.start()
     demo = build_ui(service)
     url = launch_on_localhost(demo, css=CSS)
@@ -108,7 +108,7 @@ def test_upload_embed_and_ask_with_a_streamed_cited_answer(app: App, tmp_path: P
         journey.screenshot(page, "Chat", tmp_path / "chat.png")
         assert (tmp_path / "chat.png").stat().st_size > 10_000
 
-    documents = app.service.list_documents(journey.DOCSET)
+    documents = app.service.documents.all(journey.DOCSET)
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
     answer_prompt = app.chat.prompt_of()
     assert "pg_dump --format=custom" in answer_prompt  # the model saw the cited passage
@@ -117,8 +117,8 @@ def test_upload_embed_and_ask_with_a_streamed_cited_answer(app: App, tmp_path: P
 def test_github_citation_links_to_the_lines_at_the_commit_and_delete_asks_first(
     app: App,
 ) -> None:
-    app.service.create_docset("ops")
-    report = app.service.add_source("ops", SourceKind.GITHUB_REPO, "acme/ops")
+    app.service.docsets.create("ops")
+    report = app.service.sources.add("ops", SourceKind.GITHUB_REPO, "acme/ops")
     commit = report.resolved
     assert commit and re.fullmatch(r"[0-9a-f]{40}", commit)
 
@@ -154,10 +154,10 @@ def test_github_citation_links_to_the_lines_at_the_commit_and_delete_asks_first(
             "href", href
         )
         _delete_with_confirmation(page, "ops", app.service)
-    assert app.service.list_docsets() == []
+    assert app.service.docsets.all() == []
 
 
-def _delete_with_confirmation(page: Page, name: str, service: RagspaceService) -> None:
+def _delete_with_confirmation(page: Page, name: str, service: Actions) -> None:
     """Select a DocSet, cancel its deletion once (nothing happens), then confirm it."""
     journey.open_tab(page, "DocSets")
     page.locator("#docset-select input").click()
@@ -168,7 +168,7 @@ def _delete_with_confirmation(page: Page, name: str, service: RagspaceService) -
     expect(question).to_be_visible()
     page.get_by_role("button", name="Cancel", exact=True).first.click()
     expect(question).to_be_hidden()
-    assert [d.name for d in service.list_docsets()] == [name]
+    assert [d.name for d in service.docsets.all()] == [name]
     page.get_by_role("button", name="Delete DocSet…").click()
     page.get_by_role("button", name="Yes, delete it").click()
     expect(page.get_by_text(f"Deleted DocSet {name}.")).to_be_visible(timeout=journey.WAIT_MS)
@@ -180,16 +180,16 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
     store: Store,
     embedder: Embedder,
     ingestor: Ingestor,
-    service: RagspaceService,
+    service: Actions,
     fake_chat: FakeChat,
     launch_app: Callable[..., str],
 ) -> None:
     guide = journey.FILES[0]
-    service.create_docset(journey.DOCSET, journey.DESCRIPTION)
-    service.add_files(journey.DOCSET, [UploadedFile(guide.name, guide.read_bytes())])
+    service.docsets.create(journey.DOCSET, journey.DESCRIPTION)
+    service.sources.add_files(journey.DOCSET, [UploadedFile(guide.name, guide.read_bytes())])
     ingestor.process_all()
     read_only = settings.model_copy(update={"read_only": True})
-    url = launch_app(build_service(read_only, store, embedder, chat=chat_model_of(fake_chat)))
+    url = launch_app(build_actions(read_only, store, embedder, chat=chat_model_of(fake_chat)))
 
     with journey.browser_page() as page:
         page.goto(url)
@@ -203,5 +203,5 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
         asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)  # chatting still works
         expect(asked.message.get_by_role("link", name="[1]").first).to_be_visible()
 
-    assert [d.name for d in service.list_docsets()] == [journey.DOCSET]
-    assert [d.path for d in service.list_documents(journey.DOCSET)] == [guide.name]
+    assert [d.name for d in service.docsets.all()] == [journey.DOCSET]
+    assert [d.path for d in service.documents.all(journey.DOCSET)] == [guide.name]

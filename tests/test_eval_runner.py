@@ -1,10 +1,11 @@
-"""`ragspace eval` and RagspaceService.evaluate on the real store and local embedder."""
+"""`ragspace eval` and Actions.evaluate on the real store and local embedder."""
 
 import json
 from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.cli import evaluate as cli_eval
 from ragspace.cli.evaluate import corpus_docset
 from ragspace.cli.main import main
@@ -19,8 +20,7 @@ from ragspace.eval.runner import (
     metric_rows,
     question_rows,
 )
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -33,15 +33,15 @@ QUESTIONS = """\
 """.replace("\n ", " ")
 
 
-def handbook_docset(service: RagspaceService, ingestor: Ingestor) -> None:
+def handbook_docset(service: Actions, ingestor: Ingestor) -> None:
     """DocSet `handbook` with small install and billing guides, embedded."""
-    service.create_docset("handbook")
+    service.docsets.create("handbook")
     install = (
         "# Install\n\n## Linux\n\nInstall with apt-get install tool on Debian.\n\n"
         "## Windows\n\nDownload the MSI installer and run it.\nReboot afterwards.\n"
     )
     billing = "# Billing\n\n## Invoices\n\nInvoices are emailed on the first day of each month.\n"
-    service.add_files(
+    service.sources.add_files(
         "handbook",
         [
             UploadedFile("install.md", install.encode()),
@@ -52,7 +52,7 @@ def handbook_docset(service: RagspaceService, ingestor: Ingestor) -> None:
 
 
 def test_evaluate_scores_every_mode_at_chunk_and_file_level(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     """A question set asked of a DocSet: each mode finds the gold lines; no key, no rerank."""
     handbook_docset(service, ingestor)
@@ -61,7 +61,7 @@ def test_evaluate_scores_every_mode_at_chunk_and_file_level(
         + '{"question": "When are invoices emailed?", "relevant": [{"path": "billing.md"}]}\n',
         "handbook-questions",
     )
-    report = service.evaluate("handbook", questions, EvalOptions(k=5))
+    report = service.evaluation.run("handbook", questions, EvalOptions(k=5))
     assert [m.mode for m in report.modes] == list(MODES)
     assert report.questions == 2
     for result in report.modes:
@@ -78,30 +78,30 @@ def test_evaluate_scores_every_mode_at_chunk_and_file_level(
     assert question_rows(report, "keyword")[1][:3] == ["When are invoices emailed?", "yes", 1]
 
 
-def test_a_question_whose_gold_is_missing_scores_zero(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
+def test_a_question_whose_gold_is_missing_scores_zero(service: Actions, ingestor: Ingestor) -> None:
     """Gold in a file the DocSet does not hold: no hit, rank None, metrics 0."""
     handbook_docset(service, ingestor)
     questions = parse_question_set('{"question": "install", "relevant": ["other.md"]}', "q")
-    report = service.evaluate("handbook", questions, EvalOptions(modes=("keyword",), grade=False))
+    report = service.evaluation.run(
+        "handbook", questions, EvalOptions(modes=("keyword",), grade=False)
+    )
     assert report.modes[0].file == dict.fromkeys(report.modes[0].file, 0.0)
     assert report.outcomes[0].rank is None
     assert report.notes == []
 
 
-def test_evaluate_refuses_unknown_and_empty_docsets(service: RagspaceService) -> None:
+def test_evaluate_refuses_unknown_and_empty_docsets(service: Actions) -> None:
     """Errors name the DocSet."""
     questions = parse_question_set(QUESTIONS, "q")
     with pytest.raises(NotFoundError):
-        service.evaluate("nope", questions)
-    service.create_docset("empty")
+        service.evaluation.run("nope", questions)
+    service.docsets.create("empty")
     with pytest.raises(ValidationError, match="'empty' has no embedded chunks"):
-        service.evaluate("empty", questions)
+        service.evaluation.run("empty", questions)
 
 
 def test_corpus_docset_is_built_once_then_reused(
-    tmp_path: Path, service: RagspaceService, store: Store, ingestor: Ingestor
+    tmp_path: Path, service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
     """Built from the corpus; reused while complete; a different DocSet needs --rebuild."""
     write_eval_docs(tmp_path)
@@ -110,7 +110,7 @@ def test_corpus_docset_is_built_once_then_reused(
     assert built and docset.document_count == 2 and docset.chunk_count > 0
     again, built = corpus_docset(service, store, ingestor, "eval-docs", dataset)
     assert (again.id, built) == (docset.id, False)
-    service.create_docset("other")
+    service.docsets.create("other")
     with pytest.raises(ConflictError, match="pass --rebuild"):
         corpus_docset(service, store, ingestor, "other", dataset)
     rebuilt, built = corpus_docset(service, store, ingestor, "other", dataset, rebuild=True)
@@ -195,7 +195,7 @@ def test_cli_eval_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_a_read_only_app_refuses_evaluations(
-    service: RagspaceService,
+    service: Actions,
     ingestor: Ingestor,
     store: Store,
     embedder: Embedder,
@@ -203,6 +203,6 @@ def test_a_read_only_app_refuses_evaluations(
 ) -> None:
     """An evaluation costs thousands of searches (and model calls): not for anonymous users."""
     handbook_docset(service, ingestor)
-    public = build_service(settings.model_copy(update={"read_only": True}), store, embedder)
+    public = build_actions(settings.model_copy(update={"read_only": True}), store, embedder)
     with pytest.raises(ReadOnlyError, match="not run evaluations"):
-        public.evaluate("handbook", parse_question_set(QUESTIONS, "q"))
+        public.evaluation.run("handbook", parse_question_set(QUESTIONS, "q"))

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from ragspace.services import RagspaceService
+from ragspace.actions import Actions
 from ragspace.worker import Ingestor
 from tests.journey import WAIT_MS
 from tests.test_eval_runner import handbook_docset
@@ -17,7 +17,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def test_evaluate_tab_runs_an_uploaded_question_set(
-    served: str, service: RagspaceService, ingestor: Ingestor, tmp_path: Path
+    served: str, service: Actions, ingestor: Ingestor, tmp_path: Path
 ) -> None:
     handbook_docset(service, ingestor)
     questions = tmp_path / "questions.jsonl"

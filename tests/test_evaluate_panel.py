@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.eval.rerank_choice import rerank_delta
 from ragspace.eval.runner import MODES
-from ragspace.services import RagspaceService
 from ragspace.worker import Ingestor
 from ragspace_ui.evaluate_panel import (
     apply_rerank_choice,
@@ -32,11 +32,11 @@ def upload(tmp_path: Path) -> str:
 
 
 def test_run_shows_metrics_and_one_row_per_question(
-    service: RagspaceService, ingestor: Ingestor, upload: str
+    service: Actions, ingestor: Ingestor, upload: str
 ) -> None:
     """Metrics per mode and level; per-question hit, first relevant rank and top results."""
     handbook_docset(service, ingestor)
-    service.create_docset("empty")
+    service.docsets.create("empty")
     assert docset_names(service) == ["handbook"]
     steps: list[str] = []
     view, report = run_evaluation(
@@ -63,7 +63,7 @@ def test_run_shows_metrics_and_one_row_per_question(
 
 
 def test_run_refuses_missing_input(
-    service: RagspaceService, ingestor: Ingestor, upload: str, tmp_path: Path
+    service: Actions, ingestor: Ingestor, upload: str, tmp_path: Path
 ) -> None:
     handbook_docset(service, ingestor)
     with pytest.raises(ValidationError, match="Choose a DocSet"):
@@ -78,7 +78,7 @@ def test_run_refuses_missing_input(
         run_evaluation(service, "handbook", str(broken), False)
 
 
-def test_the_app_has_an_evaluate_tab(service: RagspaceService) -> None:
+def test_the_app_has_an_evaluate_tab(service: Actions) -> None:
     from ragspace_ui.app import build_ui
 
     demo = build_ui(service)

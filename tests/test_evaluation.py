@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
 from ragspace.eval.evaluation import (
     EvalQuery,
@@ -27,7 +28,6 @@ from ragspace.eval.evaluation import (
 )
 from ragspace.eval.runner import mean_scores, percentiles_ms
 from ragspace.models import Hit
-from ragspace.services import RagspaceService
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 
@@ -236,14 +236,14 @@ def test_codebase_loader_locates_golden_chunks_in_files(tmp_path: Path) -> None:
 
 
 def test_evaluation_runs_end_to_end_on_the_real_store(
-    tmp_path: Path, store: Store, ingestor: Ingestor, service: RagspaceService
+    tmp_path: Path, store: Store, ingestor: Ingestor, service: Actions
 ) -> None:
     """Ingest through the store and worker, search through the service, score the hits."""
     write_eval_docs(tmp_path)
     dataset = load_claude_docs(tmp_path)
-    service.create_docset("eval-docs")
+    service.docsets.create("eval-docs")
     assert ingest(store, ingestor, "eval-docs", dataset) == 2
-    scores = evaluate(lambda query: service.search(query, ["eval-docs"], 10), [dataset])[
+    scores = evaluate(lambda query: service.search.hits(query, ["eval-docs"], 10), [dataset])[
         "claude-docs"
     ]
     assert scores.queries == 2

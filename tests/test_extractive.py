@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.citations import cite
 from ragspace.models import Answer
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from tests.conftest import ModuleParts
 
@@ -33,12 +33,12 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def own_docs(module_parts: ModuleParts) -> RagspaceService:
+def own_docs(module_parts: ModuleParts) -> Actions:
     """The repository's own docs, ingested once for the module (its tests only ask)."""
     service, ingestor = module_parts.service, module_parts.ingestor
-    service.create_docset("ragspace")
+    service.docsets.create("ragspace")
     files = [UploadedFile(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in DOCS]
-    service.add_files("ragspace", files)
+    service.sources.add_files("ragspace", files)
     ingestor.process_all()
     return service
 
@@ -55,7 +55,7 @@ def _leads(answer: Answer) -> list[tuple[str, int]]:
     return [(sentence, int(number)) for sentence, number in found]
 
 
-def test_answers_start_with_verbatim_sentences_that_answer(own_docs: RagspaceService) -> None:
+def test_answers_start_with_verbatim_sentences_that_answer(own_docs: Actions) -> None:
     for question, expected in QUESTIONS:
         _assert_answered_by_leads(own_docs, question, expected)
 
@@ -79,13 +79,13 @@ NOT_YET = [
 
 @pytest.mark.parametrize(("question", "expected"), NOT_YET)
 def test_questions_whose_lead_does_not_yet_answer(
-    own_docs: RagspaceService, question: str, expected: str
+    own_docs: Actions, question: str, expected: str
 ) -> None:
     _assert_answered_by_leads(own_docs, question, expected)
 
 
-def _assert_answered_by_leads(service: RagspaceService, question: str, expected: str) -> None:
-    *_, last = service.ask(question, ["ragspace"])
+def _assert_answered_by_leads(service: Actions, question: str, expected: str) -> None:
+    *_, last = service.answers.ask(question, ["ragspace"])
     answer = last.answer
     assert answer is not None and answer.passages, question
     leads = _leads(answer)

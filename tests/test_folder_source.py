@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.cli.main import main
 from ragspace.errors import ValidationError
 from ragspace.extract import extract
 from ragspace.models import EmbeddingStatus, FolderOptions, SkippedItem, UploadedFile
-from ragspace.services import RagspaceService
 from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
 from ragspace.sources.files import classify_bytes
@@ -187,9 +187,7 @@ SECRET_FILES = {
 }
 
 
-def test_a_secrets_laden_checkout_indexes_no_secret(
-    service: RagspaceService, tmp_path: Path
-) -> None:
+def test_a_secrets_laden_checkout_indexes_no_secret(service: Actions, tmp_path: Path) -> None:
     root = tmp_path / "app"
     for name, text in SECRET_FILES.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -200,17 +198,17 @@ def test_a_secrets_laden_checkout_indexes_no_secret(
     (root / "setup.py").write_text(f'KEY = """\n{KEY_BLOCK}\n"""\nprint("ok")\n')
     (root / ".env.example").write_text("API_KEY=\n")  # a template: kept
 
-    service.create_docset("app")
-    report = service.add_directory("app", root)
-    indexed = {d.path for d in service.list_documents("app")}
+    service.docsets.create("app")
+    report = service.sources.add_folder("app", root)
+    indexed = {d.path for d in service.documents.all("app")}
     assert indexed == {"app/README.md", "app/setup.py", "app/.env.example"}
     reasons = {item.path: item.reason for item in report.skipped}
     for name in SECRET_FILES:
         assert "looks like a secret" in reasons[f"app/{name}"], name
-    readme = service.read_document("app", "app/README.md").text
+    readme = service.documents.read("app", "app/README.md").text
     assert AWS_KEY not in readme and GH_TOKEN not in readme
     assert readme.splitlines()[0] == "# App" and readme.splitlines()[4] == "The end."
-    setup = service.read_document("app", "app/setup.py").text
+    setup = service.documents.read("app", "app/setup.py").text
     assert "b3BlbnNzaC1rZXktdjEAAAAA" not in setup and 'print("ok")' in setup
     assert len(setup.splitlines()) == 6  # lines redacted, not removed: citations stay right
     assert "line 3 redacted: looks like a secret" in reasons["app/README.md#L3"]
@@ -222,16 +220,16 @@ def test_a_secrets_laden_checkout_indexes_no_secret(
 
 
 def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
-    service.create_docset("flask")
-    preview = service.preview_directory(
+    service.docsets.create("flask")
+    preview = service.sources.preview_folder(
         CHECKOUT, FolderOptions(include=["examples/**", "tests/certs/**"])
     )
     assert f"checkout/{TEMPLATE}" in preview.items
     assert preview.skipped_counts[SECRET] == 15
 
-    report = service.add_directory(
+    report = service.sources.add_folder(
         "flask", CHECKOUT, FolderOptions(include=["examples/**", "tests/certs/**"])
     )
     assert report.errors == [] and f"checkout/{TEMPLATE}" in report.changed
@@ -239,12 +237,12 @@ def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
     assert skipped["checkout/tests/certs/valid/server/server.key"] == SECRET
     assert skipped["checkout/README.md"] == "not matched by the include filters"
     ingestor.process_all()
-    documents = service.list_documents("flask")
+    documents = service.documents.all("flask")
     assert documents and all(d.embedding_status is EmbeddingStatus.DONE for d in documents)
-    source = service.list_sources("flask")[0]
+    source = service.sources.all("flask")[0]
     assert source.sync_state["skipped_counts"][SECRET] == 15
 
-    hits = service.search("Log In form username password", ["flask"], k=10)
+    hits = service.search.hits("Log In form username password", ["flask"], k=10)
     hit = next(h for h in hits if h.path == f"checkout/{TEMPLATE}")
     lines = (CHECKOUT / TEMPLATE).read_text().splitlines()
     assert hit.content.strip() == "\n".join(lines[hit.start_line - 1 : hit.end_line]).strip()
@@ -256,7 +254,7 @@ def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
 
 def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
     database_url: str,
-    service: RagspaceService,
+    service: Actions,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -265,12 +263,12 @@ def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
     monkeypatch.setenv("DATABASE_URL", database_url)
     monkeypatch.setenv("RAGSPACE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    service.create_docset("flask")
+    service.docsets.create("flask")
 
     assert main(["add", "dir", "flask", str(CHECKOUT), "--dry-run"]) == 0
     dry = capsys.readouterr().out
     assert "checkout/tests/certs/valid/server/server.pem: looks like a secret" in dry
-    assert service.list_documents("flask") == []  # a dry run stores nothing
+    assert service.documents.all("flask") == []  # a dry run stores nothing
 
     # no --wait: the test is about what is added and skipped; embedding the 2,600 chunks of
     # this tree took 3-11 minutes of the suite (the service test above embeds a subset)
@@ -279,9 +277,9 @@ def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
     assert code == 0, err
     files = sorted(p for p in CHECKOUT.rglob("*") if p.is_file())
     assert len(files) >= 150
-    documents = service.list_documents("flask")
+    documents = service.documents.all("flask")
     assert documents and all(d.embedding_status is EmbeddingStatus.PENDING for d in documents)
-    skipped = service.list_sources("flask")[0].sync_state["skipped"]
+    skipped = service.sources.all("flask")[0].sync_state["skipped"]
     assert {s["path"] for s in skipped} | {d.path for d in documents} == {
         f"checkout/{p.relative_to(CHECKOUT).as_posix()}" for p in files
     }  # every file is a document or a listed skip

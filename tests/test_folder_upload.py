@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import ValidationError
 from ragspace.models import EmbeddingStatus
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -72,14 +72,14 @@ def test_anything_that_does_not_match_is_refused_with_what_to_do(
 
 
 def test_the_service_indexes_the_folder_with_gitignore_and_skips(
-    tmp_path: Path, service: RagspaceService, ingestor: Ingestor
+    tmp_path: Path, service: Actions, ingestor: Ingestor
 ) -> None:
-    service.create_docset("proj")
+    service.docsets.create("proj")
     copies, listing = cached(tmp_path, FOLDER)
     name, files = folder_files(copies, listing)
-    report = service.add_uploaded_folder("proj", name, files)
+    report = service.sources.add_uploaded_folder("proj", name, files)
     ingestor.process_all()
-    documents = {d.path: d for d in service.list_documents("proj")}
+    documents = {d.path: d for d in service.documents.all("proj")}
     assert set(documents) == {
         "proj/.gitignore",
         "proj/a/__init__.py",
@@ -102,17 +102,17 @@ def test_a_folder_upload_counts_against_the_upload_text_budget(
     tmp_path: Path, settings: Settings, store: Store, embedder: Embedder
 ) -> None:
     budget = 2_000
-    small = build_service(
+    small = build_actions(
         settings.model_copy(update={"upload_text_budget_bytes": budget}), store, embedder
     )
-    small.create_docset("proj")
+    small.docsets.create("proj")
     pages = {
         f"proj/docs/page{n}.md": (f"# Page {n}\n" + "words " * 100).encode() for n in range(10)
     }
     copies, listing = cached(tmp_path, pages)
     name, files = folder_files(copies, listing)
-    report = small.add_uploaded_folder("proj", name, files)
-    kept = [d for d in small.list_documents("proj") if d.error_message is None]
+    report = small.sources.add_uploaded_folder("proj", name, files)
+    kept = [d for d in small.documents.all("proj") if d.error_message is None]
     assert 0 < len(kept) * len(pages["proj/docs/page0.md"]) <= budget
     assert len(report.errors) == len(pages) - len(kept)
     assert all("RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in e.reason for e in report.errors)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from ragspace.services import RagspaceService
+from ragspace.actions import Actions
 from tests.journey import WAIT_MS, browser_page, create_docset
 from tests.test_folder_upload import FOLDER
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_a_folder_is_added_with_its_paths_gitignore_and_skip_reasons(
-    served: str, service: RagspaceService, tmp_path: Path, width: int
+    served: str, service: Actions, tmp_path: Path, width: int
 ) -> None:
     for path, data in FOLDER.items():  # the folder as it is on the user's disk
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -39,9 +39,9 @@ def test_a_folder_is_added_with_its_paths_gitignore_and_skip_reasons(
         expect(message).to_contain_text("proj/src/pkg/__init__.py: empty file")
         if width == 390:
             expect(message).to_contain_text("proj/docs/guide.md: excluded by filter docs/**")
-    paths = {d.path for d in service.list_documents("proj")}
+    paths = {d.path for d in service.documents.all("proj")}
     guide = {"proj/docs/guide.md"} if width == 1280 else set()
     assert paths == {"proj/.gitignore", "proj/a/__init__.py", "proj/b/__init__.py", *guide}
     # each __init__.py kept its own content: the pairing followed the folder, not the names
-    assert service.read_document("proj", "proj/a/__init__.py").text == "A = 1\n"
-    assert service.read_document("proj", "proj/b/__init__.py").text == "B = 22\n"
+    assert service.documents.read("proj", "proj/a/__init__.py").text == "A = 1\n"
+    assert service.documents.read("proj", "proj/b/__init__.py").text == "B = 22\n"

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.fetcher import PreviousSync
 from ragspace.sources.github import GithubClient, GithubConfig, parse_location
@@ -54,20 +54,20 @@ def repo(github: FakeGithub) -> FakeRepo:
     return repo
 
 
-def make_service(store: Store, embedder: object, github: FakeGithub) -> RagspaceService:
+def make_service(store: Store, embedder: object, github: FakeGithub) -> Actions:
     """The real service wired to the fake GitHub."""
     config = GithubConfig(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
     syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
-    return build_service(Settings(_env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
+    return build_actions(Settings(_env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
 
 
 @pytest.fixture
-def gh_service(store: Store, embedder: object, github: FakeGithub) -> RagspaceService:
+def gh_service(store: Store, embedder: object, github: FakeGithub) -> Actions:
     """Service with a syncer pointing at the fake."""
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     return service
 
 
@@ -75,14 +75,14 @@ OPTIONS = GithubOptions(exclude=["tests/**"])
 
 
 def test_repository_sync_documents_skips_and_requests(
-    gh_service: RagspaceService, github: FakeGithub, repo: FakeRepo
+    gh_service: Actions, github: FakeGithub, repo: FakeRepo
 ) -> None:
-    report = gh_service.add_source(
+    report = gh_service.sources.add(
         "widgets", SourceKind.GITHUB_REPO, "https://github.com/acme/widgets", OPTIONS
     )
     commit = repo.refs["trunk"]
     assert report.resolved == commit
-    documents = {d.path: d for d in gh_service.list_documents("widgets")}
+    documents = {d.path: d for d in gh_service.documents.all("widgets")}
     assert set(documents) == {
         "acme/widgets/README.md",
         "acme/widgets/src/widgets/app.py",
@@ -100,7 +100,7 @@ def test_repository_sync_documents_skips_and_requests(
         "src/widgets/blob.py": "binary content",
         "tests/test_app.py": "excluded by filter tests/**",
     }
-    [source] = gh_service.list_sources("widgets")
+    [source] = gh_service.sources.all("widgets")
     assert source.sync_state["commit"] == commit
     assert source.sync_state["skipped_counts"]["lock file"] == 1
     assert source.error_message is None
@@ -115,26 +115,26 @@ def test_repository_sync_documents_skips_and_requests(
 
 
 def test_request_count_is_constant_in_the_number_of_files(
-    gh_service: RagspaceService, github: FakeGithub
+    gh_service: Actions, github: FakeGithub
 ) -> None:
     small = github.add_repo("acme", "small")
     small.commit({"a.md": b"# A\n\nalpha\n"})
     large = github.add_repo("acme", "large")
     large.commit({f"pkg/m{n}.py": f"VALUE = {n}\n".encode() for n in range(60)})
-    gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/small")
+    gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/small")
     small_requests = len(github.requests)
-    report = gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/large")
+    report = gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/large")
     assert len(report.changed) == 60
     assert len(github.requests) - small_requests == small_requests == 5
 
 
 def test_chunks_cite_commit_pinned_line_ranges(
-    gh_service: RagspaceService, ingestor: Ingestor, repo: FakeRepo
+    gh_service: Actions, ingestor: Ingestor, repo: FakeRepo
 ) -> None:
-    gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
+    gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
     ingestor.process_all()
     commit = repo.refs["trunk"]
-    hit = gh_service.search("polish a widget until it shines", ["widgets"], k=1)[0]
+    hit = gh_service.search.hits("polish a widget until it shines", ["widgets"], k=1)[0]
     assert hit.path == "acme/widgets/src/widgets/app.py"
     lines = APP_PY.decode().splitlines()
     assert hit.content.splitlines() == lines[hit.start_line - 1 : hit.end_line]
@@ -145,23 +145,23 @@ def test_chunks_cite_commit_pinned_line_ranges(
     )
 
 
-def test_tag_ref_resolves_to_its_commit(gh_service: RagspaceService, repo: FakeRepo) -> None:
+def test_tag_ref_resolves_to_its_commit(gh_service: Actions, repo: FakeRepo) -> None:
     tagged = repo.commit({"README.md": b"# Old widgets\n\nVersion one.\n"}, ref="v1.0")
-    report = gh_service.add_source(
+    report = gh_service.sources.add(
         "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v1.0")
     )
     assert report.resolved == tagged != repo.refs["trunk"]
-    assert [d.path for d in gh_service.list_documents("widgets")] == ["acme/widgets/README.md"]
+    assert [d.path for d in gh_service.documents.all("widgets")] == ["acme/widgets/README.md"]
 
 
 def test_single_file_url_is_pinned_to_the_commit(
-    gh_service: RagspaceService, store: Store, ingestor: Ingestor, repo: FakeRepo
+    gh_service: Actions, store: Store, ingestor: Ingestor, repo: FakeRepo
 ) -> None:
     url = "https://github.com/acme/widgets/blob/trunk/src/widgets/app.py"
-    report = gh_service.add_source("widgets", SourceKind.GITHUB_FILE, url)
+    report = gh_service.sources.add("widgets", SourceKind.GITHUB_FILE, url)
     commit = repo.refs["trunk"]
     assert report.resolved == commit
-    [document] = gh_service.list_documents("widgets")
+    [document] = gh_service.documents.all("widgets")
     assert document.path == "acme/widgets/src/widgets/app.py"
     ingestor.process_all()
     chunks = store.get_chunks(document.id)
@@ -170,55 +170,55 @@ def test_single_file_url_is_pinned_to_the_commit(
 
 
 @pytest.mark.usefixtures("repo")
-def test_rate_limit_is_a_clear_error_on_the_source(
-    gh_service: RagspaceService, github: FakeGithub
-) -> None:
+def test_rate_limit_is_a_clear_error_on_the_source(gh_service: Actions, github: FakeGithub) -> None:
     github.rate_limited_paths = ("/repos/acme/widgets/git/trees",)
     with pytest.raises(SourceError, match="rate limit exceeded") as raised:
-        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets")
+        gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets")
     assert "resets at" in str(raised.value) and "UTC" in str(raised.value)
-    [source] = gh_service.list_sources("widgets")
+    [source] = gh_service.sources.all("widgets")
     assert source.error_message == str(raised.value)
-    assert gh_service.list_documents("widgets") == []
+    assert gh_service.documents.all("widgets") == []
     assert github.count("/repos/acme/widgets/git/trees") == 1  # failed at once, no retry loop
 
 
 def test_rate_limit_on_the_tarball_keeps_the_previous_sync(
-    gh_service: RagspaceService, github: FakeGithub, repo: FakeRepo
+    gh_service: Actions, github: FakeGithub, repo: FakeRepo
 ) -> None:
-    report = gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
-    before = {(d.path, d.content_hash) for d in gh_service.list_documents("widgets")}
+    report = gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
+    before = {(d.path, d.content_hash) for d in gh_service.documents.all("widgets")}
     repo.commit({**FILES, "README.md": b"# Widgets v2\n"})
     github.rate_limited_paths = ("/repos/acme/widgets/tarball",)
     with pytest.raises(SourceError, match="resets at"):
-        gh_service.resync_source(report.source_id)
-    after = gh_service.list_documents("widgets")
+        gh_service.sources.resync(report.source_id)
+    after = gh_service.documents.all("widgets")
     assert {(d.path, d.content_hash) for d in after} == before
     assert all(d.embedding_status is not EmbeddingStatus.PROCESSING for d in after)
 
 
 def test_secondary_rate_limit_on_the_tarball_stores_nothing(
-    gh_service: RagspaceService, github: FakeGithub, repo: FakeRepo
+    gh_service: Actions, github: FakeGithub, repo: FakeRepo
 ) -> None:
     github.secondary_limited_paths = ("/repos/acme/widgets/tarball",)
     with pytest.raises(SourceError, match=r"in about 2 min") as raised:
-        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets")
+        gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets")
     assert "rate limit exceeded while fetching acme/widgets" in str(raised.value)
-    assert gh_service.list_documents("widgets") == []
-    [source] = gh_service.list_sources("widgets")
+    assert gh_service.documents.all("widgets") == []
+    [source] = gh_service.sources.all("widgets")
     assert source.error_message == str(raised.value) and source.last_synced_at is None
     assert repo.refs  # the listing itself succeeded; only the download was limited
 
 
-def test_unknown_repository_names_it(gh_service: RagspaceService) -> None:
+def test_unknown_repository_names_it(gh_service: Actions) -> None:
     with pytest.raises(SourceError, match="GitHub has no acme/nothing"):
-        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/nothing")
+        gh_service.sources.preview(SourceKind.GITHUB_REPO, "acme/nothing")
 
 
 @pytest.mark.usefixtures("repo")
-def test_unknown_ref_names_it(gh_service: RagspaceService) -> None:
+def test_unknown_ref_names_it(gh_service: Actions) -> None:
     with pytest.raises(SourceError, match=r"GitHub has no acme/widgets at v9\.9"):
-        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v9.9"))
+        gh_service.sources.preview(
+            SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v9.9")
+        )
 
 
 @pytest.mark.parametrize(
@@ -282,38 +282,38 @@ ESCAPES = [
 
 @pytest.mark.parametrize("text", ESCAPES)
 def test_a_location_outside_owner_name_is_refused_before_any_request(
-    gh_service: RagspaceService, github: FakeGithub, text: str
+    gh_service: Actions, github: FakeGithub, text: str
 ) -> None:
-    for act in (gh_service.preview_source, _add):
+    for act in (gh_service.sources.preview, _add):
         with pytest.raises(SourceError) as refused:
             act(SourceKind.GITHUB_REPO, text) if act is not _add else _add(gh_service, text)
         assert text.strip()[:60] in str(refused.value)  # names it (long ones shortened)
     assert github.requests == []  # never `GET /user` with the configured token
-    assert gh_service.list_sources("widgets") == []
+    assert gh_service.sources.all("widgets") == []
 
 
-def _add(service: RagspaceService, text: str) -> None:
-    service.add_source("widgets", SourceKind.GITHUB_REPO, text)
+def _add(service: Actions, text: str) -> None:
+    service.sources.add("widgets", SourceKind.GITHUB_REPO, text)
 
 
 @pytest.mark.parametrize(
     "ref", ["v" * 5000, "main\u202etxt.exe", "ma\u200bin", "%2e%2e/%2e%2e/user", "tag\ufeff"]
 )
 def test_an_overlong_or_disguised_ref_is_refused_before_any_request(
-    gh_service: RagspaceService, github: FakeGithub, ref: str
+    gh_service: Actions, github: FakeGithub, ref: str
 ) -> None:
     with pytest.raises(SourceError) as refused:
-        gh_service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref=ref))
+        gh_service.sources.preview(SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref=ref))
     assert "not a valid git branch, tag or commit name" in str(refused.value)
     assert len(str(refused.value)) < 400
     assert github.requests == []
 
 
 def test_a_bad_filter_is_refused_before_the_source_is_stored(
-    gh_service: RagspaceService, github: FakeGithub
+    gh_service: Actions, github: FakeGithub
 ) -> None:
     options = GithubOptions(include=["docs/" + "*" * 600])
     with pytest.raises(ValidationError) as refused:
-        gh_service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", options)
+        gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", options)
     assert "docs/***" in str(refused.value)
-    assert gh_service.list_sources("widgets") == [] and github.requests == []
+    assert gh_service.sources.all("widgets") == [] and github.requests == []

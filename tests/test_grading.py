@@ -4,6 +4,7 @@ from typing import Any
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
     JUDGE_CORRECTNESS_SYSTEM,
@@ -14,8 +15,7 @@ from ragspace.embeddings import Embedder
 from ragspace.eval.datasets import parse_question_set
 from ragspace.eval.grading import cited_sentences, parse_claim_verdicts, parse_verdict
 from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions, grading_text
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -46,8 +46,8 @@ def chat_service(
     embedder: Embedder,
     ingestor: Ingestor,
     fake_chat: FakeChat,
-) -> RagspaceService:
-    service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
+) -> Actions:
+    service = build_actions(settings, store, embedder, chat=chat_model_of(fake_chat))
     handbook_docset(service, ingestor)
     return service
 
@@ -68,12 +68,12 @@ def _judge(request: dict[str, Any]) -> str:
 
 
 def test_judge_verdicts_are_parsed_and_aggregated(
-    chat_service: RagspaceService, fake_chat: FakeChat
+    chat_service: Actions, fake_chat: FakeChat
 ) -> None:
     """Correctness (1 + 0.5) / 2; faithfulness 2 supported of 4 cited sentences; rerank runs."""
     fake_chat.reply = _judge
     questions = parse_question_set(QUESTIONS, "handbook")
-    report = chat_service.evaluate("handbook", questions, EvalOptions(k=5))
+    report = chat_service.evaluation.run("handbook", questions, EvalOptions(k=5))
     assert [m.mode for m in report.modes] == list(ALL_MODES)
     assert report.notes == []
     grading = report.grading
@@ -105,7 +105,7 @@ def test_judge_verdicts_are_parsed_and_aggregated(
 
 
 def test_unreadable_or_failed_judging_leaves_verdicts_empty(
-    chat_service: RagspaceService, fake_chat: FakeChat
+    chat_service: Actions, fake_chat: FakeChat
 ) -> None:
     """Nonsense from the judge counts as not judged, never as a score."""
 
@@ -115,19 +115,17 @@ def test_unreadable_or_failed_judging_leaves_verdicts_empty(
 
     fake_chat.reply = nonsense
     questions = parse_question_set(QUESTIONS, "handbook")
-    report = chat_service.evaluate("handbook", questions, EvalOptions(modes=("hybrid",)))
+    report = chat_service.evaluation.run("handbook", questions, EvalOptions(modes=("hybrid",)))
     assert report.grading is not None
     assert report.grading.correctness is None and report.grading.correctness_judged == 0
     assert report.grading.faithfulness is None and report.grading.claims_judged == 0
     assert report.grading.graded[0].claims[0].verdict is None
 
 
-def test_without_a_key_grading_is_skipped_with_a_note(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
+def test_without_a_key_grading_is_skipped_with_a_note(service: Actions, ingestor: Ingestor) -> None:
     """No chat model: no rerank mode, no grading, and the report says why."""
     handbook_docset(service, ingestor)
-    report = service.evaluate("handbook", parse_question_set(QUESTIONS, "handbook"))
+    report = service.evaluation.run("handbook", parse_question_set(QUESTIONS, "handbook"))
     assert report.grading is None
     assert RERANK not in [m.mode for m in report.modes]
     assert report.notes == [

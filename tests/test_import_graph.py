@@ -7,7 +7,7 @@ from scripts.import_graph import import_graph, problems
 
 def test_ragspace_has_no_import_cycles_or_upward_imports() -> None:
     graph = import_graph()
-    assert "ragspace.services" in graph and "ragspace_ui.app" in graph
+    assert "ragspace.actions.search" in graph and "ragspace_ui.app" in graph
     assert problems() == []
 
 
@@ -23,12 +23,12 @@ def test_cycles_and_upward_imports_are_reported(tmp_path: Path) -> None:
         tmp_path,
         {
             "ragspace/__init__.py": "",
-            "ragspace/services.py": "from ragspace.eval import runner\n",
+            "ragspace/actions.py": "from ragspace.eval import runner\n",
             "ragspace/eval/__init__.py": "",
             "ragspace/eval/runner.py": (
                 "from typing import TYPE_CHECKING\n"
                 "if TYPE_CHECKING:\n"
-                "    from ragspace.services import Service\n"
+                "    from ragspace.actions import Actions\n"
             ),
             "ragspace/models.py": "def f() -> None:\n    import ragspace_ui.app\n",
             "ragspace/cli/__init__.py": "",
@@ -38,8 +38,8 @@ def test_cycles_and_upward_imports_are_reported(tmp_path: Path) -> None:
         },
     )
     assert problems(tmp_path) == [
-        "cycle: ragspace.eval.runner <-> ragspace.services",
+        "cycle: ragspace.actions <-> ragspace.eval.runner",
         "cycle: ragspace.models <-> ragspace_ui.app",
-        "ragspace.eval.runner -> ragspace.services (upward import)",
+        "ragspace.eval.runner -> ragspace.actions (upward import)",
         "ragspace.models -> ragspace_ui.app (upward import)",
     ]

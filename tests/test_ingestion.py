@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import JobQueue, JobResult, NewDocument, Store
@@ -44,12 +44,12 @@ def counted(store: Store, counting: RecordingEmbedder, settings: Settings) -> In
 
 
 @pytest.fixture
-def counted_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
-    return build_service(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
+def counted_service(store: Store, counting: RecordingEmbedder) -> Actions:
+    return build_actions(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
 
 
-def _upload(service: RagspaceService, docset: str, *names: str) -> None:
-    service.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+def _upload(service: Actions, docset: str, *names: str) -> None:
+    service.sources.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
 
 
 def _jobs(store: Store) -> list[tuple[int, str, int, str | None]]:
@@ -61,15 +61,15 @@ def _jobs(store: Store) -> list[tuple[int, str, int, str | None]]:
 
 
 def test_status_moves_to_done_with_progress_and_timestamps(
-    service: RagspaceService, ingestor: Ingestor, store: Store
+    service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", *SAMPLES)
-    pending = service.list_documents("docs")
+    pending = service.documents.all("docs")
     assert {d.embedding_status for d in pending} == {EmbeddingStatus.PENDING}
     assert [state for _, state, _, _ in _jobs(store)] == ["queued"] * 3
     assert ingestor.process_all() == 3
-    for document in service.list_documents("docs"):
+    for document in service.documents.all("docs"):
         assert document.embedding_status == EmbeddingStatus.DONE
         assert document.chunk_count > 0
         assert document.chunks_embedded == document.chunks_total == document.chunk_count
@@ -79,28 +79,28 @@ def test_status_moves_to_done_with_progress_and_timestamps(
 
 
 def test_cache_skips_unchanged_chunks(
-    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder, store: Store
+    counted_service: Actions, counted: Ingestor, counting: RecordingEmbedder, store: Store
 ) -> None:
-    counted_service.create_docset("one")
+    counted_service.docsets.create("one")
     _upload(counted_service, "one", *SAMPLES)
     counted.process_all()
-    total = sum(d.chunk_count for d in counted_service.list_documents("one"))
+    total = sum(d.chunk_count for d in counted_service.documents.all("one"))
     assert len(counting.texts) == total > 0
 
     counting.texts.clear()
-    counted_service.create_docset("two")  # same files, same chunks: all cached
+    counted_service.docsets.create("two")  # same files, same chunks: all cached
     _upload(counted_service, "two", *SAMPLES)
     counted.process_all()
     assert counting.texts == []
-    assert {d.embedding_status for d in counted_service.list_documents("two")} == {
+    assert {d.embedding_status for d in counted_service.documents.all("two")} == {
         EmbeddingStatus.DONE
     }
 
     # a one-line change re-embeds only the chunks containing it
     source = (DATA / "textwrap.py").read_text().replace("def dedent(", "def dedent_text(")
-    counted_service.add_files("two", [UploadedFile("textwrap.py", source.encode())])
+    counted_service.sources.add_files("two", [UploadedFile("textwrap.py", source.encode())])
     counted.process_all()
-    [document] = [d for d in counted_service.list_documents("two") if d.path == "textwrap.py"]
+    [document] = [d for d in counted_service.documents.all("two") if d.path == "textwrap.py"]
     touched = [
         c.embedding_text for c in store.get_chunks(document.id) if "dedent_text" in c.embedding_text
     ]
@@ -109,12 +109,12 @@ def test_cache_skips_unchanged_chunks(
 
 
 def test_cached_vectors_are_the_embedders(
-    service: RagspaceService, ingestor: Ingestor, embedder: Embedder, store: Store
+    service: Actions, ingestor: Ingestor, embedder: Embedder, store: Store
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst")
     ingestor.process_all()
-    [document] = service.list_documents("docs")
+    [document] = service.documents.all("docs")
     text = store.get_chunks(document.id)[0]
     with store.pool.connection() as conn:
         [(digest,)] = conn.execute(
@@ -145,9 +145,9 @@ def _openai_ingestor(
 
 def _openai_document(store: Store, openai: OpenAIEmbedder, text: str = "") -> int:
     docset = store.create_docset("api", "", openai.model_id, openai.dimensions)
-    service = build_service(Settings(_env_file=None), store, openai)
+    service = build_actions(Settings(_env_file=None), store, openai)
     content = text or (DATA / "glossary.rst").read_text()
-    [document] = service.add_files("api", [UploadedFile("glossary.rst", content.encode())])
+    [document] = service.sources.add_files("api", [UploadedFile("glossary.rst", content.encode())])
     assert document.docset_id == docset.id
     return document.id
 
@@ -254,9 +254,9 @@ def test_overlong_inputs_are_cut_with_a_note(store: Store, fake_openai: FakeOpen
 
 
 def test_expired_lease_is_reclaimed_and_attempts_are_bounded(
-    service: RagspaceService, store: Store, settings: Settings, embedder: Embedder
+    service: Actions, store: Store, settings: Settings, embedder: Embedder
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst", "deployment-guide.md")
     jobs = JobQueue(store.pool)
     # two workers claim a job each and die without a heartbeat
@@ -265,7 +265,7 @@ def test_expired_lease_is_reclaimed_and_attempts_are_bounded(
     time.sleep(0.4)
     live = Ingestor(store, build_chunker(settings), embedder)
     live.process_all()
-    by_document = {d.path: d for d in service.list_documents("docs")}
+    by_document = {d.path: d for d in service.documents.all("docs")}
     retried, exhausted = by_document["glossary.rst"], by_document["deployment-guide.md"]
     assert retried.embedding_status == EmbeddingStatus.DONE
     assert exhausted.embedding_status == EmbeddingStatus.ERROR
@@ -275,9 +275,9 @@ def test_expired_lease_is_reclaimed_and_attempts_are_bounded(
 
 
 def test_a_reclaimed_job_cannot_be_written_by_its_old_worker(
-    service: RagspaceService, store: Store, ingestor: Ingestor
+    service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst")
     jobs = JobQueue(store.pool)
     stale = jobs.claim("stale", 0.1, 3)
@@ -297,13 +297,13 @@ def test_a_reclaimed_job_cannot_be_written_by_its_old_worker(
 
 
 def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
-    service.create_docset("code")
+    service.docsets.create("code")
     _upload(service, "code", "textwrap.py")
     ingestor.process_all()
-    [document] = service.list_documents("code")
-    expected = sorted((c.start_line, c.end_line) for c in service._store.get_chunks(document.id))
+    [document] = service.documents.all("code")
+    expected = sorted((c.start_line, c.end_line) for c in store.get_chunks(document.id))
     assert 10 < len(expected) < 50
     seen: list[list[tuple[int, int]]] = []
     overlapping = 0  # searches that started and ended while a re-embedding was running
@@ -314,7 +314,7 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
         nonlocal overlapping
         while not stop.is_set():
             started_during = reembedding.is_set()
-            hits = service.search("wrap text into lines", ["code"], k=50)
+            hits = service.search.hits("wrap text into lines", ["code"], k=50)
             seen.append(sorted((h.start_line, h.end_line) for h in hits))
             overlapping += started_during and reembedding.is_set()
 
@@ -323,7 +323,7 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
     try:
         # rounds until six searches fell inside a re-embedding (bounded by rounds, not time)
         for _ in range(200):
-            service.reembed_documents([document.id])
+            service.documents.reembed([document.id])
             reembedding.set()
             ingestor.process_all()
             reembedding.clear()
@@ -337,99 +337,97 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
 
 
 def test_reembed_selected_documents_ignores_the_cache(
-    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder
+    counted_service: Actions, counted: Ingestor, counting: RecordingEmbedder, store: Store
 ) -> None:
-    counted_service.create_docset("docs")
+    counted_service.docsets.create("docs")
     _upload(counted_service, "docs", *SAMPLES)
     counted.process_all()
-    chosen = [d for d in counted_service.list_documents("docs") if d.path == "glossary.rst"]
+    chosen = [d for d in counted_service.documents.all("docs") if d.path == "glossary.rst"]
     counting.texts.clear()
-    assert counted_service.reembed_documents([chosen[0].id]) == 1
-    assert counted_service.list_documents("docs", EmbeddingStatus.PENDING) == [
-        counted_service._store.get_document(chosen[0].id)
+    assert counted_service.documents.reembed([chosen[0].id]) == 1
+    assert counted_service.documents.all("docs", EmbeddingStatus.PENDING) == [
+        store.get_document(chosen[0].id)
     ]
     counted.process_all()
     assert len(counting.texts) == chosen[0].chunk_count
     with pytest.raises(ValidationError):
-        counted_service.reembed_documents([])
+        counted_service.documents.reembed([])
 
 
 def test_reembed_failed_only_requeues_documents_in_error(
-    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder, store: Store
+    counted_service: Actions, counted: Ingestor, counting: RecordingEmbedder, store: Store
 ) -> None:
-    counted_service.create_docset("docs")
+    counted_service.docsets.create("docs")
     _upload(counted_service, "docs", *SAMPLES)
     counted.process_all()
-    broken = next(d for d in counted_service.list_documents("docs") if d.path == "textwrap.py")
+    broken = next(d for d in counted_service.documents.all("docs") if d.path == "textwrap.py")
     store.mark_document_error(broken.id, "embedding API was down")
     counting.texts.clear()
-    assert counted_service.reembed_failed("docs") == 1
-    assert [d.path for d in counted_service.list_documents("docs", EmbeddingStatus.PENDING)] == [
+    assert counted_service.documents.reembed_failed("docs") == 1
+    assert [d.path for d in counted_service.documents.all("docs", EmbeddingStatus.PENDING)] == [
         "textwrap.py"
     ]
     counted.process_all()
     assert counting.texts == []  # its chunks were cached, not forced
     assert store.get_document(broken.id).embedding_status == EmbeddingStatus.DONE
-    assert counted_service.reembed_failed() == 0
+    assert counted_service.documents.reembed_failed() == 0
 
 
 def test_reembed_whole_docset_forces_every_chunk(
-    counted_service: RagspaceService, counted: Ingestor, counting: RecordingEmbedder
+    counted_service: Actions, counted: Ingestor, counting: RecordingEmbedder
 ) -> None:
-    counted_service.create_docset("docs")
+    counted_service.docsets.create("docs")
     _upload(counted_service, "docs", *SAMPLES)
     counted.process_all()
-    total = counted_service.get_docset("docs").chunk_count
+    total = counted_service.docsets.get("docs").chunk_count
     counting.texts.clear()
-    assert counted_service.reembed_docset("docs") == 3
+    assert counted_service.documents.reembed_docset("docs") == 3
     counted.process_all()
     assert len(counting.texts) == total
-    assert counted_service.get_docset("docs").chunk_count == total
+    assert counted_service.docsets.get("docs").chunk_count == total
 
 
 def test_model_change_needs_re_embedding_then_switches(
-    service: RagspaceService, ingestor: Ingestor, store: Store, embedder: Embedder
+    service: Actions, ingestor: Ingestor, store: Store, embedder: Embedder
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst", "deployment-guide.md")
     ingestor.process_all()
     with store.pool.connection() as conn:  # as if the configured model had changed since
         conn.execute("update docsets set embedding_model = 'local/old-model'")
-    docset = service.get_docset("docs")
-    assert service.needs_reembedding(docset)
+    docset = service.docsets.get("docs")
+    assert service.docsets.needs_reembedding(docset)
     with pytest.raises(EmbeddingModelMismatchError, match="needs re-embedding"):
-        service.search("deploy", ["docs"])
+        service.search.hits("deploy", ["docs"])
     assert "needs re-embedding" in status_view(service, "docs", None).notice
-    assert service.search("deploy") == []  # "all DocSets" skips it
+    assert service.search.hits("deploy") == []  # "all DocSets" skips it
 
-    service.reembed_docset("docs")
-    assert service.get_docset("docs").target_embedding_model == embedder.model_id
+    service.documents.reembed_docset("docs")
+    assert service.docsets.get("docs").target_embedding_model == embedder.model_id
     with pytest.raises(EmbeddingModelMismatchError, match="0 of 2 documents done"):
-        service.search("deploy", ["docs"])
+        service.search.hits("deploy", ["docs"])
     ingestor.process_all()
-    docset = service.get_docset("docs")
+    docset = service.docsets.get("docs")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
-    assert not service.needs_reembedding(docset)
-    assert service.search("deploy", ["docs"])
+    assert not service.docsets.needs_reembedding(docset)
+    assert service.search.hits("deploy", ["docs"])
     assert status_view(service, "docs", None).notice == ""
 
 
 def test_documents_of_an_outdated_docset_fail_with_a_hint(
-    service: RagspaceService, ingestor: Ingestor, store: Store
+    service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
     store.create_docset("old", "", "local/old-model", 384)
     _upload(service, "old", "glossary.rst")
     ingestor.process_all()
-    [document] = service.list_documents("old")
+    [document] = service.documents.all("old")
     assert document.embedding_status == EmbeddingStatus.ERROR
     assert document.error_message is not None
     assert "Re-embed whole DocSet" in document.error_message
 
 
-def test_status_view_rows_summary_and_selection(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
-    service.create_docset("docs")
+def test_status_view_rows_summary_and_selection(service: Actions, ingestor: Ingestor) -> None:
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst", "textwrap.py")
     view = status_view(service, "docs", None)
     assert "**pending** 2" in view.summary
@@ -445,11 +443,11 @@ def test_status_view_rows_summary_and_selection(
 
 
 def test_an_empty_docset_switches_model_at_once(
-    service: RagspaceService, store: Store, embedder: Embedder
+    service: Actions, store: Store, embedder: Embedder
 ) -> None:
     store.create_docset("empty", "", "local/old-model", 384)
-    assert service.reembed_docset("empty") == 0
-    docset = service.get_docset("empty")
+    assert service.documents.reembed_docset("empty") == 0
+    docset = service.docsets.get("empty")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
 
 

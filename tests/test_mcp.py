@@ -15,9 +15,9 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, InitializeResult, Tool
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -272,7 +272,7 @@ def test_ingest_search_and_ask_over_mcp(
 def test_tool_errors_are_readable(
     store: Store, embedder: Embedder, github: FakeGithub, launch_app: Callable[..., str]
 ) -> None:
-    service: RagspaceService = make_service(store, embedder, github)
+    service: Actions = make_service(store, embedder, github)
     url = launch_app(service)
     message = error_text(call(url, "search", {"query": "x", "docsets": ["ghost"]}))
     assert "ghost" in message and "Traceback" not in message
@@ -354,11 +354,11 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
     syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
-    service = build_service(
+    service = build_actions(
         Settings(_env_file=None), store, embedder, on_new_work=pool.wake, syncer=syncer
     )
-    service.create_docset("handbook", "How we run the service")
-    service.add_files("handbook", [UploadedFile("handbook.md", HANDBOOK.encode())])
+    service.docsets.create("handbook", "How we run the service")
+    service.sources.add_files("handbook", [UploadedFile("handbook.md", HANDBOOK.encode())])
     url = launch_app(service)
     assert wait_until_done(url, {"docset": "handbook"}, worker)["documents"]["done"] == 1
 
@@ -379,7 +379,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
         f"&lines={first['focus_start_line']}-{first['focus_end_line']}"
     )
     assert all(LOCAL_RELEVANCE_FLOOR_PROSE <= hit["score"] <= 1 for hit in hits)
-    raw = service.search(query, ["handbook"], 8)  # what the floor keeps out
+    raw = service.search.hits(query, ["handbook"], 8)  # what the floor keeps out
     assert len(raw) > len(hits) and {h.path for h in raw} == {"handbook.md"}
     assert full["tokens"] == sum(count_tokens(hit["snippet"]) for hit in hits)
     budget = count_tokens(hits[0]["snippet"]) + count_tokens(hits[1]["snippet"]) - 1
@@ -469,9 +469,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     assert starved["dropped_passages"] >= 1
 
 
-def test_without_mcp_the_app_still_starts(
-    service: RagspaceService, launch_app: Callable[..., str]
-) -> None:
+def test_without_mcp_the_app_still_starts(service: Actions, launch_app: Callable[..., str]) -> None:
     # the lifespan that describes the MCP server has nothing to describe
     url = launch_app(service, settings_override=Settings(_env_file=None, mcp_server=False))
     assert httpx.get(url, timeout=10).status_code == 200

@@ -16,10 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.errors import SourceError
 from ragspace.models import SourceKind, WebOptions
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.filters import FileFilter
@@ -228,13 +228,13 @@ def test_service_keeps_the_refusal_on_the_source(store: Store, site: DocsSite) -
     """Through the real service: the source records the clear error, nothing is stored."""
     settings = Settings(_env_file=None)  # the guard's default: on
     assert settings.allow_private_urls is False
-    service: RagspaceService = build_service(settings, store, _NoEmbedder())  # type: ignore[arg-type]
-    service.create_docset("guarded")
+    service: Actions = build_actions(settings, store, _NoEmbedder())  # type: ignore[arg-type]
+    service.docsets.create("guarded")
     with pytest.raises(SourceError, match="loopback"):
-        service.add_source("guarded", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
-    (source,) = service.list_sources("guarded")
+        service.sources.add("guarded", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    (source,) = service.sources.all("guarded")
     assert "loopback" in (source.error_message or "")
-    assert service.list_documents("guarded") == [] and site.requests == []
+    assert service.documents.all("guarded") == [] and site.requests == []
 
 
 class _NoEmbedder:

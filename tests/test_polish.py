@@ -8,13 +8,13 @@ import gradio as gr
 import httpx
 import pytest
 
+from ragspace.actions import Actions, AppMode
 from ragspace.embeddings import Embedder
 from ragspace.errors import ConflictError, SourceError
 from ragspace.eval.datasets import read_question_set
 from ragspace.models import Document, EmbeddingStatus, SourceKind
-from ragspace.runtime import build_service
+from ragspace.runtime import build_actions
 from ragspace.sample import SAMPLE_DOCSET, sample_files, sample_questions_path
-from ragspace.services import RagspaceService, ServiceMode
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.network import network_problem
@@ -135,9 +135,9 @@ def test_overall_progress_counts_documents_and_chunks_with_rate_and_eta() -> Non
     assert "measuring" in waiting and "ETA" not in waiting
 
 
-def test_uploads_report_empty_and_binary_files_as_skipped(service: RagspaceService) -> None:
-    service.create_docset("docs")
-    documents = service.add_files(
+def test_uploads_report_empty_and_binary_files_as_skipped(service: Actions) -> None:
+    service.docsets.create("docs")
+    documents = service.sources.add_files(
         "docs",
         [
             UploadedFile("__init__.py", b"VERSION = 1\n"),
@@ -156,26 +156,26 @@ def test_uploads_report_empty_and_binary_files_as_skipped(service: RagspaceServi
 
 
 def test_the_sample_docset_is_built_from_shipped_files(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     names = [f.name for f in sample_files()]
     assert names == ["embeddings.md", "getting-started.md", "retry_policy.py"]
     name, documents = add_sample(service)
     assert name == SAMPLE_DOCSET and all(not d.error_message for d in documents)
     add_sample(service)  # a second click adds nothing twice
-    assert len(service.list_documents(SAMPLE_DOCSET)) == 3
+    assert len(service.documents.all(SAMPLE_DOCSET)) == 3
     ingestor.process_all()
     questions = read_question_set(sample_questions_path())
     assert len(questions.queries) == 5
-    hits = service.search("Which model embeds text when no API key is set?", [SAMPLE_DOCSET])
+    hits = service.search.hits("Which model embeds text when no API key is set?", [SAMPLE_DOCSET])
     assert hits[0].path == "embeddings.md"
 
 
 def test_mode_indicator_and_remembered_docset() -> None:
-    local = ServiceMode("local/all-MiniLM-L6-v2-int8", True, False, 20 * 1024 * 1024)
+    local = AppMode("local/all-MiniLM-L6-v2-int8", True, False, 20 * 1024 * 1024)
     text = mode_text(local)
     assert "local model (all-MiniLM-L6-v2-int8" in text and "extractive" in text
-    remote = ServiceMode("openai/text-embedding-3-small@1536", False, True, 1)
+    remote = AppMode("openai/text-embedding-3-small@1536", False, True, 1)
     assert "OpenAI (openai/text-embedding-3-small@1536)" in mode_text(remote)
     assert "written by the LLM" in mode_text(remote)
     assert pick_docset(["a", "b"], None, "b") == "b"
@@ -184,7 +184,7 @@ def test_mode_indicator_and_remembered_docset() -> None:
     assert pick_docset(["only"], None, None) == "only"
 
 
-def test_service_mode_reports_the_configured_parts(service: RagspaceService) -> None:
+def test_service_mode_reports_the_configured_parts(service: Actions) -> None:
     mode = service.mode
     assert mode.local_embeddings and not mode.llm_answers
     assert mode.max_upload_bytes == Settings(_env_file=None).max_upload_bytes
@@ -220,9 +220,9 @@ def test_an_unreachable_github_is_explained_not_named_by_exception(
     settings: Settings, store: Store, embedder: Embedder, closed_port: int
 ) -> None:
     offline = settings.model_copy(update={"github_api_url": f"http://127.0.0.1:{closed_port}"})
-    service = build_service(offline, store, embedder)
+    service = build_actions(offline, store, embedder)
     with pytest.raises(SourceError) as caught:
-        service.preview_source(SourceKind.GITHUB_REPO, "acme/widgets")
+        service.sources.preview(SourceKind.GITHUB_REPO, "acme/widgets")
     message = str(caught.value)
     assert message.startswith("GitHub could not be reached for acme/widgets:")
     assert "refused the connection" in message and "ConnectionError" not in message
@@ -240,14 +240,14 @@ def test_a_document_being_embedded_shows_its_running_time() -> None:
 
 
 def test_an_extractive_answer_lists_its_sources_with_escaped_names(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
-    service.create_docset("__pkg__")
-    service.add_files(
+    service.docsets.create("__pkg__")
+    service.sources.add_files(
         "__pkg__", [UploadedFile("__init__.py", b'"""The package."""\n\nRETRIES = 3\n')]
     )
     ingestor.process_all()
-    answer = service.answer("How many retries?", ["__pkg__"])
+    answer = service.answers.answer("How many retries?", ["__pkg__"])
     sources = answer.text.split("**Sources**")[1]
     assert "\\_\\_init\\_\\_.py" in sources and "DocSet *\\_\\_pkg\\_\\_*" in sources
 
@@ -266,11 +266,11 @@ def test_a_refresh_sends_a_value_only_when_the_chosen_docset_is_gone() -> None:
     assert checked_update(["b"], ["a", "b"]) == gr.update(choices=["b"], value=["b"])
 
 
-def test_secrets_inside_uploaded_files_are_listed_as_skips(service: RagspaceService) -> None:
+def test_secrets_inside_uploaded_files_are_listed_as_skips(service: Actions) -> None:
     token = "ghp_" + "R7x2ZkP9qLm4Tn8Vb1Yc6Wd3Hf5Gj0Ks2Ae9"  # split: not a secret itself
-    service.create_docset("docs")
+    service.docsets.create("docs")
     text = f"# Deploy\n\nExport the token\nGITHUB_TOKEN={token}\nand run it.\n"
-    documents = service.add_files(
+    documents = service.sources.add_files(
         "docs", [UploadedFile("deploy.md", text.encode()), UploadedFile("ok.md", b"# Fine\n")]
     )
     by_path = {d.path: d for d in documents}
@@ -278,7 +278,7 @@ def test_secrets_inside_uploaded_files_are_listed_as_skips(service: RagspaceServ
     assert skip.path == "deploy.md#L4"
     assert skip.reason == "line 4 redacted: looks like a secret (a GitHub token)"
     assert by_path["ok.md"].redactions == []
-    assert token not in service.read_document("docs", "deploy.md").text
+    assert token not in service.documents.read("docs", "deploy.md").text
     report = upload_report("docs", documents)
     assert "Added 2 file(s) to **docs**" in report
     assert "Redacted 1 line(s) that look like secrets:" in report

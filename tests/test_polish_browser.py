@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
-from ragspace.runtime import build_chunker, build_service
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.sample import SAMPLE_DOCSET
-from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
@@ -38,7 +38,7 @@ class App:
     """The served app and its service."""
 
     url: str
-    service: RagspaceService
+    service: Actions
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Ite
     workers = WorkerPool(
         Ingestor(store, build_chunker(settings), embedder), threads=1, idle_seconds=0.5
     )
-    service = build_service(settings, store, embedder, on_new_work=workers.wake)
+    service = build_actions(settings, store, embedder, on_new_work=workers.wake)
     workers.start()
     demo = build_ui(service)
     url = launch_on_localhost(demo, **launch_options(settings, None))
@@ -127,7 +127,7 @@ def test_an_error_is_shown_beside_its_form_and_every_input_keeps_its_value(
     page: Page, app: App, tmp_path: Path
 ) -> None:
     for taken in ("taken", "other"):
-        app.service.create_docset(taken)
+        app.service.docsets.create(taken)
     page.reload()
     # the page's load event fills the table and sets the selection in one reply: wait for
     # it, or it may land after the choice below and undo it (seen under load)
@@ -173,8 +173,8 @@ def test_an_error_is_shown_beside_its_form_and_every_input_keeps_its_value(
     expect(page.locator(ERROR_PILL)).to_have_count(0)
 
     # the DocSet is deleted behind the page's back: adding files fails, the files stay listed
-    app.service.delete_docset("taken")
-    app.service.delete_docset("other")
+    app.service.docsets.delete("taken")
+    app.service.docsets.delete("other")
     page.get_by_role("button", name="Add files").click()
     expect(page.locator("#upload-message .inline-error")).to_contain_text("taken", timeout=WAIT_MS)
     expect(listed).to_be_visible()

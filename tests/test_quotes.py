@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.prompts import ANSWER_SYSTEM
 from ragspace.answering.quotes import match_quote, split_quotes
 from ragspace.models import Passage
-from ragspace.services import RagspaceService
 from tests.fakes.chat_server import FakeChat
 
 DATA = Path(__file__).parent / "data"
@@ -92,10 +92,10 @@ def _answer_quoting(quote: str) -> Any:
     ],
 )
 def test_ask_labels_each_citation_by_its_quote(
-    chat_service: RagspaceService, fake_chat: FakeChat, quote: str, label: str
+    chat_service: Actions, fake_chat: FakeChat, quote: str, label: str
 ) -> None:
     fake_chat.reply = _answer_quoting(quote)
-    *streamed, last = chat_service.ask("How do I roll back a migration?", ["handbook"])
+    *streamed, last = chat_service.answers.ask("How do I roll back a migration?", ["handbook"])
     assert last.answer is not None
     assert "verbatim" in fake_chat.prompt_of(-1)  # the model was asked for quotes
     assert streamed and not any("Quotes:" in update.text for update in streamed)

@@ -6,12 +6,12 @@ import pytest
 from pydantic import SecretStr
 
 from bench.relevance_floor import off_topic_questions
+from ragspace.actions import Actions
 from ragspace.answering.answer import NOTHING_FOUND
 from ragspace.embeddings import Embedder
 from ragspace.models import Hit
 from ragspace.retrieval import RelevanceFloor
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -23,12 +23,12 @@ HANDBOOK = ("deployment-guide.md", "glossary.rst")
 ON_TOPIC = ["How do I roll back a migration?", "Which endpoint does the load balancer check?"]
 
 
-def _handbook(
-    settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
-) -> RagspaceService:
-    service = build_service(settings, store, embedder)
-    service.create_docset("handbook")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in HANDBOOK])
+def _handbook(settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor) -> Actions:
+    service = build_actions(settings, store, embedder)
+    service.docsets.create("handbook")
+    service.sources.add_files(
+        "handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in HANDBOOK]
+    )
     ingestor.process_all()
     return service
 
@@ -38,11 +38,11 @@ def test_off_topic_questions_are_refused_and_real_ones_answered(
 ) -> None:
     service = _handbook(settings, store, embedder, ingestor)
     for question in off_topic_questions():
-        answer = service.answer(question, ["handbook"])
+        answer = service.answers.answer(question, ["handbook"])
         assert answer.text == NOTHING_FOUND, question
         assert answer.citations == [] and answer.passages == []
     for question in ON_TOPIC:
-        answer = service.answer(question, ["handbook"])
+        answer = service.answers.answer(question, ["handbook"])
         assert answer.passages, question
         assert answer.text != NOTHING_FOUND
 
@@ -54,7 +54,9 @@ def test_without_a_floor_off_topic_questions_get_passages(
         update={"relevance_floor_prose": 0.0, "relevance_floor_code": 0.0}
     )
     service = _handbook(unfloored, store, embedder, ingestor)
-    answered = [q for q in off_topic_questions() if service.answer(q, ["handbook"]).passages]
+    answered = [
+        q for q in off_topic_questions() if service.answers.answer(q, ["handbook"]).passages
+    ]
     # a shared word or a cosine above RAGSPACE_MIN_SIMILARITY: listed without the floor
     assert len(answered) >= 3, answered
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.prompts import RERANK_SYSTEM
 from ragspace.eval.rerank_choice import rerank_delta
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from ragspace_ui.evaluate_panel import (
@@ -73,7 +73,7 @@ def _rerank_requests(fake_chat: FakeChat) -> int:
 
 
 def test_reranking_that_helps_is_shown_and_kept_with_its_scores(
-    chat_service: RagspaceService, fake_chat: FakeChat, upload: str
+    chat_service: Actions, fake_chat: FakeChat, upload: str
 ) -> None:
     fake_chat.reply = _rerank_reply(_oracle)
     _, report = run_evaluation(chat_service, "handbook", upload, False)
@@ -81,14 +81,14 @@ def test_reranking_that_helps_is_shown_and_kept_with_its_scores(
     assert delta is not None and delta.questions == 2
     assert delta.fused.chunk["mrr@10"] < 1.0  # the premise: fusion misses one first place
     assert delta.reranked.chunk["mrr@10"] == 1.0 and delta.helps
-    text = rerank_delta_text(delta, chat_service.get_docset("handbook"))
+    text = rerank_delta_text(delta, chat_service.docsets.get("handbook"))
     assert "**Reranking helps here**" in text
     assert f"| MRR@10 | {delta.fused.chunk['mrr@10']:.3f} | 1.000 | +" in text
     assert "are reranked by the chat model now" in text
     assert rerank_action(delta) == "Rerank answers over handbook"
 
     saved = apply_rerank_choice(chat_service, report)
-    docset = chat_service.get_docset("handbook")
+    docset = chat_service.docsets.get("handbook")
     assert docset.rerank
     evaluated = re.match(
         r"evaluated (\d{4}-\d\d-\d\d) on 2 questions: Recall@5 ", docset.rerank_evidence or ""
@@ -100,33 +100,33 @@ def test_reranking_that_helps_is_shown_and_kept_with_its_scores(
         and "reranked by the chat model now" in saved
     )
     asked = _rerank_requests(fake_chat)
-    chat_service.answer("How long are daily backup copies kept?", ["handbook"])
+    chat_service.answers.answer("How long are daily backup copies kept?", ["handbook"])
     assert _rerank_requests(fake_chat) == asked + 1
 
 
 def test_reranking_that_hurts_is_turned_off_for_that_docset_only(
-    chat_service: RagspaceService, fake_chat: FakeChat, ingestor: Ingestor, upload: str
+    chat_service: Actions, fake_chat: FakeChat, ingestor: Ingestor, upload: str
 ) -> None:
     fake_chat.reply = _rerank_reply(_reversed)
     _, report = run_evaluation(chat_service, "handbook", upload, False)
     delta = rerank_delta(report)
     assert delta is not None and not delta.helps
     assert "**Reranking does not help here**" in rerank_delta_text(
-        delta, chat_service.get_docset("handbook")
+        delta, chat_service.docsets.get("handbook")
     )
     assert rerank_action(delta) == "Keep the fused order for handbook"
     assert "are kept in the fused order now" in apply_rerank_choice(chat_service, report)
-    assert not chat_service.get_docset("handbook").rerank
+    assert not chat_service.docsets.get("handbook").rerank
 
-    chat_service.create_docset("notes")  # never evaluated: reranked, the default
+    chat_service.docsets.create("notes")  # never evaluated: reranked, the default
     notes = [
         UploadedFile("backups.md", b"# Backups\n\nDaily backups are kept for two weeks.\n"),
         UploadedFile("restores.md", b"# Restores\n\nRestores are tested every month.\n"),
     ]
-    chat_service.add_files("notes", notes)
+    chat_service.sources.add_files("notes", notes)
     ingestor.process_all()
     cases = ((["handbook"], False), (["handbook", "notes"], False), (["notes"], True))
     for docsets, reranked in cases:
         asked = _rerank_requests(fake_chat)
-        chat_service.answer("How long are daily backup copies kept?", docsets)
+        chat_service.answers.answer("How long are daily backup copies kept?", docsets)
         assert _rerank_requests(fake_chat) == asked + reranked, docsets

@@ -2,10 +2,10 @@
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.models import Fusion, Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.store.search import BM25_B, BM25_K1
@@ -35,12 +35,12 @@ VERBOSITY = (
 
 
 @pytest.fixture
-def corpus(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
-    service.create_docset("ops")
+def corpus(service: Actions, ingestor: Ingestor) -> Actions:
+    service.docsets.create("ops")
     files = [*ERROR_GUIDE, CODE_TABLE, VERBOSITY]
-    service.add_files("ops", [UploadedFile(name, text.encode()) for name, text in files])
-    service.create_docset("elsewhere")
-    service.add_files(
+    service.sources.add_files("ops", [UploadedFile(name, text.encode()) for name, text in files])
+    service.docsets.create("elsewhere")
+    service.sources.add_files(
         "elsewhere",
         [
             UploadedFile(
@@ -58,34 +58,34 @@ def _rank(hits: list, path: str) -> int | None:  # type: ignore[type-arg]
     return paths.index(path) + 1 if path in paths else None
 
 
-def test_exact_identifier_is_found_by_hybrid_not_by_vector(corpus: RagspaceService) -> None:
+def test_exact_identifier_is_found_by_hybrid_not_by_vector(corpus: Actions) -> None:
     question = "What does error code E4711 mean?"
-    vector = corpus.search(question, ["ops"], k=5, mode=RetrievalMode.VECTOR)
-    hybrid = corpus.search(question, ["ops"], k=5, mode=RetrievalMode.HYBRID)
+    vector = corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.VECTOR)
+    hybrid = corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.HYBRID)
     vector_rank = _rank(vector, "lease-table.md")
     assert vector_rank is None or vector_rank > 2, "the identifier should defeat vector search"
     assert _rank(hybrid, "lease-table.md") == 1
     assert hybrid[0].keyword_rank == 1
 
 
-def test_paraphrase_without_shared_keywords_is_found(corpus: RagspaceService) -> None:
+def test_paraphrase_without_shared_keywords_is_found(corpus: Actions) -> None:
     question = "How can I make the program quieter?"
-    assert corpus.search(question, ["ops"], k=5, mode=RetrievalMode.KEYWORD) == []
-    hybrid = corpus.search(question, ["ops"], k=3, mode=RetrievalMode.HYBRID)
+    assert corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.KEYWORD) == []
+    hybrid = corpus.search.hits(question, ["ops"], k=3, mode=RetrievalMode.HYBRID)
     assert _rank(hybrid, "logging.md") == 1
 
 
 @pytest.mark.parametrize("mode", list(RetrievalMode))
-def test_unselected_docsets_never_leak(corpus: RagspaceService, mode: RetrievalMode) -> None:
-    hits = corpus.search("E4711 heartbeat lease", ["ops"], k=20, mode=mode)
+def test_unselected_docsets_never_leak(corpus: Actions, mode: RetrievalMode) -> None:
+    hits = corpus.search.hits("E4711 heartbeat lease", ["ops"], k=20, mode=mode)
     assert hits
     assert {hit.docset_name for hit in hits} == {"ops"}
-    other = corpus.search("E4711 heartbeat lease", ["elsewhere"], k=20, mode=mode)
+    other = corpus.search.hits("E4711 heartbeat lease", ["elsewhere"], k=20, mode=mode)
     assert {hit.docset_name for hit in other} == {"elsewhere"}
 
 
-def test_keyword_mode_returns_only_keyword_matches(corpus: RagspaceService) -> None:
-    hits = corpus.search("heartbeat shards", ["ops"], k=10, mode=RetrievalMode.KEYWORD)
+def test_keyword_mode_returns_only_keyword_matches(corpus: Actions) -> None:
+    hits = corpus.search.hits("heartbeat shards", ["ops"], k=10, mode=RetrievalMode.KEYWORD)
     assert [hit.path for hit in hits] == ["lease-table.md"]
     assert hits[0].vector_similarity is None
 
@@ -122,7 +122,7 @@ def test_convex_scores_add_each_sides_scaled_score(
 
 
 def test_keyword_scores_follow_bm25(
-    service: RagspaceService, ingestor: Ingestor, store: Store, embedder: Embedder
+    service: Actions, ingestor: Ingestor, store: Store, embedder: Embedder
 ) -> None:
     """More occurrences count, with diminishing returns; a longer chunk needs more of them;
     the keyword side's scaled scores are exactly BM25's (the IDF is the same for all three)."""
@@ -133,8 +133,8 @@ def test_keyword_scores_follow_bm25(
         "long.md": f"The zebra crossed the road. {filler}\n",
         "none.md": "A horse crossed the road.\n",
     }
-    service.create_docset("animals")
-    service.add_files("animals", [UploadedFile(n, t.encode()) for n, t in files.items()])
+    service.docsets.create("animals")
+    service.sources.add_files("animals", [UploadedFile(n, t.encode()) for n, t in files.items()])
     ingestor.process_all()
     docset = store.get_docset_by_name("animals").id
     share = 0.5
@@ -190,7 +190,7 @@ CLIENT_CODE = """class HTTPRetryPolicy:
 
 
 def test_keyword_search_finds_the_words_inside_identifiers(
-    service: RagspaceService, ingestor: Ingestor, store: Store
+    service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
     """camelCase, PascalCase and dotted names are indexed by their words too, and whole."""
     with store.pool.connection() as conn:
@@ -202,8 +202,8 @@ def test_keyword_search_finds_the_words_inside_identifiers(
         "fetch User Profile HTTP Retry Policy self max retries"
         " logger get Effective Level getEffectiveLevel",
     )
-    service.create_docset("client")
-    service.add_files(
+    service.docsets.create("client")
+    service.sources.add_files(
         "client",
         [
             UploadedFile("client.py", CLIENT_CODE.encode()),
@@ -215,7 +215,7 @@ def test_keyword_search_finds_the_words_inside_identifiers(
     # a method called on an object is found by its own name
     questions = ("How is a profile fetched?", "the retry policy", "getEffectiveLevel")
     for question in (*questions, "fetchUserProfile"):
-        hits = service.search(question, ["client"], k=5, mode=RetrievalMode.KEYWORD)
+        hits = service.search.hits(question, ["client"], k=5, mode=RetrievalMode.KEYWORD)
         assert [hit.path for hit in hits][:1] == ["client.py"], question
 
 
@@ -231,7 +231,7 @@ def test_keyword_terms_keep_identifiers_once() -> None:
 
 
 def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     paragraph = (
         "Streaming responses arrive as server-sent events; each event carries a delta of the "
@@ -243,15 +243,17 @@ def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
         + "## Streaming errors\n\nAn error event in the stream ends the streamed response.\n\n"
         + "## Streaming with tools\n\nTool use deltas stream as partial JSON events.\n"
     )
-    service.create_docset("guide")
-    service.add_files("guide", [UploadedFile("streaming.md", guide.encode())])
+    service.docsets.create("guide")
+    service.sources.add_files("guide", [UploadedFile("streaming.md", guide.encode())])
     ingestor.process_all()
     chunks_of_long_section = [
         hit
-        for hit in service.search("streaming events", ["guide"], k=50, mode=RetrievalMode.KEYWORD)
+        for hit in service.search.hits(
+            "streaming events", ["guide"], k=50, mode=RetrievalMode.KEYWORD
+        )
         if hit.metadata.get("anchor") == "streaming-events"
     ]
-    hits = service.search("streamed response events", ["guide"], k=3)
+    hits = service.search.hits("streamed response events", ["guide"], k=3)
     anchors = [hit.metadata.get("anchor") for hit in hits]
     assert len(chunks_of_long_section) == 1, "several chunks of one section: one hit stands for it"
     assert sorted(anchors) == ["streaming-errors", "streaming-events", "streaming-with-tools"]

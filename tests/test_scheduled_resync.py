@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import ReadOnlyError, ValidationError
 from ragspace.models import GithubOptions, Source, SourceKind
-from ragspace.runtime import build_service
+from ragspace.runtime import build_actions
 from ragspace.scheduler import ResyncScheduler
-from ragspace.services import RagspaceService
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -51,30 +51,30 @@ def test_interval_is_stored_and_validated(
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     before = datetime.now(UTC)
-    report = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, HOUR)
-    [source] = service.list_sources("widgets")
+    report = service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, HOUR)
+    [source] = service.sources.all("widgets")
     assert source.id == report.source_id and source.resync_interval == HOUR
     assert source.next_sync_at is not None
     assert before + HOUR <= source.next_sync_at <= datetime.now(UTC) + HOUR
 
     with pytest.raises(ValidationError, match="at least 5 minutes"):
-        service.set_resync_interval(source.id, timedelta(minutes=1))
+        service.sources.set_resync_interval(source.id, timedelta(minutes=1))
     with pytest.raises(ValidationError, match="at least 5 minutes"):
-        service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, timedelta(0))
-    assert len(service.list_sources("widgets")) == 1  # refused before anything was stored
+        service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, timedelta(0))
+    assert len(service.sources.all("widgets")) == 1  # refused before anything was stored
 
-    off = service.set_resync_interval(source.id, None)
+    off = service.sources.set_resync_interval(source.id, None)
     assert off.resync_interval is None and off.next_sync_at is None
-    daily = service.set_resync_interval(source.id, timedelta(days=1))
+    daily = service.sources.set_resync_interval(source.id, timedelta(days=1))
     assert daily.resync_interval == timedelta(days=1)
 
-    read_only = build_service(Settings(_env_file=None, read_only=True), store, embedder)
+    read_only = build_actions(Settings(_env_file=None, read_only=True), store, embedder)
     with pytest.raises(ReadOnlyError):
-        read_only.set_resync_interval(source.id, HOUR)
+        read_only.sources.set_resync_interval(source.id, HOUR)
     with pytest.raises(ReadOnlyError):
-        read_only.add_source("widgets", SourceKind.WEB, "https://example.com/", None, HOUR)
+        read_only.sources.add("widgets", SourceKind.WEB, "https://example.com/", None, HOUR)
 
 
 def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
@@ -82,9 +82,9 @@ def test_a_due_source_is_claimed_once_and_its_next_run_moves_on(
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
-    scheduled = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, HOUR)
-    service.add_source(
+    service.docsets.create("widgets")
+    scheduled = service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", None, HOUR)
+    service.sources.add(
         "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="trunk")
     )
     schedule = SyncSchedule(store.pool)
@@ -111,8 +111,8 @@ def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next
     repo = github.add_repo("acme", "widgets")
     repo.commit(FILES)
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
-    report = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, HOUR)
+    service.docsets.create("widgets")
+    report = service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS, HOUR)
     synced: list[int] = []
     scheduler = resync_scheduler(store, github, synced)
     assert scheduler.run_due() == 0
@@ -122,9 +122,9 @@ def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next
     second = repo.commit(files)
     _make_due(store, [report.source_id])
     assert scheduler.run_due() == 1 and synced == [1]
-    [source] = service.list_sources("widgets")
+    [source] = service.sources.all("widgets")
     assert source.sync_state["commit"] == second and source.error_message is None
-    paths = {d.path: d.embedding_status.value for d in service.list_documents("widgets")}
+    paths = {d.path: d.embedding_status.value for d in service.documents.all("widgets")}
     assert paths["acme/widgets/README.md"] == "pending"  # changed: queued for the workers
 
     github.failing_paths["/repos/acme/widgets"] = 500
@@ -132,7 +132,7 @@ def test_scheduler_syncs_with_the_shared_syncer_and_a_failure_waits_for_the_next
     requests = len(github.requests)
     assert scheduler.run_due() == 1  # one attempt, not a retry loop
     assert len(github.requests) - requests == 1
-    [failed] = service.list_sources("widgets")
+    [failed] = service.sources.all("widgets")
     assert failed.error_message == "GitHub answered HTTP 500 for acme/widgets."
     assert failed.sync_state["commit"] == second  # the DocSet is left as it was
     assert failed.next_sync_at is not None and failed.next_sync_at > datetime.now(UTC)
@@ -144,8 +144,8 @@ def test_scheduler_thread_runs_a_source_made_due_and_stops(
 ) -> None:
     github.add_repo("acme", "widgets").commit(FILES)
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
-    report = service.add_source("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
+    service.docsets.create("widgets")
+    report = service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
     synced: list[int] = []
     scheduler = ResyncScheduler(
         store, _syncer(store, github).sync, lambda: synced.append(1), 60.0, idle_seconds=30
@@ -157,7 +157,7 @@ def test_scheduler_thread_runs_a_source_made_due_and_stops(
         _wait(lambda: bool(synced), 30, "the woken scheduler to sync")
     finally:
         scheduler.stop()
-    [source] = service.list_sources("widgets")
+    [source] = service.sources.all("widgets")
     assert source.next_sync_at is None  # a one-off (push) sync of an unscheduled source
 
 
@@ -181,7 +181,7 @@ def _sources(store: Store) -> list[Source]:
 
 @pytest.mark.slow  # two `ragspace worker` processes
 def test_two_worker_processes_run_each_due_sync_exactly_once(
-    service: RagspaceService,
+    service: Actions,
     store: Store,
     github: FakeGithub,
     start_worker: StartWorker,
@@ -190,7 +190,7 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
 ) -> None:
     for name in REPOS:
         github.add_repo("acme", name).commit({"README.md": f"# {name}\n\nAbout {name}.\n".encode()})
-    docset = service.create_docset("many")
+    docset = service.docsets.create("many")
     schedule = SyncSchedule(store.pool)
     for name in REPOS:
         source = store.create_source(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")

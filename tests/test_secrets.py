@@ -13,11 +13,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
 from ragspace.models import SourceKind
-from ragspace.runtime import build_chat_model, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chat_model
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github import GithubClient, GithubConfig
@@ -104,11 +104,13 @@ def test_failing_chat_model_leaks_no_key(
             "openai_max_retries": 0,
         }
     )
-    service = build_service(keyed, store, embedder, chat=build_chat_model(keyed))
-    service.create_docset("notes")
-    service.add_files("notes", [UploadedFile("a.md", b"# Deploys\n\nDeploys run at noon.\n")])
+    service = build_actions(keyed, store, embedder, chat=build_chat_model(keyed))
+    service.docsets.create("notes")
+    service.sources.add_files(
+        "notes", [UploadedFile("a.md", b"# Deploys\n\nDeploys run at noon.\n")]
+    )
     ingestor.process_all()
-    answer = service.answer("When do deploys run?", ["notes"])
+    answer = service.answers.answer("When do deploys run?", ["notes"])
     assert f"answered {status}" in answer.text  # the failure is reported...
     assert failing_chat.requests  # ...after really calling the API with the key
     assert "HTTP Request: POST" in all_logs.text  # the HTTP libraries' DEBUG logs are captured
@@ -127,12 +129,12 @@ def test_failing_embedding_api_leaks_no_key(
         )
         from ragspace.runtime import build_chunker
 
-        service = build_service(settings, store, embedder)
-        service.create_docset("notes")
-        service.add_files("notes", [UploadedFile("a.md", b"# Deploys\n\nNoon.\n")])
+        service = build_actions(settings, store, embedder)
+        service.docsets.create("notes")
+        service.sources.add_files("notes", [UploadedFile("a.md", b"# Deploys\n\nNoon.\n")])
         Ingestor(store, build_chunker(settings), embedder).process_all()
         assert _bearer(fake) == OPENAI_KEY
-    (document,) = service.list_documents("notes")
+    (document,) = service.documents.all("notes")
     assert f"answered {status}" in (document.error_message or "")
     assert "[redacted]" in (document.error_message or "")
     assert "HTTP Request: POST" in all_logs.text
@@ -175,14 +177,14 @@ def test_failing_github_leaks_no_token(
         api_url=github.base_url, token=GITHUB_TOKEN, timeout_seconds=5, allow_private_urls=True
     )
     syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), 10**6), None)
-    service = build_service(settings, store, embedder, syncer=syncer)
-    service.create_docset("code")
+    service = build_actions(settings, store, embedder, syncer=syncer)
+    service.docsets.create("code")
     with pytest.raises(SourceError) as caught:
-        service.add_source("code", SourceKind.GITHUB_REPO, "acme/widgets")
+        service.sources.add("code", SourceKind.GITHUB_REPO, "acme/widgets")
     assert message in str(caught.value)
     assert any(GITHUB_TOKEN in a for a in github.authorizations)  # it was really sent
     assert any(r.name.startswith(("github", "urllib3")) for r in all_logs.records)
-    (source,) = service.list_sources("code")
+    (source,) = service.sources.all("code")
     assert_no_secret(
         str(caught.value), source.error_message or "", ui_message(caught.value), all_logs.text
     )
@@ -213,28 +215,28 @@ CREDENTIALED = [
 
 
 def test_credentials_in_a_source_url_are_never_stored_or_shown(
-    service: RagspaceService, store: Store, database_url: str
+    service: Actions, store: Store, database_url: str
 ) -> None:
-    service.create_docset("creds")
+    service.docsets.create("creds")
     for url in CREDENTIALED:
         kind = SourceKind.GITHUB_REPO if "github.com" in url else SourceKind.WEB
         try:
-            service.add_source("creds", kind, url)
+            service.sources.add("creds", kind, url)
         except RagspaceError as error:
             assert URL_TOKEN not in str(error) and "alice" not in str(error)
-    locations = [s.location for s in service.list_sources("creds")]
+    locations = [s.location for s in service.sources.all("creds")]
     assert "https://no-such-host.invalid/docs/" in locations
     assert "http://no-such-host.invalid:8080/a?b=1#c" in locations
-    listed = json.dumps([docset_data(service, d) for d in service.list_docsets()])
+    listed = json.dumps([docset_data(service, d) for d in service.docsets.all()])
     assert URL_TOKEN not in listed and "alice" not in listed
 
     # a row stored by an earlier version is cleaned by the migration
-    docset = service.get_docset("creds")
+    docset = service.docsets.get("creds")
     store.create_source(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
     sql = (MIGRATIONS / "20261128100000_url_credentials.sql").read_text(encoding="utf-8")
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(sql)
-    listed = json.dumps([docset_data(service, d) for d in service.list_docsets()])
+    listed = json.dumps([docset_data(service, d) for d in service.docsets.all()])
     assert URL_TOKEN not in listed and "alice" not in listed
-    locations = [s.location for s in service.list_sources("creds")]
+    locations = [s.location for s in service.sources.all("creds")]
     assert locations.count("https://no-such-host.invalid/docs/") == 2

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError, ValidationError
 from ragspace.models import EmbeddingStatus
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -15,32 +15,32 @@ DATA = Path(__file__).parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]
 
 
-def _upload(service: RagspaceService, docset: str, *names: str) -> None:
-    service.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+def _upload(service: Actions, docset: str, *names: str) -> None:
+    service.sources.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
 
 
 @pytest.fixture
-def filled(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
-    service.create_docset("handbook", "ops docs and code")
+def filled(service: Actions, ingestor: Ingestor) -> Actions:
+    service.docsets.create("handbook", "ops docs and code")
     _upload(service, "handbook", *SAMPLES)
     ingestor.process_all()
     return service
 
 
-def test_three_files_reach_done(filled: RagspaceService) -> None:
-    documents = filled.list_documents("handbook")
+def test_three_files_reach_done(filled: Actions) -> None:
+    documents = filled.documents.all("handbook")
     assert sorted(d.path for d in documents) == sorted(SAMPLES)
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
     assert all(d.chunk_count > 0 for d in documents)
-    [docset] = filled.list_docsets()
+    [docset] = filled.docsets.all()
     assert docset.document_count == 3
     assert docset.chunk_count == sum(d.chunk_count for d in documents)
 
 
 @pytest.mark.parametrize("name", ["textwrap.py", "deployment-guide.md"])
-def test_chunks_are_exactly_their_lines(filled: RagspaceService, store: Store, name: str) -> None:
+def test_chunks_are_exactly_their_lines(filled: Actions, store: Store, name: str) -> None:
     lines = (DATA / name).read_text().split("\n")
-    [document] = [d for d in filled.list_documents("handbook") if d.path == name]
+    [document] = [d for d in filled.documents.all("handbook") if d.path == name]
     chunks = store.get_chunks(document.id)
     assert len(chunks) > 1, "the sample must be long enough to need several chunks"
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
@@ -62,16 +62,14 @@ def test_chunks_are_exactly_their_lines(filled: RagspaceService, store: Store, n
         ("What is a DocSet?", "glossary.rst"),
     ],
 )
-def test_search_finds_the_right_file(
-    filled: RagspaceService, question: str, expected_path: str
-) -> None:
-    hits = filled.search(question, ["handbook"], k=3)
+def test_search_finds_the_right_file(filled: Actions, question: str, expected_path: str) -> None:
+    hits = filled.search.hits(question, ["handbook"], k=3)
     assert hits[0].path == expected_path
     assert hits[0].score > hits[-1].score or len(hits) == 1
 
 
-def test_answer_cites_passages_with_line_ranges(filled: RagspaceService) -> None:
-    answer = filled.answer("Which endpoint does the load balancer check?", ["handbook"])
+def test_answer_cites_passages_with_line_ranges(filled: Actions) -> None:
+    answer = filled.answers.answer("Which endpoint does the load balancer check?", ["handbook"])
     first = answer.citations[0]
     assert first.path == "deployment-guide.md"
     assert "/healthz" in first.snippet
@@ -81,10 +79,12 @@ def test_answer_cites_passages_with_line_ranges(filled: RagspaceService) -> None
     assert any("/healthz" in line for line in lines[first.start_line - 1 : first.end_line])
 
 
-def test_read_document_returns_the_cited_lines(filled: RagspaceService) -> None:
+def test_read_document_returns_the_cited_lines(filled: Actions) -> None:
     lines = (DATA / "textwrap.py").read_text().split("\n")
-    [hit] = filled.search("wrap a paragraph of text to a maximum line width", ["handbook"], k=1)
-    read = filled.read_document("handbook", hit.path, hit.start_line, hit.end_line)
+    [hit] = filled.search.hits(
+        "wrap a paragraph of text to a maximum line width", ["handbook"], k=1
+    )
+    read = filled.documents.read("handbook", hit.path, hit.start_line, hit.end_line)
     assert read.document.path == "textwrap.py" and read.document.docset_name == "handbook"
     assert read.text == "\n".join(lines[hit.start_line - 1 : hit.end_line])
     assert (read.start_line, read.end_line, read.total_lines) == (
@@ -92,52 +92,50 @@ def test_read_document_returns_the_cited_lines(filled: RagspaceService) -> None:
         hit.end_line,
         len(lines),
     )
-    whole = filled.read_document("handbook", "textwrap.py")
+    whole = filled.documents.read("handbook", "textwrap.py")
     assert whole.text == "\n".join(lines) and whole.end_line == len(lines)
-    clipped = filled.read_document("handbook", "textwrap.py", len(lines) - 1, len(lines) + 50)
+    clipped = filled.documents.read("handbook", "textwrap.py", len(lines) - 1, len(lines) + 50)
     assert clipped.end_line == len(lines)
     with pytest.raises(NotFoundError) as missing:
-        filled.read_document("handbook", "nope.py")
+        filled.documents.read("handbook", "nope.py")
     assert "nope.py" in str(missing.value)
     with pytest.raises(ValidationError) as beyond:
-        filled.read_document("handbook", "textwrap.py", len(lines) + 1)
+        filled.documents.read("handbook", "textwrap.py", len(lines) + 1)
     assert str(len(lines)) in str(beyond.value)
     with pytest.raises(ValidationError):
-        filled.read_document("handbook", "textwrap.py", 5, 4)
+        filled.documents.read("handbook", "textwrap.py", 5, 4)
 
 
-def test_removed_documents_leave_search_at_once(filled: RagspaceService) -> None:
+def test_removed_documents_leave_search_at_once(filled: Actions) -> None:
     question = "wrap a paragraph of text to a maximum line width"
-    assert filled.search(question, ["handbook"], k=1)[0].path == "textwrap.py"
-    assert filled.remove_documents("handbook", ["textwrap.py"]) == ["textwrap.py"]
-    assert "textwrap.py" not in {h.path for h in filled.search(question, ["handbook"], k=10)}
-    assert sorted(d.path for d in filled.list_documents("handbook")) == [
+    assert filled.search.hits(question, ["handbook"], k=1)[0].path == "textwrap.py"
+    assert filled.documents.remove("handbook", ["textwrap.py"]) == ["textwrap.py"]
+    assert "textwrap.py" not in {h.path for h in filled.search.hits(question, ["handbook"], k=10)}
+    assert sorted(d.path for d in filled.documents.all("handbook")) == [
         "deployment-guide.md",
         "glossary.rst",
     ]
-    [docset] = filled.list_docsets()
-    assert docset.chunk_count == sum(d.chunk_count for d in filled.list_documents("handbook"))
+    [docset] = filled.docsets.all()
+    assert docset.chunk_count == sum(d.chunk_count for d in filled.documents.all("handbook"))
     with pytest.raises(NotFoundError) as missing:
-        filled.remove_documents("handbook", ["glossary.rst", "textwrap.py"])
+        filled.documents.remove("handbook", ["glossary.rst", "textwrap.py"])
     assert "textwrap.py" in str(missing.value)
-    assert [d.path for d in filled.list_documents("handbook")] == ["deployment-guide.md"]
+    assert [d.path for d in filled.documents.all("handbook")] == ["deployment-guide.md"]
 
 
-def test_search_never_leaks_other_docsets(filled: RagspaceService, ingestor: Ingestor) -> None:
-    filled.create_docset("other")
+def test_search_never_leaks_other_docsets(filled: Actions, ingestor: Ingestor) -> None:
+    filled.docsets.create("other")
     _upload(filled, "other", "glossary.rst")
     ingestor.process_all()
-    hits = filled.search("What is a DocSet?", ["handbook"], k=20)
+    hits = filled.search.hits("What is a DocSet?", ["handbook"], k=20)
     assert {h.docset_name for h in hits} == {"handbook"}
-    everything = filled.search("What is a DocSet?", None, k=50)
+    everything = filled.search.hits("What is a DocSet?", None, k=50)
     assert {h.docset_name for h in everything} == {"handbook", "other"}
 
 
-def test_unreadable_files_become_error_documents(
-    service: RagspaceService, ingestor: Ingestor
-) -> None:
-    service.create_docset("mixed")
-    documents = service.add_files(
+def test_unreadable_files_become_error_documents(service: Actions, ingestor: Ingestor) -> None:
+    service.docsets.create("mixed")
+    documents = service.sources.add_files(
         "mixed",
         [
             UploadedFile("notes.txt", "Caf\u00e9 opening hours: 8 to 18.\n".encode()),
@@ -154,33 +152,31 @@ def test_unreadable_files_become_error_documents(
     assert "not UTF-8" in states["latin1.txt"][1]
     assert "empty" in states["empty.md"][1]
     assert "binary" in states["blob.py"][1]
-    done = {d.path: d.embedding_status for d in service.list_documents("mixed")}
+    done = {d.path: d.embedding_status for d in service.documents.all("mixed")}
     assert done["notes.txt"] == EmbeddingStatus.DONE
 
 
-def test_reupload_of_unchanged_file_is_not_reembedded(
-    filled: RagspaceService, ingestor: Ingestor
-) -> None:
+def test_reupload_of_unchanged_file_is_not_reembedded(filled: Actions, ingestor: Ingestor) -> None:
     _upload(filled, "handbook", "glossary.rst")
     assert ingestor.process_all() == 0
 
 
 def test_docset_embedded_with_another_model_cannot_be_searched(
-    store: Store, service: RagspaceService
+    store: Store, service: Actions
 ) -> None:
     store.create_docset("old", "", "openai/text-embedding-3-small@1536", 1536)
     with pytest.raises(EmbeddingModelMismatchError, match="re-embed"):
-        service.search("anything", ["old"])
-    assert service.search("anything", None) == []  # "all" skips it instead of failing
+        service.search.hits("anything", ["old"])
+    assert service.search.hits("anything", None) == []  # "all" skips it instead of failing
 
 
-def test_input_is_validated(service: RagspaceService) -> None:
+def test_input_is_validated(service: Actions) -> None:
     with pytest.raises(ValidationError):
-        service.create_docset("   ")
+        service.docsets.create("   ")
     with pytest.raises(ValidationError):
-        service.search("   ")
+        service.search.hits("   ")
     with pytest.raises(NotFoundError, match="ghost"):
-        service.add_files("ghost", [UploadedFile("a.md", b"# a")])
-    service.create_docset("real")
+        service.sources.add_files("ghost", [UploadedFile("a.md", b"# a")])
+    service.docsets.create("real")
     with pytest.raises(ValidationError):
-        service.add_files("real", [])
+        service.sources.add_files("real", [])

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from gradio.state_holder import SessionState
 
-from ragspace.services import RagspaceService
+from ragspace.actions import Actions
 from ragspace.settings import Settings
 from ragspace_ui import session_state
 from ragspace_ui.app import build_ui
@@ -39,7 +39,7 @@ def test_another_gradio_keeps_its_own_init(
 
 
 def test_a_session_builds_what_is_read_and_the_same_as_gradio(
-    service: RagspaceService,
+    service: Actions,
 ) -> None:
     build_session_configs_on_read()
     demo = build_ui(service)
@@ -58,10 +58,8 @@ def test_a_session_builds_what_is_read_and_the_same_as_gradio(
     assert configs.built() == len(eager.config_values)
 
 
-def test_an_api_call_builds_only_a_few_entries(
-    service: RagspaceService, settings: Settings
-) -> None:
-    service.create_docset("docs")
+def test_an_api_call_builds_only_a_few_entries(service: Actions, settings: Settings) -> None:
+    service.docsets.create("docs")
     demo = build_ui(service)
     url = launch_on_localhost(demo, **launch_options(settings, None, service))
     try:

@@ -6,7 +6,7 @@ import json
 import httpx
 import pytest
 
-from ragspace.services import RagspaceService
+from ragspace.actions import Actions
 from ragspace.settings import Settings
 from ragspace_ui.app import build_ui
 from ragspace_ui.server import launch_on_localhost, launch_options
@@ -24,9 +24,9 @@ def call_api(client: httpx.Client, name: str) -> object:
 
 
 def test_api_calls_keep_at_most_the_configured_sessions(
-    service: RagspaceService, settings: Settings
+    service: Actions, settings: Settings
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     demo = build_ui(service)
     capacity = 3
     bounded = settings.model_copy(update={"session_capacity": capacity})
@@ -43,7 +43,7 @@ def test_api_calls_keep_at_most_the_configured_sessions(
 
 
 def test_a_page_slower_than_gradios_probe_still_starts(
-    service: RagspaceService, monkeypatch: pytest.MonkeyPatch
+    service: Actions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Gradio asks for its page once with a 3 s limit and refuses to start when that is
     missed (under load it was); RAGSpace skips that probe and waits for the page itself."""

@@ -49,11 +49,11 @@ def test_preview_then_confirm_a_github_source(
             page.get_by_role("button", name="Preview GitHub source").click()
             expect(page.get_by_text("Preview of acme/widgets")).to_be_visible(timeout=WAIT_MS)
             expect(page.get_by_text("lock file: 1")).to_be_visible()
-            assert service.list_documents("widgets") == []  # a preview stores nothing
+            assert service.documents.all("widgets") == []  # a preview stores nothing
             page.get_by_role("button", name="Confirm and ingest").click()
             expect(page.get_by_text("Synced source #1")).to_be_visible(timeout=WAIT_MS)
             browser.close()
     finally:
         demo.close()
-    paths = {d.path for d in service.list_documents("widgets")}
+    paths = {d.path for d in service.documents.all("widgets")}
     assert "acme/widgets/src/widgets/app.py" in paths and len(paths) == 4

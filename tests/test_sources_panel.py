@@ -35,9 +35,9 @@ def test_github_preview_lists_files_skips_and_estimate_without_downloading(
     store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     kind, location, options = github_request("acme/widgets", "", "", "tests/**\n*.pdf")
-    preview = service.preview_source(kind, location, options)
+    preview = service.sources.preview(kind, location, options)
     assert preview.items == [
         "README.md",
         "assets/logo.png",  # binaries are recognised by their bytes, at sync time
@@ -55,7 +55,7 @@ def test_github_preview_lists_files_skips_and_estimate_without_downloading(
         "excluded by filter tests/**": 1,
     }
     assert github.count("/repos/acme/widgets/tarball") == 0
-    assert service.list_documents("widgets") == [] and service.list_sources("widgets") == []
+    assert service.documents.all("widgets") == [] and service.sources.all("widgets") == []
     text = preview_markdown(preview)
     assert f"at `{preview.resolved}`" in text and "- `src/widgets/app.py`" in text
     assert "- lock file: 1" in text and "`package-lock.json`: lock file" in text
@@ -65,11 +65,11 @@ def test_confirmed_source_report_and_table(
     store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
-    report = service.add_source("widgets", *github_request("acme/widgets", "", "src/**", ""))
+    service.docsets.create("widgets")
+    report = service.sources.add("widgets", *github_request("acme/widgets", "", "src/**", ""))
     assert report.changed == ["acme/widgets/src/widgets/app.py"]
     assert "1 new or changed" in report_markdown(report)
-    [row] = source_rows(service.list_sources("widgets"))
+    [row] = source_rows(service.sources.all("widgets"))
     assert row[1:4] == ["github_repo", "acme/widgets", report.resolved]
     assert len(APP_PY) < 2000
 
@@ -100,7 +100,7 @@ def test_confirm_with_a_resync_choice_schedules_the_source(
     store: Store, embedder: Embedder, github: FakeGithub
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     demo = build_ui(service)
     [confirm] = [f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "on_confirm"]
     assert confirm is not None
@@ -108,11 +108,11 @@ def test_confirm_with_a_resync_choice_schedules_the_source(
         "widgets", github_request("acme/widgets", "", "src/**", ""), "daily"
     )
     assert message.startswith("Synced source #") and pending is None
-    [source] = service.list_sources("widgets")
+    [source] = service.sources.all("widgets")
     assert source.resync_interval == timedelta(days=1) and source.next_sync_at is not None
     assert rows[0][5:7] == ["daily", source.next_sync_at.strftime("%Y-%m-%d %H:%M")]
     # an interval the form does not offer (set with `ragspace schedule`) reads as the CLI's
-    six_hours = service.set_resync_interval(source.id, timedelta(hours=6))
+    six_hours = service.sources.set_resync_interval(source.id, timedelta(hours=6))
     assert source_rows([six_hours])[0][5] == "6h"
     labels = {b.label for b in demo.blocks.values() if isinstance(getattr(b, "label", None), str)}
     assert "Re-sync automatically" in labels

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from ragspace.actions import Actions
 from ragspace.models import EmbeddingStatus
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -20,13 +20,13 @@ DATA = Path(__file__).parent / "data"
 
 
 def test_status_tab_refreshes_live_and_requeues_failed_documents(
-    served: str, service: RagspaceService, ingestor: Ingestor, store: Store
+    served: str, service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
-    service.create_docset("docs")
+    service.docsets.create("docs")
     files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("glossary.rst", "textwrap.py")]
-    service.add_files("docs", files)
+    service.sources.add_files("docs", files)
     ingestor.process_all()
-    broken = next(d for d in service.list_documents() if d.path == "glossary.rst")
+    broken = next(d for d in service.documents.all() if d.path == "glossary.rst")
     store.mark_document_error(broken.id, "The embedding API was down.")
 
     with sync_playwright() as p:
@@ -45,5 +45,5 @@ def test_status_tab_refreshes_live_and_requeues_failed_documents(
         ingestor.process_all()  # the timer shows the result without a reload
         expect(queued).to_have_count(0, timeout=WAIT_MS)
         browser.close()
-    statuses = {d.embedding_status for d in service.list_documents()}
+    statuses = {d.embedding_status for d in service.documents.all()}
     assert statuses == {EmbeddingStatus.DONE}

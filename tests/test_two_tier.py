@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.cli.main import main
 from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
 from ragspace.models import EmbeddingStatus, RetrievalMode, SearchTier, VectorTier, tier_text
-from ragspace.runtime import build_chunker, build_service, open_runtime
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker, build_retriever, open_runtime
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.static_embedder import FastTier, StaticEmbedder
@@ -70,15 +70,15 @@ def two_tier(
     quality: GatedEmbedder,
     fast: FastTier,
     settings: Settings,
-) -> tuple[RagspaceService, Ingestor]:
+) -> tuple[Actions, Ingestor]:
     """Search embeds queries with the plain model; only ingestion goes through the gate."""
-    service = build_service(settings, store, embedder, fast=fast)
+    service = build_actions(settings, store, embedder, fast=fast)
     ingestor = Ingestor(store, build_chunker(settings), quality, fast=fast)  # type: ignore[arg-type]
     return service, ingestor
 
 
-def _upload(service: RagspaceService, docset: str, *names: str) -> None:
-    service.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
+def _upload(service: Actions, docset: str, *names: str) -> None:
+    service.sources.add_files(docset, [UploadedFile(n, (DATA / n).read_bytes()) for n in names])
 
 
 def _jobs(store: Store) -> list[tuple[str, int]]:
@@ -88,35 +88,41 @@ def _jobs(store: Store) -> list[tuple[str, int]]:
 
 
 def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
-    two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder, store: Store
+    two_tier: tuple[Actions, Ingestor],
+    quality: GatedEmbedder,
+    store: Store,
+    embedder: Embedder,
+    fast: FastTier,
+    settings: Settings,
 ) -> None:
     service, ingestor = two_tier
-    docset = service.create_docset("docs")
+    docset = service.docsets.create("docs")
     _upload(service, "docs", *SAMPLES)
     for _ in SAMPLES:  # every document gets its fast pass before any quality pass
         assert ingestor.process_next()
     assert quality.texts == []  # the quality model has not run at all
-    documents = service.list_documents("docs")
+    documents = service.documents.all("docs")
     assert {d.vector_tier for d in documents} == {VectorTier.FAST}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.PENDING}
     chunks, with_fast, with_quality = store.vector_coverage(docset.id)
     assert chunks == with_fast == sum(d.chunk_count for d in documents) > 0
     assert with_quality == 0
     # vector-only search ranks the fast vectors: the paraphrase finds the code
-    hits = service.search(PARAPHRASE, ["docs"], k=5, mode=RetrievalMode.VECTOR)
+    hits = service.search.hits(PARAPHRASE, ["docs"], k=5, mode=RetrievalMode.VECTOR)
     assert hits and hits[0].path == "textwrap.py"
     assert all(h.vector_similarity is not None for h in hits)
 
     assert ingestor.process_all() == len(SAMPLES)  # one quality pass per document
-    documents = service.list_documents("docs")
+    documents = service.documents.all("docs")
     assert {d.vector_tier for d in documents} == {VectorTier.QUALITY}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
     assert len(quality.texts) == chunks  # every chunk embedded once by the quality model
     assert store.vector_coverage(docset.id) == (chunks, chunks, chunks)  # fast vectors kept
     # one job row per document: the fast pass requeued it without spending an attempt
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
+    retriever = build_retriever(settings, store, embedder, fast)  # as build_actions wires it
     for tier in SearchTier:
-        hits = service._retriever.search(PARAPHRASE, [docset.id], 5, RetrievalMode.VECTOR, tier)
+        hits = retriever.search(PARAPHRASE, [docset.id], 5, RetrievalMode.VECTOR, tier)
         assert hits[0].path == "textwrap.py", tier
 
 
@@ -126,21 +132,21 @@ def test_hybrid_search_weighs_the_fast_ranking_by_the_setting(
     # by default (weight 0) a chunk without its quality vector is found by keywords only;
     # weighted in, its fast-vector rank joins the fusion (docs/benchmarks.md: it scored lower)
     ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
-    keywords_only = build_service(settings, store, embedder, fast=fast)
-    weighted = build_service(
+    keywords_only = build_actions(settings, store, embedder, fast=fast)
+    weighted = build_actions(
         settings.model_copy(update={"fast_tier_weight": 1.0}), store, embedder, fast=fast
     )
-    keywords_only.create_docset("docs")
+    keywords_only.docsets.create("docs")
     _upload(keywords_only, "docs", *SAMPLES)
     for _ in SAMPLES:
         assert ingestor.process_next()  # fast passes only
-    assert {d.vector_tier for d in keywords_only.list_documents("docs")} == {VectorTier.FAST}
+    assert {d.vector_tier for d in keywords_only.documents.all("docs")} == {VectorTier.FAST}
 
-    hits = keywords_only.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
+    hits = keywords_only.search.hits(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
     assert all(h.vector_similarity is None and h.keyword_rank is not None for h in hits)
-    hits = weighted.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
+    hits = weighted.search.hits(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.HYBRID)
     assert "textwrap.py" in {h.path for h in hits if h.vector_similarity is not None}
-    identifier = keywords_only.search("dedent common leading whitespace", ["docs"], k=3)
+    identifier = keywords_only.search.hits("dedent common leading whitespace", ["docs"], k=3)
     assert identifier[0].path == "textwrap.py"  # keywords alone find what they name
 
 
@@ -151,12 +157,12 @@ def test_vector_search_ranks_fast_only_chunks_by_their_static_vectors_at_weight_
     # no other ranking for these chunks and must still order them by their static cosine
     assert settings.fast_tier_weight == 0
     ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
-    service = build_service(settings, store, embedder, fast=fast)
-    service.create_docset("docs")
+    service = build_actions(settings, store, embedder, fast=fast)
+    service.docsets.create("docs")
     _upload(service, "docs", *SAMPLES)
     for _ in SAMPLES:
         assert ingestor.process_next()  # fast passes only
-    hits = service.search(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.VECTOR)
+    hits = service.search.hits(PARAPHRASE, ["docs"], k=10, mode=RetrievalMode.VECTOR)
     cosines = [h.vector_similarity for h in hits]
     assert None not in cosines and len(hits) == 10
     assert cosines == sorted(cosines, reverse=True)  # type: ignore[type-var]
@@ -164,24 +170,24 @@ def test_vector_search_ranks_fast_only_chunks_by_their_static_vectors_at_weight_
 
 
 def test_a_document_added_later_gets_its_fast_pass_before_earlier_quality_passes(
-    two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder
+    two_tier: tuple[Actions, Ingestor], quality: GatedEmbedder
 ) -> None:
     service, ingestor = two_tier
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst")
     assert ingestor.process_next()  # fast pass; its quality job is now the oldest due
     _upload(service, "docs", "textwrap.py")
     assert ingestor.process_next()
-    tiers = {d.path: d.vector_tier for d in service.list_documents("docs")}
+    tiers = {d.path: d.vector_tier for d in service.documents.all("docs")}
     assert tiers == {"glossary.rst": VectorTier.FAST, "textwrap.py": VectorTier.FAST}
     assert quality.texts == []
 
 
 def test_vector_search_is_never_empty_while_a_document_upgrades(
-    two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder
+    two_tier: tuple[Actions, Ingestor], quality: GatedEmbedder
 ) -> None:
     service, ingestor = two_tier
-    service.create_docset("code")
+    service.docsets.create("code")
     _upload(service, "code", "textwrap.py")
     assert ingestor.process_next()  # fast pass
     results: list[list[str]] = []
@@ -190,7 +196,7 @@ def test_vector_search_is_never_empty_while_a_document_upgrades(
 
     def search() -> None:
         while not stop.is_set():
-            hits = service.search(PARAPHRASE, ["code"], k=10, mode=RetrievalMode.VECTOR)
+            hits = service.search.hits(PARAPHRASE, ["code"], k=10, mode=RetrievalMode.VECTOR)
             results.append([h.path for h in hits])
             if quality.started.is_set() and len(results) >= 3:
                 searched.set()  # some searches ran while the quality model was working
@@ -214,27 +220,27 @@ def test_vector_search_is_never_empty_while_a_document_upgrades(
         stop.set()
         thread.join()
         upgrade.join()
-    assert [d.vector_tier for d in service.list_documents("code")] == [VectorTier.QUALITY]
+    assert [d.vector_tier for d in service.documents.all("code")] == [VectorTier.QUALITY]
     assert len(results) >= 6
     assert all(paths and paths[0] == "textwrap.py" for paths in results)
 
 
 def test_status_shows_both_tiers_progress(
-    two_tier: tuple[RagspaceService, Ingestor],
+    two_tier: tuple[Actions, Ingestor],
     database_url: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     service, ingestor = two_tier
-    service.create_docset("docs")
+    service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst", "textwrap.py")
-    assert tier_text(service.list_documents("docs")) == "fast 0/2, quality 0/2"
+    assert tier_text(service.documents.all("docs")) == "fast 0/2, quality 0/2"
     ingestor.process_next()
     ingestor.process_next()
     assert "vectors: fast 2/2, quality 0/2" in status_view(service, "docs", None).summary
     ingestor.process_next()
-    assert tier_text(service.list_documents("docs")) == "fast 2/2, quality 1/2"
+    assert tier_text(service.documents.all("docs")) == "fast 2/2, quality 1/2"
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DATABASE_URL", database_url)
@@ -249,48 +255,48 @@ def test_status_shows_both_tiers_progress(
 
 
 def test_fully_cached_documents_skip_the_fast_pass(
-    two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder
+    two_tier: tuple[Actions, Ingestor], quality: GatedEmbedder
 ) -> None:
     service, ingestor = two_tier
-    service.create_docset("one")
+    service.docsets.create("one")
     _upload(service, "one", *SAMPLES)
     ingestor.process_all()
     quality.texts.clear()
-    service.create_docset("two")  # same chunks: their quality vectors are all cached
+    service.docsets.create("two")  # same chunks: their quality vectors are all cached
     _upload(service, "two", *SAMPLES)
     assert ingestor.process_all() == len(SAMPLES)  # straight to quality, one job each
     assert quality.texts == []
-    assert {d.vector_tier for d in service.list_documents("two")} == {VectorTier.QUALITY}
+    assert {d.vector_tier for d in service.documents.all("two")} == {VectorTier.QUALITY}
 
 
 def test_changed_content_gets_a_fast_pass_again(
-    two_tier: tuple[RagspaceService, Ingestor], quality: GatedEmbedder
+    two_tier: tuple[Actions, Ingestor], quality: GatedEmbedder
 ) -> None:
     service, ingestor = two_tier
-    service.create_docset("code")
+    service.docsets.create("code")
     _upload(service, "code", "textwrap.py")
     ingestor.process_all()
     source = (DATA / "textwrap.py").read_text().replace("def dedent(", "def dedent_text(")
-    service.add_files("code", [UploadedFile("textwrap.py", source.encode())])
-    [document] = service.list_documents("code")
+    service.sources.add_files("code", [UploadedFile("textwrap.py", source.encode())])
+    [document] = service.documents.all("code")
     assert document.vector_tier is None  # its vectors belong to the old content
     quality.texts.clear()
     assert ingestor.process_next()
-    [document] = service.list_documents("code")
+    [document] = service.documents.all("code")
     assert document.vector_tier is VectorTier.FAST and quality.texts == []
-    hits = service.search("remove common leading whitespace dedent_text", ["code"], k=5)
+    hits = service.search.hits("remove common leading whitespace dedent_text", ["code"], k=5)
     assert any("def dedent_text(" in hit.content for hit in hits)  # the new content, at once
     assert ingestor.process_all() == 1
     assert 1 <= len(quality.texts) < document.chunk_count  # only changed chunks re-embedded
 
 
 def test_fast_tier_off_is_the_single_tier_path(
-    service: RagspaceService, ingestor: Ingestor, store: Store
+    service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
-    docset = service.create_docset("docs")
+    docset = service.docsets.create("docs")
     _upload(service, "docs", *SAMPLES)
     assert ingestor.process_next()
-    first = [d for d in service.list_documents("docs") if d.chunk_count]
+    first = [d for d in service.documents.all("docs") if d.chunk_count]
     assert [d.vector_tier for d in first] == [VectorTier.QUALITY]  # straight to quality
     assert ingestor.process_all() == len(SAMPLES) - 1
     chunks, with_fast, with_quality = store.vector_coverage(docset.id)
@@ -314,12 +320,12 @@ def test_runtime_wires_the_fast_tier_from_the_cached_table(
     runtime = open_runtime(tiered, worker_threads=0)
     try:
         assert runtime.fast is not None and runtime.fast.wait(60) is not None
-        runtime.service.create_docset("code")
-        _upload(runtime.service, "code", "textwrap.py")
+        runtime.actions.docsets.create("code")
+        _upload(runtime.actions, "code", "textwrap.py")
         assert runtime.ingestor.process_next()
-        [document] = runtime.service.list_documents("code")
+        [document] = runtime.actions.documents.all("code")
         assert document.vector_tier is VectorTier.FAST
-        hits = runtime.service.search(PARAPHRASE, ["code"], k=3, mode=RetrievalMode.VECTOR)
+        hits = runtime.actions.search.hits(PARAPHRASE, ["code"], k=3, mode=RetrievalMode.VECTOR)
         assert hits and hits[0].path == "textwrap.py"
     finally:
         runtime.close()
@@ -327,7 +333,7 @@ def test_runtime_wires_the_fast_tier_from_the_cached_table(
     command = open_runtime(tiered, worker_threads=0, load_models=False)
     try:
         assert command.fast is not None and command.fast.embedder is None
-        hits = command.service.search(PARAPHRASE, ["code"], k=3, mode=RetrievalMode.VECTOR)
+        hits = command.actions.search.hits(PARAPHRASE, ["code"], k=3, mode=RetrievalMode.VECTOR)
         assert hits and hits[0].path == "textwrap.py"
     finally:
         command.close()

@@ -9,11 +9,11 @@ import gradio as gr
 import pytest
 from gradio_client import Client
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import NotFoundError
 from ragspace.models import Answer, Citation, EmbeddingStatus
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -84,7 +84,7 @@ def test_app_serves_three_tabs(served: str) -> None:
 def test_with_a_chat_model_no_extractive_notice_is_shown(
     settings: Settings, store: Store, embedder: Embedder, fake_chat: FakeChat
 ) -> None:
-    service = build_service(settings, store, embedder, chat=chat_model_of(fake_chat))
+    service = build_actions(settings, store, embedder, chat=chat_model_of(fake_chat))
     assert service.mode.llm_answers
     blocks = build_ui(service)
     values = [getattr(block, "value", None) for block in blocks.blocks.values()]
@@ -140,13 +140,15 @@ def test_sources_panel_says_what_the_quote_check_found() -> None:
     assert "quote" not in sources_markdown(Answer(text="[1]", citations=[_citation(1)]), None)
 
 
-def test_status_chart_counts_documents_per_docset_and_status(service: RagspaceService) -> None:
+def test_status_chart_counts_documents_per_docset_and_status(service: Actions) -> None:
     assert status_chart([]).empty
     for name in ("alpha", "beta"):
-        service.create_docset(name)
-    service.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha"), UploadedFile("b.md", b"")])
-    service.add_files("beta", [UploadedFile("c.md", b"# C\n\ngamma")])
-    chart = status_chart(service.list_documents())
+        service.docsets.create(name)
+    service.sources.add_files(
+        "alpha", [UploadedFile("a.md", b"# A\n\nalpha"), UploadedFile("b.md", b"")]
+    )
+    service.sources.add_files("beta", [UploadedFile("c.md", b"# C\n\ngamma")])
+    chart = status_chart(service.documents.all())
     rows = {(r.DocSet, r.Status): r.Documents for r in chart.itertuples()}
     assert rows == {
         ("alpha", "pending"): 1,
@@ -162,26 +164,26 @@ def test_status_chart_counts_documents_per_docset_and_status(service: RagspaceSe
     assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
 
 
-def test_docsets_table_shows_counts_and_last_sync(service: RagspaceService) -> None:
-    service.create_docset("alpha", "first")
+def test_docsets_table_shows_counts_and_last_sync(service: Actions) -> None:
+    service.docsets.create("alpha", "first")
     [row] = docset_rows(service)
     assert row[:4] == ["alpha", "first", 0, 0] and row[-1] == "never"
-    service.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha")])
+    service.sources.add_files("alpha", [UploadedFile("a.md", b"# A\n\nalpha")])
     [row] = docset_rows(service)
     assert row[2] == 1 and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", row[-1])
 
 
-def _handbook_with_guide(service: RagspaceService, ingestor: Ingestor) -> Path:
+def _handbook_with_guide(service: Actions, ingestor: Ingestor) -> Path:
     """The DocSet "handbook" holding the deployment guide, embedded; the guide's path."""
-    service.create_docset("handbook")
+    service.docsets.create("handbook")
     guide = DATA / "deployment-guide.md"
-    service.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
+    service.sources.add_files("handbook", [UploadedFile(guide.name, guide.read_bytes())])
     ingestor.process_all()
     return guide
 
 
 def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     guide = _handbook_with_guide(service, ingestor)
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
@@ -204,7 +206,7 @@ def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
 
 
 def test_only_a_new_question_empties_the_viewer_and_the_picker(
-    service: RagspaceService, ingestor: Ingestor
+    service: Actions, ingestor: Ingestor
 ) -> None:
     # a citation opened from a link while the answer still streams must stay open: later
     # steps leave the viewer alone and send the picker (whose emptying used to empty the
@@ -229,8 +231,8 @@ def test_a_failure_while_answering_leaves_no_pending_bubble(
     unreachable = OpenAIEmbedder(
         api_key="sk-x", model="m", dimensions=8, base_url="http://127.0.0.1:9/v1", max_retries=0
     )
-    service = build_service(settings, store, unreachable)
-    service.create_docset("docs")
+    service = build_actions(settings, store, unreachable)
+    service.docsets.create("docs")
     turns = user_errors(answer_turns)(service, "anything", [], ["docs"], "hybrid", True)
     assert next(turns)[0][-1]["content"] == SEARCHING
     chat, panel, _, openable = next(turns)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, Hit
-from ragspace.services import RagspaceService
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload, upload_path
 from ragspace.store import JobQueue, Store
 from ragspace.worker import Ingestor
@@ -28,10 +28,10 @@ def _small_chunk_ingestor(store: Store, embedder: Embedder) -> Ingestor:
 
 
 def test_pdf_text_per_page_and_citations_give_pages(
-    service: RagspaceService, store: Store, embedder: Embedder
+    service: Actions, store: Store, embedder: Embedder
 ) -> None:
-    service.create_docset("field")
-    [document] = service.add_files("field", [_upload("sample.pdf")])
+    service.docsets.create("field")
+    [document] = service.sources.add_files("field", [_upload("sample.pdf")])
     assert document.embedding_status is EmbeddingStatus.PENDING
     _small_chunk_ingestor(store, embedder).process_all()
     chunks = store.get_chunks(document.id)
@@ -39,16 +39,16 @@ def test_pdf_text_per_page_and_citations_give_pages(
     assert (chunks[0].metadata["page"], chunks[-1].metadata["page"]) == (1, 2)
     otter = next(c for c in chunks if "willow branches" in c.content)
     assert otter.metadata["page"] == otter.metadata["page_end"] == 2
-    hit = service.search("otters build dams from willow", ["field"], k=1)[0]
+    hit = service.search.hits("otters build dams from willow", ["field"], k=1)[0]
     assert "willow" in hit.content
     assert cite_hit(hit, 1).label == "sample.pdf (page 2)"
 
 
 def test_notebook_cells_in_order_with_code_fenced(
-    service: RagspaceService, store: Store, ingestor: Ingestor
+    service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
-    service.create_docset("nb")
-    [document] = service.add_files("nb", [_upload("sample.ipynb")])
+    service.docsets.create("nb")
+    [document] = service.sources.add_files("nb", [_upload("sample.ipynb")])
     ingestor.process_all()
     [chunk] = store.get_chunks(document.id)
     text = chunk.content
@@ -59,26 +59,24 @@ def test_notebook_cells_in_order_with_code_fenced(
     assert (chunk.metadata["cell"], chunk.metadata["cell_end"]) == (1, 4)
 
 
-def test_notebook_citations_name_cells(
-    service: RagspaceService, store: Store, embedder: Embedder
-) -> None:
-    service.create_docset("nb")
-    [document] = service.add_files("nb", [_upload("sample.ipynb")])
+def test_notebook_citations_name_cells(service: Actions, store: Store, embedder: Embedder) -> None:
+    service.docsets.create("nb")
+    [document] = service.sources.add_files("nb", [_upload("sample.ipynb")])
     _small_chunk_ingestor(store, embedder).process_all()
     chunks = store.get_chunks(document.id)
     last = next(c for c in chunks if "print(len(rows))" in c.content)
     assert last.metadata["cell_end"] == 4
     spring = next(c for c in chunks if c.content.startswith("## Spring tides"))
     assert spring.metadata["cell"] == 3 and spring.start_line == 10
-    hit = service.search("spring tides peak at new moon", ["nb"], k=1)[0]
+    hit = service.search.hits("spring tides peak at new moon", ["nb"], k=1)[0]
     assert cite_hit(hit, 1).label.startswith("sample.ipynb (cell")
 
 
 def test_html_becomes_markdown_with_headings_and_anchors(
-    service: RagspaceService, store: Store, embedder: Embedder
+    service: Actions, store: Store, embedder: Embedder
 ) -> None:
-    service.create_docset("ice")
-    [document] = service.add_files("ice", [_upload("sample.html")])
+    service.docsets.create("ice")
+    [document] = service.sources.add_files("ice", [_upload("sample.html")])
     assert document.language == "markdown"
     _small_chunk_ingestor(store, embedder).process_all()
     chunks = store.get_chunks(document.id)
@@ -91,10 +89,10 @@ def test_html_becomes_markdown_with_headings_and_anchors(
 
 
 def test_zip_members_keep_archive_paths_and_bad_members_are_errors(
-    service: RagspaceService, store: Store, ingestor: Ingestor
+    service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
-    service.create_docset("zip")
-    documents = {d.path: d for d in service.add_files("zip", [_upload("sample.zip")])}
+    service.docsets.create("zip")
+    documents = {d.path: d for d in service.sources.add_files("zip", [_upload("sample.zip")])}
     assert set(documents) == {
         "sample.zip/docs/guide.md",
         "sample.zip/src/app.py",
@@ -136,10 +134,10 @@ def test_zip_bomb_limits_refuse_the_archive() -> None:
 
 
 def test_text_rst_and_code_uploads_keep_exact_lines(
-    service: RagspaceService, store: Store, ingestor: Ingestor
+    service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
-    service.create_docset("plain")
-    documents = service.add_files(
+    service.docsets.create("plain")
+    documents = service.sources.add_files(
         "plain",
         [
             _upload("sample.rst"),
@@ -155,9 +153,9 @@ def test_text_rst_and_code_uploads_keep_exact_lines(
     assert (go.start_line, go.end_line) == (1, 3) and "func High()" in go.content
 
 
-def test_unreadable_files_are_error_documents_not_dropped(service: RagspaceService) -> None:
-    service.create_docset("bad")
-    documents = service.add_files(
+def test_unreadable_files_are_error_documents_not_dropped(service: Actions) -> None:
+    service.docsets.create("bad")
+    documents = service.sources.add_files(
         "bad",
         [
             UploadedFile("broken.pdf", b"%PDF-1.4 this is not really a pdf"),
@@ -204,13 +202,17 @@ def test_citation_urls_for_github_and_web_metadata() -> None:
 
 
 def test_a_document_changed_while_embedding_is_embedded_again(
-    service: RagspaceService, store: Store, ingestor: Ingestor
+    service: Actions, store: Store, ingestor: Ingestor
 ) -> None:
-    service.create_docset("race")
-    [document] = service.add_files("race", [UploadedFile("a.md", b"old words about herons")])
+    service.docsets.create("race")
+    [document] = service.sources.add_files(
+        "race", [UploadedFile("a.md", b"old words about herons")]
+    )
     job = JobQueue(store.pool).claim("test-worker", lease_seconds=60, max_attempts=3)
     assert job is not None and job.document_id == document.id
-    service.add_files("race", [UploadedFile("a.md", b"new words about otters")])  # a re-sync
+    service.sources.add_files(
+        "race", [UploadedFile("a.md", b"new words about otters")]
+    )  # a re-sync
     ingestor._ingest(job, threading.Event())  # the worker finishes the old content after it
     assert store.get_document(document.id).embedding_status is EmbeddingStatus.PENDING
     assert store.get_chunks(document.id)[0].content == "old words about herons"  # served meanwhile

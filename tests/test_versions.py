@@ -9,11 +9,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.models import GithubOptions, SourceKind
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
@@ -42,7 +42,7 @@ QUESTION = "Where are widgets made?"
 class Versions:
     """A DocSet `widgets` holding acme/widgets at v1.0 and v2.0, embedded."""
 
-    service: RagspaceService
+    service: Actions
     ingestor: Ingestor
     recorder: RecordingEmbedder
     v1: str
@@ -59,15 +59,15 @@ def versions(store: Store, embedder: Embedder, github: FakeGithub) -> Versions:
     v2 = repo.commit(V2, ref="v2.0")
     recorder = RecordingEmbedder(embedder)
     service = make_service(store, recorder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     ingestor = Ingestor(store, Chunker(1200, 1000, 100), recorder)  # type: ignore[arg-type]
-    first = service.add_source(
+    first = service.sources.add(
         "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v1.0")
     )
     assert first.resolved == v1 and len(first.changed) == 3
     assert ingestor.process_all() == 3
     recorder.texts.clear()
-    second = service.add_source(
+    second = service.sources.add(
         "widgets", SourceKind.GITHUB_REPO, "acme/widgets", GithubOptions(ref="v2.0")
     )
     assert second.resolved == v2 and len(second.changed) == 3
@@ -78,10 +78,10 @@ def versions(store: Store, embedder: Embedder, github: FakeGithub) -> Versions:
 def test_each_ref_keeps_its_commit_and_files_unchanged_between_refs_are_embedded_once(
     versions: Versions, store: Store
 ) -> None:
-    refs = versions.service.list_refs("widgets")
+    refs = versions.service.docsets.refs("widgets")
     assert [(r.ref, r.resolved_sha) for r in refs] == [("v1.0", versions.v1), ("v2.0", versions.v2)]
     assert all(r.indexed_at is not None for r in refs)
-    documents = versions.service.list_documents("widgets")
+    documents = versions.service.documents.all("widgets")
     assert sorted((d.ref, d.path) for d in documents) == sorted(
         (ref, f"acme/widgets/{path}") for ref in ("v1.0", "v2.0") for path in V1
     )
@@ -104,8 +104,8 @@ def test_each_ref_keeps_its_commit_and_files_unchanged_between_refs_are_embedded
 def test_the_same_question_is_answered_per_ref_with_each_refs_own_commit(
     versions: Versions,
 ) -> None:
-    old = versions.service.answer(QUESTION, ["widgets"], ref="v1.0")
-    new = versions.service.answer(QUESTION, ["widgets"], ref="v2.0")
+    old = versions.service.answers.answer(QUESTION, ["widgets"], ref="v1.0")
+    new = versions.service.answers.answer(QUESTION, ["widgets"], ref="v2.0")
     assert "sprocket factory" in old.text and "laser foundry" not in old.text
     assert "laser foundry" in new.text and "sprocket factory" not in new.text
     for answer, ref, sha in ((old, "v1.0", versions.v1), (new, "v2.0", versions.v2)):
@@ -123,13 +123,15 @@ def test_the_same_question_is_answered_per_ref_with_each_refs_own_commit(
 
 
 def test_search_without_a_ref_says_each_hits_version(versions: Versions) -> None:
-    hits = versions.service.search("widgets made factory foundry", ["widgets"], k=8)
+    hits = versions.service.search.hits("widgets made factory foundry", ["widgets"], k=8)
     readmes = {h.ref: h for h in hits if h.path == "acme/widgets/README.md"}
     assert set(readmes) == {"v1.0", "v2.0"}
     assert readmes["v1.0"].resolved_sha == versions.v1 and "sprocket" in readmes["v1.0"].content
     assert readmes["v2.0"].resolved_sha == versions.v2 and "laser" in readmes["v2.0"].content
     assert all(h.ref and h.resolved_sha and h.indexed_at for h in hits)
-    only_v1 = versions.service.search("widgets made factory foundry", ["widgets"], k=8, ref="v1.0")
+    only_v1 = versions.service.search.hits(
+        "widgets made factory foundry", ["widgets"], k=8, ref="v1.0"
+    )
     assert only_v1 and {h.ref for h in only_v1} == {"v1.0"}
     assert {h.resolved_sha for h in only_v1} == {versions.v1}
 
@@ -137,41 +139,41 @@ def test_search_without_a_ref_says_each_hits_version(versions: Versions) -> None
 def test_a_ref_that_is_not_indexed_is_a_clear_error(versions: Versions) -> None:
     service = versions.service
     for attempt in (
-        lambda: service.search(QUESTION, ["widgets"], ref="v9.9"),
-        lambda: service.answer(QUESTION, ["widgets"], ref="v9.9"),
-        lambda: service.search(QUESTION, None, ref="v9.9"),
-        lambda: service.read_document("widgets", "acme/widgets/README.md", ref="v9.9"),
+        lambda: service.search.hits(QUESTION, ["widgets"], ref="v9.9"),
+        lambda: service.answers.answer(QUESTION, ["widgets"], ref="v9.9"),
+        lambda: service.search.hits(QUESTION, None, ref="v9.9"),
+        lambda: service.documents.read("widgets", "acme/widgets/README.md", ref="v9.9"),
     ):
         with pytest.raises(NotFoundError) as error:
             attempt()
         assert "'v9.9'" in str(error.value) and "v1.0, v2.0" in str(error.value)
-    service.create_docset("notes")
+    service.docsets.create("notes")
     with pytest.raises(NotFoundError, match=r"'notes' is not indexed at ref 'v1\.0'.*no versioned"):
-        service.search(QUESTION, ["widgets", "notes"], ref="v1.0")
+        service.search.hits(QUESTION, ["widgets", "notes"], ref="v1.0")
 
 
 def test_uploads_have_no_ref_and_a_ref_search_leaves_them_out(
     versions: Versions,
 ) -> None:
     service = versions.service
-    service.add_files(
+    service.sources.add_files(
         "widgets", [UploadedFile("notes.md", b"# Notes\n\nWidgets are made by hand, too.\n")]
     )
     versions.ingestor.process_all()
-    everything = service.search("widgets made by hand", ["widgets"], k=8)
+    everything = service.search.hits("widgets made by hand", ["widgets"], k=8)
     notes = [h for h in everything if h.path == "notes.md"]
     assert notes and notes[0].ref is None and notes[0].resolved_sha is None
     assert notes[0].indexed_at is not None
-    at_v2 = service.search("widgets made by hand", ["widgets"], k=8, ref="v2.0")
+    at_v2 = service.search.hits("widgets made by hand", ["widgets"], k=8, ref="v2.0")
     assert at_v2 and all(h.path != "notes.md" and h.ref == "v2.0" for h in at_v2)
-    assert service.read_document("widgets", "notes.md").document.ref == ""
+    assert service.documents.read("widgets", "notes.md").document.ref == ""
 
 
 def test_a_path_at_several_refs_is_read_at_the_chosen_one(versions: Versions) -> None:
     service = versions.service
     with pytest.raises(ValidationError, match=r"several refs \('v1\.0', 'v2\.0'\)"):
-        service.read_document("widgets", "acme/widgets/README.md")
-    read = service.read_document("widgets", "acme/widgets/README.md", 3, 3, ref="v2.0")
+        service.documents.read("widgets", "acme/widgets/README.md")
+    read = service.documents.read("widgets", "acme/widgets/README.md", 3, 3, ref="v2.0")
     assert read.text == "Widgets are made in the laser foundry in Oslo."
     assert read.document.ref == "v2.0"
 
@@ -180,20 +182,20 @@ def test_a_resync_of_one_ref_leaves_the_other_alone(versions: Versions, github: 
     repo = github.repos["acme/widgets"]
     v2b = repo.commit({**V2, "docs/guide.md": GUIDE + b"\nThen wax them.\n"}, ref="v2.0")
     v2_source = next(
-        s for s in versions.service.list_sources("widgets") if s.github_options.ref == "v2.0"
+        s for s in versions.service.sources.all("widgets") if s.github_options.ref == "v2.0"
     )
-    report = versions.service.resync_source(v2_source.id)
+    report = versions.service.sources.resync(v2_source.id)
     assert report.resolved == v2b and report.changed == ["acme/widgets/docs/guide.md"]
     assert versions.ingestor.process_all() == 1
-    refs = {r.ref: r.resolved_sha for r in versions.service.list_refs("widgets")}
+    refs = {r.ref: r.resolved_sha for r in versions.service.docsets.refs("widgets")}
     assert refs == {"v1.0": versions.v1, "v2.0": v2b}
     assert (
         "wax"
-        in versions.service.read_document("widgets", "acme/widgets/docs/guide.md", ref="v2.0").text
+        in versions.service.documents.read("widgets", "acme/widgets/docs/guide.md", ref="v2.0").text
     )
     assert (
         "wax"
-        not in versions.service.read_document(
+        not in versions.service.documents.read(
             "widgets", "acme/widgets/docs/guide.md", ref="v1.0"
         ).text
     )
@@ -211,11 +213,11 @@ def test_chat_ref_selector_appears_only_for_a_docset_with_several_refs(
     # the lists refresh whenever a tab opens: a chosen ref that is still indexed stays
     assert ref_choices(service, ["widgets"], "v2.0")["value"] == "v2.0"
     assert ref_choices(service, ["widgets"], "v9.9")["value"] == ALL_REFS
-    service.create_docset("notes")
+    service.docsets.create("notes")
     for selected in ([], ["notes"], ["widgets", "notes"]):
         hidden = ref_choices(service, selected)
         assert hidden["visible"] is False and hidden["value"] == ALL_REFS
-    answer = service.answer(QUESTION, ["widgets"])
+    answer = service.answers.answer(QUESTION, ["widgets"])
     panel = sources_markdown(answer, ["widgets"])
     assert "`v1.0 @ " in panel and "`v2.0 @ " in panel  # all refs: each source says its ref
     assert "at ref **v2.0**" in sources_markdown(answer, ["widgets"], "v2.0")
@@ -303,7 +305,7 @@ def test_documents_panel_chooses_opens_and_removes_one_ref_of_a_path(
     shown = open_document(service, "widgets", chosen[0].path, chosen[0].ref)
     assert "laser foundry" in shown and "sprocket" not in shown
     assert remove_chosen(service, "widgets", ["acme/widgets/README.md @ v1.0"]) == 1
-    left = [(d.path, d.ref) for d in service.list_documents("widgets") if "README" in d.path]
+    left = [(d.path, d.ref) for d in service.documents.all("widgets") if "README" in d.path]
     assert left == [("acme/widgets/README.md", "v2.0")]
     with pytest.raises(NotFoundError, match=r"README\.md @ v1\.0"):
         remove_chosen(service, "widgets", ["acme/widgets/README.md @ v1.0"])
@@ -317,7 +319,7 @@ def test_every_search_side_filters_by_ref(
     with store.pool.connection() as conn:
         conn.execute("update chunks set fast_embedding = embedding::vector(384)")
     vector = embedder.embed(["where widgets are made"])[0]
-    docset_id = versions.service.get_docset("widgets").id
+    docset_id = versions.service.docsets.get("widgets").id
     sides = {
         "vector": SearchRequest([docset_id], 384, 20, query_vector=vector),
         "keyword": SearchRequest([docset_id], 384, 20, keyword_terms=["widgets", "made"]),

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 @pytest.fixture
 def url(versions: Versions) -> Iterator[str]:  # noqa: F811
     """The app serving the DocSet `widgets` at v1.0 and v2.0, plus an unversioned `notes`."""
-    versions.service.create_docset("notes")
+    versions.service.docsets.create("notes")
     demo = build_ui(versions.service)
     try:
         yield launch_on_localhost(demo, css=CSS)

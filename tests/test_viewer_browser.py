@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from ragspace.services import RagspaceService
+from ragspace.actions import Actions
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from tests.journey import WAIT_MS
@@ -29,11 +29,11 @@ CASES = [
 
 @contextmanager
 def _opened(
-    served: str, service: RagspaceService, ingestor: Ingestor, files: Sequence[str], width: int
+    served: str, service: Actions, ingestor: Ingestor, files: Sequence[str], width: int
 ) -> Iterator[Page]:
     """A DocSet "handbook" of these files, embedded, and the app open at this width."""
-    service.create_docset("handbook")
-    service.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in files])
+    service.docsets.create("handbook")
+    service.sources.add_files("handbook", [UploadedFile(n, (DATA / n).read_bytes()) for n in files])
     ingestor.process_all()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
@@ -56,7 +56,7 @@ def _ask_and_open(page: Page, question: str, path: str) -> None:
 
 
 def test_citations_of_markdown_code_notebook_and_pdf_open_at_their_lines(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     with _opened(served, service, ingestor, FILES, width=1280) as page:
         page.get_by_role("tab", name="Chat").click()
@@ -87,7 +87,7 @@ def _absolute(page: Page, href: str) -> str:
 
 
 def test_at_phone_width_an_answer_opens_its_citation(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="Chat").click()  # every tab stays labelled at 390 px
@@ -96,7 +96,7 @@ def test_at_phone_width_an_answer_opens_its_citation(
 
 
 def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="DocSets").click()
@@ -122,12 +122,12 @@ def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
         page.get_by_role("button", name="Yes, remove them").click()
         expect(page.locator("#documents-message")).to_contain_text("Removed 1 document(s).")
         expect(page.locator("#documents-summary")).to_contain_text("0 of 1 document(s)")
-    hits = service.search("How does dedent remove common leading whitespace?", ["handbook"])
+    hits = service.search.hits("How does dedent remove common leading whitespace?", ["handbook"])
     assert all(hit.path != "textwrap.py" for hit in hits)
 
 
 def test_a_citation_link_in_the_answer_opens_its_source_in_the_viewer(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     with _opened(served, service, ingestor, FILES[:2], width=390) as page:
         page.get_by_role("tab", name="Chat").click()
@@ -148,7 +148,7 @@ def test_a_citation_link_in_the_answer_opens_its_source_in_the_viewer(
 
 
 def test_an_address_with_lines_opens_them_in_the_viewer_next_to_the_chat(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     # what the `view_url` of an MCP or CLI hit looks like
     start = 1 + (DATA / "textwrap.py").read_text().splitlines().index("def dedent(text):")
@@ -165,7 +165,7 @@ def test_an_address_with_lines_opens_them_in_the_viewer_next_to_the_chat(
 
 
 def test_a_citation_number_in_the_sources_panel_opens_the_viewer(
-    served: str, service: RagspaceService, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor
 ) -> None:
     with _opened(served, service, ingestor, FILES[:2], width=1280) as page:
         page.get_by_role("tab", name="Chat").click()

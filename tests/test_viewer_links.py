@@ -16,12 +16,12 @@ import pytest
 from pydantic import SecretStr
 
 from ragspace.access import parse_auth
+from ragspace.actions import Actions
 from ragspace.cli.main import main
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink, parse_line_link, view_url
 from ragspace.models import Citation, NewDocument
 from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile, classify_bytes
 from ragspace.worker import Ingestor
 from ragspace_ui.mcp_tools import Gate, read_tools
@@ -32,10 +32,10 @@ PDF = (DATA / "sample.pdf").read_bytes()
 
 
 @pytest.fixture
-def handbook(service: RagspaceService, ingestor: Ingestor) -> RagspaceService:
-    service.create_docset("handbook")
+def handbook(service: Actions, ingestor: Ingestor) -> Actions:
+    service.docsets.create("handbook")
     files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("sample.pdf", "textwrap.py")]
-    service.add_files("handbook", files)
+    service.sources.add_files("handbook", files)
     ingestor.process_all()
     return service
 
@@ -46,9 +46,9 @@ def _page_of(text: str) -> int:
 
 
 def test_an_uploaded_pdf_is_kept_and_its_citation_links_to_the_cited_page(
-    handbook: RagspaceService,
+    handbook: Actions,
 ) -> None:
-    *_, last = handbook.ask("What do otters build dams from?", ["handbook"])
+    *_, last = handbook.answers.ask("What do otters build dams from?", ["handbook"])
     assert last.answer is not None
     citation = next(c for c in last.answer.citations if c.path == "sample.pdf")
     page = open_citation(handbook, citation, "handbook")
@@ -56,23 +56,23 @@ def test_an_uploaded_pdf_is_kept_and_its_citation_links_to_the_cited_page(
     assert expected == 2  # the fact is not on the first page, so the page number matters
     assert f'href="ragspace/original?docset=handbook&amp;path=sample.pdf#page={expected}"' in page
     assert f"open the PDF at page {expected}" in page
-    assert handbook.read_original("handbook", "sample.pdf").content == PDF
+    assert handbook.documents.read_original("handbook", "sample.pdf").content == PDF
 
 
-def test_only_pdfs_without_an_origin_keep_their_bytes(handbook: RagspaceService) -> None:
-    assert not handbook.read_document("handbook", "textwrap.py").has_original
+def test_only_pdfs_without_an_origin_keep_their_bytes(handbook: Actions) -> None:
+    assert not handbook.documents.read("handbook", "textwrap.py").has_original
     assert "open the PDF" not in open_document(handbook, "handbook", "textwrap.py")
     with pytest.raises(NotFoundError):
-        handbook.read_original("handbook", "textwrap.py")
+        handbook.documents.read_original("handbook", "textwrap.py")
     cite = {"source": "github", "html_url": "https://github.com/o/r", "commit": "abc"}
     from_github = classify_bytes("docs/sample.pdf", PDF, 10**6, cite)
     assert isinstance(from_github, NewDocument) and from_github.original is None
 
 
-def test_removing_a_pdf_removes_its_kept_bytes(handbook: RagspaceService) -> None:
-    handbook.remove_documents("handbook", ["sample.pdf"])
+def test_removing_a_pdf_removes_its_kept_bytes(handbook: Actions) -> None:
+    handbook.documents.remove("handbook", ["sample.pdf"])
     with pytest.raises(NotFoundError):
-        handbook.read_original("handbook", "sample.pdf")
+        handbook.documents.read_original("handbook", "sample.pdf")
 
 
 def test_a_line_link_round_trips_and_a_bad_one_is_refused() -> None:
@@ -86,7 +86,7 @@ def test_a_line_link_round_trips_and_a_bad_one_is_refused() -> None:
         parse_line_link({"docset": "d", "path": "p", "lines": "five"})
 
 
-def test_a_line_link_opens_its_lines_highlighted(handbook: RagspaceService) -> None:
+def test_a_line_link_opens_its_lines_highlighted(handbook: Actions) -> None:
     start = next(
         n
         for n, line in enumerate((DATA / "textwrap.py").read_text().splitlines(), 1)
@@ -109,7 +109,7 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, byt
 
 
 def test_the_app_serves_a_kept_pdf_to_those_who_may_read_the_docset(
-    handbook: RagspaceService, launch_app: Callable[..., str]
+    handbook: Actions, launch_app: Callable[..., str]
 ) -> None:
     url = launch_app(handbook)
     status, kind, body = _get(f"{url}ragspace/original?docset=handbook&path=sample.pdf")
@@ -126,7 +126,7 @@ def test_the_app_serves_a_kept_pdf_to_those_who_may_read_the_docset(
     assert (status, body) == (200, PDF)
 
 
-def test_a_citation_without_a_stored_page_map_has_no_pdf_link(handbook: RagspaceService) -> None:
+def test_a_citation_without_a_stored_page_map_has_no_pdf_link(handbook: Actions) -> None:
     citation = Citation(number=1, label="textwrap.py", path="textwrap.py", start_line=1, end_line=3)
     assert "open the PDF" not in open_citation(handbook, citation, "handbook")
 
@@ -139,30 +139,30 @@ def test_a_line_range_of_other_digits_or_too_many_is_named_in_the_error(lines: s
     assert lines[:20] in str(refused.value) and len(str(refused.value)) < 200
 
 
-def _large(service: RagspaceService) -> None:
+def _large(service: Actions) -> None:
     """A document of 5,001 lines where line 2,500 alone holds 400,000 characters."""
     lines = [f"line {n} of the large document" for n in range(1, 5002)]
     lines[2499] = "x" * 400_000
-    service.create_docset("large")
-    service.add_files("large", [UploadedFile("big.txt", "\n".join(lines).encode())])
+    service.docsets.create("large")
+    service.sources.add_files("large", [UploadedFile("big.txt", "\n".join(lines).encode())])
 
 
 def test_every_reader_gets_a_capped_range_with_a_continuation(
-    service: RagspaceService, capsys: pytest.CaptureFixture[str]
+    service: Actions, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _large(service)
-    whole = service.read_document("large", "big.txt")  # no end: not the whole document
+    whole = service.documents.read("large", "big.txt")  # no end: not the whole document
     assert (whole.start_line, whole.end_line, whole.total_lines) == (1, MAX_READ_LINES, 5001)
     assert whole.continuation == (
         f"Showing lines 1-{MAX_READ_LINES} of 5001; read lines "
         f"{MAX_READ_LINES + 1}-{2 * MAX_READ_LINES} next."
     )
-    wide = service.read_document("large", "big.txt", 2400, 2600)  # the character cap
+    wide = service.documents.read("large", "big.txt", 2400, 2600)  # the character cap
     assert wide.end_line == 2499 and len(wide.text) <= MAX_READ_CHARS
     assert "read lines 2500-" in (wide.continuation or "")
-    alone = service.read_document("large", "big.txt", 2500, 2500)  # one line over the cap
+    alone = service.documents.read("large", "big.txt", 2500, 2500)  # one line over the cap
     assert len(alone.text) <= MAX_READ_CHARS + 100 and "line 2500 is cut" in alone.continuation
-    last = service.read_document("large", "big.txt", 4990)
+    last = service.documents.read("large", "big.txt", 4990)
     assert last.end_line == 5001 and last.continuation is None
 
     # the viewer's deep link (lines=1-999999999) and its own document view
@@ -177,21 +177,21 @@ def test_every_reader_gets_a_capped_range_with_a_continuation(
     assert len(tools["read_document"]("large", "big.txt", 2500, 2500)) < MAX_READ_CHARS + 2000
 
     # CLI docs show
-    with patch("ragspace.cli.docs.opened_service", lambda: nullcontext(service)):
+    with patch("ragspace.cli.docs.opened_actions", lambda: nullcontext(service)):
         assert main(["docs", "show", "large", "big.txt", "--lines", "1-999999"]) == 0
     shown = capsys.readouterr()
     assert shown.out.count("\n") == MAX_READ_LINES and "read lines 1001-2000" in shown.err
 
 
-def test_reading_a_range_never_loads_the_whole_document(service: RagspaceService) -> None:
+def test_reading_a_range_never_loads_the_whole_document(service: Actions) -> None:
     line = "".join(f"token{n};" for n in range(600_000))  # one minified line of ~6.6 MB
-    service.create_docset("minified")
-    service.add_files("minified", [UploadedFile("bundle.txt", f"{line}\nthe end".encode())])
-    service.add_files("minified", [UploadedFile("empty.md", b"")])  # an error document
+    service.docsets.create("minified")
+    service.sources.add_files("minified", [UploadedFile("bundle.txt", f"{line}\nthe end".encode())])
+    service.sources.add_files("minified", [UploadedFile("empty.md", b"")])  # an error document
     tracemalloc.start()
     try:
-        first = service.read_document("minified", "bundle.txt")
-        last = service.read_document("minified", "bundle.txt", 2)
+        first = service.documents.read("minified", "bundle.txt")
+        last = service.documents.read("minified", "bundle.txt", 2)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -204,7 +204,7 @@ def test_reading_a_range_never_loads_the_whole_document(service: RagspaceService
         None,
     )
     with pytest.raises(ValidationError, match="between 1 and 2"):
-        service.read_document("minified", "bundle.txt", 3)
-    empty = service.read_document("minified", "empty.md")
+        service.documents.read("minified", "bundle.txt", 3)
+    empty = service.documents.read("minified", "empty.md")
     assert (empty.text, empty.start_line, empty.end_line, empty.total_lines) == ("", 1, 1, 1)
     assert empty.continuation is None

@@ -4,14 +4,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.models import SourceKind, WebOptions
-from ragspace.runtime import build_service, build_syncer
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_syncer
 from ragspace.settings import Settings
 from ragspace.sources.github import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -39,22 +39,22 @@ def counting(embedder: Embedder) -> RecordingEmbedder:
 
 
 @pytest.fixture
-def web_service(store: Store, counting: RecordingEmbedder) -> RagspaceService:
+def web_service(store: Store, counting: RecordingEmbedder) -> Actions:
     """The service with a real crawler (GitHub points nowhere and is unused)."""
     syncer = SourceSyncer(
         store,
         GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
         WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
     )
-    service = build_service(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
-    service.create_docset("lantern")
+    service = build_actions(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
+    service.docsets.create("lantern")
     return service
 
 
-def test_crawl_documents_skips_and_requests(web_service: RagspaceService, site: DocsSite) -> None:
+def test_crawl_documents_skips_and_requests(web_service: Actions, site: DocsSite) -> None:
     o = site.origin
-    report = web_service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
-    paths = {d.path for d in web_service.list_documents("lantern")}
+    report = web_service.sources.add("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    paths = {d.path for d in web_service.documents.all("lantern")}
     assert paths == {
         f"{o}/docs/",
         f"{o}/docs/guide/install.html",
@@ -90,44 +90,42 @@ def test_crawl_documents_skips_and_requests(web_service: RagspaceService, site: 
     )
 
 
-def test_robots_txt_is_respected_without_a_prefix(
-    web_service: RagspaceService, site: DocsSite
-) -> None:
-    report = web_service.add_source(
+def test_robots_txt_is_respected_without_a_prefix(web_service: Actions, site: DocsSite) -> None:
+    report = web_service.sources.add(
         "lantern", SourceKind.WEB, f"{site.origin}/docs/", WebOptions(depth=1, max_pages=50)
     )
     reasons = {item.path: item.reason for item in report.skipped}
     assert reasons[f"{site.origin}/private/secret.html"] == "disallowed by robots.txt"
     assert "/private/secret.html" not in site.requests
-    assert f"{site.origin}/blog/news.html" in {d.path for d in web_service.list_documents()}
+    assert f"{site.origin}/blog/news.html" in {d.path for d in web_service.documents.all()}
 
 
 def test_page_anchors_make_citation_links(
-    web_service: RagspaceService, store: Store, counting: RecordingEmbedder, site: DocsSite
+    web_service: Actions, store: Store, counting: RecordingEmbedder, site: DocsSite
 ) -> None:
-    web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    web_service.sources.add("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
     Ingestor(store, Chunker(1200, 200, 0), counting).process_all()  # type: ignore[arg-type]
-    hit = web_service.search("verify the archive checksum with sha256sum", ["lantern"], k=1)[0]
+    hit = web_service.search.hits("verify the archive checksum with sha256sum", ["lantern"], k=1)[0]
     assert hit.path == f"{site.origin}/docs/guide/install.html"
     assert "sha256sum" in hit.content
     assert cite_hit(hit, 1).url == f"{site.origin}/docs/guide/install.html#step-2"
-    faq = web_service.search("why is it called lantern", ["lantern"], k=1)[0]
+    faq = web_service.search.hits("why is it called lantern", ["lantern"], k=1)[0]
     assert cite_hit(faq, 1).url == f"{site.origin}/docs/faq.html#faq"
 
 
-def test_max_pages_caps_the_crawl(web_service: RagspaceService, site: DocsSite) -> None:
-    report = web_service.add_source(
+def test_max_pages_caps_the_crawl(web_service: Actions, site: DocsSite) -> None:
+    report = web_service.sources.add(
         "lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS.model_copy(update={"max_pages": 2})
     )
-    assert len(web_service.list_documents("lantern")) == 2
+    assert len(web_service.documents.all("lantern")) == 2
     assert any(item.reason == "over the limit of 2 pages" for item in report.skipped)
 
 
 def test_resync_uses_etags_reembeds_changed_pages_and_drops_deleted(
-    web_service: RagspaceService, store: Store, counting: RecordingEmbedder, site: DocsSite
+    web_service: Actions, store: Store, counting: RecordingEmbedder, site: DocsSite
 ) -> None:
     o = site.origin
-    report = web_service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    report = web_service.sources.add("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
     ingestor = Ingestor(store, Chunker(1200, 1000, 100), counting)  # type: ignore[arg-type]
     assert ingestor.process_all() == 5
     site.html(
@@ -136,7 +134,7 @@ def test_resync_uses_etags_reembeds_changed_pages_and_drops_deleted(
     )
     site.remove("/docs/guide/deep/tuning.html")
     site.not_modified.clear()
-    resync = web_service.resync_source(report.source_id)
+    resync = web_service.sources.resync(report.source_id)
     assert resync.changed == [f"{o}/docs/faq.html"]
     assert resync.removed == [f"{o}/docs/guide/deep/tuning.html"]
     assert set(site.not_modified) == {
@@ -148,48 +146,46 @@ def test_resync_uses_etags_reembeds_changed_pages_and_drops_deleted(
     assert ingestor.process_all() == 1 and len(counting.calls) == 1
 
 
-def test_unreachable_start_page_is_a_clear_error(
-    web_service: RagspaceService, site: DocsSite
-) -> None:
+def test_unreachable_start_page_is_a_clear_error(web_service: Actions, site: DocsSite) -> None:
     with pytest.raises(SourceError, match=r"/docs/nowhere\.html could not be crawled: HTTP 404"):
-        web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/nowhere.html")
-    [source] = web_service.list_sources("lantern")
+        web_service.sources.add("lantern", SourceKind.WEB, f"{site.origin}/docs/nowhere.html")
+    [source] = web_service.sources.all("lantern")
     assert "HTTP 404" in (source.error_message or "")
-    assert web_service.list_documents("lantern") == []
+    assert web_service.documents.all("lantern") == []
 
 
-def test_preview_lists_pages_without_storing(web_service: RagspaceService, site: DocsSite) -> None:
-    preview = web_service.preview_source(SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+def test_preview_lists_pages_without_storing(web_service: Actions, site: DocsSite) -> None:
+    preview = web_service.sources.preview(SourceKind.WEB, f"{site.origin}/docs/", DOCS)
     assert len(preview.items) == 5 and preview.total_bytes > 500
     assert preview.estimated_chunks >= 1
     assert preview.skipped_counts["HTTP 404"] == 1
-    assert web_service.list_documents("lantern") == []
+    assert web_service.documents.all("lantern") == []
 
 
 @pytest.mark.parametrize("location", ["ftp://example.com/docs", "mailto:a@example.com", "https://"])
 def test_a_location_that_is_no_web_address_leaves_no_source_behind(
-    web_service: RagspaceService, location: str
+    web_service: Actions, location: str
 ) -> None:
-    web_service.create_docset("refused")
+    web_service.docsets.create("refused")
     with pytest.raises(SourceError) as refused:
-        web_service.add_source("refused", SourceKind.WEB, location)
+        web_service.sources.add("refused", SourceKind.WEB, location)
     assert location in str(refused.value)
-    assert web_service.list_sources("refused") == []
+    assert web_service.sources.all("refused") == []
 
 
 def test_a_page_or_sitemap_larger_than_the_cap_is_not_read_to_its_end(
-    web_service: RagspaceService, site: DocsSite
+    web_service: Actions, site: DocsSite
 ) -> None:
     flood = 64 * 1024 * 1024
     site.floods["/docs/flood.html"] = flood
     with pytest.raises(SourceError) as refused:
-        web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/flood.html")
+        web_service.sources.add("lantern", SourceKind.WEB, f"{site.origin}/docs/flood.html")
     assert "larger than 5,242,880 bytes" in str(refused.value)
     assert site.sent["/docs/flood.html"] < 16 * 1024 * 1024  # not the whole 64 MB
 
     site.floods["/sitemap.xml"] = flood
     site.floods["/robots.txt"] = flood
-    report = web_service.add_source("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
+    report = web_service.sources.add("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
     assert "docs/faq.html" not in " ".join(report.changed)  # found only through the sitemap
     assert site.sent["/sitemap.xml"] < 16 * 1024 * 1024
     assert site.sent["/robots.txt"] < 16 * 1024 * 1024
@@ -206,11 +202,11 @@ def test_a_crawl_counts_its_pages_text_against_the_upload_budget(
         upload_text_budget_bytes=budget,
         web_concurrency=1,
     )
-    service = build_service(settings, store, counting, syncer=build_syncer(settings, store))
-    service.create_docset("lantern")
+    service = build_actions(settings, store, counting, syncer=build_syncer(settings, store))
+    service.docsets.create("lantern")
     o = site.origin
-    report = service.add_source("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
-    assert [d.path for d in service.list_documents("lantern")] == [f"{o}/docs/"]
+    report = service.sources.add("lantern", SourceKind.WEB, f"{o}/docs/", DOCS)
+    assert [d.path for d in service.documents.all("lantern")] == [f"{o}/docs/"]
     over = [
         item.path for item in report.skipped if "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in item.reason
     ]
@@ -221,7 +217,7 @@ def test_a_crawl_counts_its_pages_text_against_the_upload_budget(
     small = Settings(  # type: ignore[call-arg]
         _env_file=None, allow_private_urls=True, upload_text_budget_bytes=10
     )
-    crawler = build_service(small, store, counting, syncer=build_syncer(small, store))
+    crawler = build_actions(small, store, counting, syncer=build_syncer(small, store))
     with pytest.raises(SourceError) as refused:  # the start page alone is over the budget
-        crawler.add_source("lantern", SourceKind.WEB, f"{o}/docs/faq.html")
+        crawler.sources.add("lantern", SourceKind.WEB, f"{o}/docs/faq.html")
     assert "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in str(refused.value)

@@ -12,11 +12,11 @@ import pytest
 from pydantic import SecretStr
 
 from ragspace.access import parse_auth
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import ReadOnlyError
 from ragspace.models import GithubOptions, Source, SourceKind
-from ragspace.runtime import build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.webhooks import PushEvent, push_matches, sign, signature_valid
@@ -81,16 +81,16 @@ def _post(
     )
 
 
-def _due(service: RagspaceService) -> set[int]:
+def _due(service: Actions) -> set[int]:
     now = datetime.now(UTC)
     return {
-        s.id for s in service.list_sources("widgets") if s.next_sync_at and s.next_sync_at <= now
+        s.id for s in service.sources.all("widgets") if s.next_sync_at and s.next_sync_at <= now
     }
 
 
-def _add(service: RagspaceService, location: str, ref: str | None = None) -> int:
+def _add(service: Actions, location: str, ref: str | None = None) -> int:
     options = GithubOptions(ref=ref)
-    return service.add_source("widgets", SourceKind.GITHUB_REPO, location, options).source_id
+    return service.sources.add("widgets", SourceKind.GITHUB_REPO, location, options).source_id
 
 
 def test_signature_is_hmac_sha256_of_the_body() -> None:
@@ -149,7 +149,7 @@ def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing
     launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     default = _add(service, "acme/widgets")
     stable = _add(service, "https://github.com/acme/widgets", "stable")
     tagged = _add(service, "acme/widgets", "v1")
@@ -199,7 +199,7 @@ def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing
     synced: list[int] = []
     scheduler = resync_scheduler(store, github, synced)
     assert scheduler.run_due() == 2 and _due(service) == set()
-    by_id = {s.id: s for s in service.list_sources("widgets")}
+    by_id = {s.id: s for s in service.sources.all("widgets")}
     assert by_id[default].sync_state["commit"] == new_commit
     assert by_id[default].next_sync_at is None  # not scheduled: a one-off re-sync
 
@@ -227,7 +227,7 @@ def test_endpoint_is_off_without_a_secret(
     launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     _add(service, "acme/widgets", repo.default_branch)
     url = launch_app(service)
     response = _post(url, _push("refs/heads/trunk"))
@@ -244,14 +244,14 @@ def test_read_only_instances_refuse_signed_pushes(
     launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     _add(service, "acme/widgets", repo.default_branch)
     secured = settings.model_copy(
         update={"github_webhook_secret": SecretStr(SECRET), "read_only": True}
     )
-    read_only = build_service(secured, store, embedder)
+    read_only = build_actions(secured, store, embedder)
     with pytest.raises(ReadOnlyError):
-        read_only.github_push(PushEvent("acme/widgets", "refs/heads/trunk", "trunk"))
+        read_only.sources.github_push(PushEvent("acme/widgets", "refs/heads/trunk", "trunk"))
     url = launch_app(read_only, None, secured)
     refused = _post(url, _push("refs/heads/trunk"))
     assert refused.status_code == 403 and "read-only" in refused.json()["error"]
@@ -269,7 +269,7 @@ def test_a_replayed_delivery_is_handled_once_and_deep_json_is_refused(
     launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
-    service.create_docset("widgets")
+    service.docsets.create("widgets")
     default = _add(service, "acme/widgets")
     secured = settings.model_copy(update={"github_webhook_secret": SecretStr(SECRET)})
     url = launch_app(service, None, secured)

@@ -29,9 +29,9 @@ def _wait_until_settled(store: Store, timeout: float = 60.0) -> list[EmbeddingSt
 def test_runtime_workers_ingest_uploads_in_the_background(settings: Settings) -> None:
     runtime = open_runtime(settings, worker_threads=2)
     try:
-        runtime.service.create_docset("bg")
+        runtime.actions.docsets.create("bg")
         files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("glossary.rst", "textwrap.py")]
-        runtime.service.add_files("bg", files)
+        runtime.actions.sources.add_files("bg", files)
         assert _wait_until_settled(runtime.store) == [EmbeddingStatus.DONE] * 2
     finally:
         runtime.close()

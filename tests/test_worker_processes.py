@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.actions import Actions
 from ragspace.models import EmbeddingStatus
-from ragspace.services import RagspaceService
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from tests.conftest import ModuleParts
@@ -113,8 +113,8 @@ def start_worker(database_url: str, tmp_path: Path) -> Iterator[StartWorker]:
 def reference(module_parts: ModuleParts) -> ChunkSets:
     """The chunk sets of an uninterrupted in-process run, in a database of its own (so the
     workers' database starts with an empty embedding cache)."""
-    module_parts.service.create_docset("reference")
-    module_parts.service.add_files("reference", _files())
+    module_parts.service.docsets.create("reference")
+    module_parts.service.sources.add_files("reference", _files())
     module_parts.ingestor.process_all()
     sets = _chunk_sets(module_parts.store, "reference")
     assert sorted(sets) == DOCUMENTS
@@ -122,10 +122,10 @@ def reference(module_parts: ModuleParts) -> ChunkSets:
 
 
 def test_sigkilled_worker_loses_nothing(
-    service: RagspaceService, store: Store, reference: ChunkSets, start_worker: StartWorker
+    service: Actions, store: Store, reference: ChunkSets, start_worker: StartWorker
 ) -> None:
-    service.create_docset("crash")
-    service.add_files("crash", _files())
+    service.docsets.create("crash")
+    service.sources.add_files("crash", _files())
     first = start_worker("first")
 
     def mid_docset() -> bool:
@@ -157,7 +157,7 @@ def test_sigkilled_worker_loses_nothing(
 
 
 def test_two_workers_share_a_docset_without_doing_anything_twice(
-    service: RagspaceService,
+    service: Actions,
     store: Store,
     reference: ChunkSets,
     module_parts: ModuleParts,
@@ -168,8 +168,8 @@ def test_two_workers_share_a_docset_without_doing_anything_twice(
             "select sum(texts_embedded) from ingestion_jobs"
         ).fetchall()
     assert single_worker_texts
-    service.create_docset("shared")
-    service.add_files("shared", _files())
+    service.docsets.create("shared")
+    service.sources.add_files("shared", _files())
     start_worker("a")
     start_worker("b")
     running_per_document: list[int] = []
@@ -200,5 +200,5 @@ def test_two_workers_share_a_docset_without_doing_anything_twice(
     assert sum(cached for _, _, _, cached in jobs) == 0
     owners = {owner.split(":")[1] for _, owner, _, _ in jobs}
     assert len(owners) == 2  # both processes took part
-    statuses = {d.embedding_status for d in service.list_documents("shared")}
+    statuses = {d.embedding_status for d in service.documents.all("shared")}
     assert statuses == {EmbeddingStatus.DONE}

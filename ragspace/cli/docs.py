@@ -7,7 +7,7 @@ from ragspace.cli.support import (
     Subcommands,
     confirm,
     note,
-    opened_service,
+    opened_actions,
     print_json,
     print_table,
     timestamp,
@@ -54,8 +54,8 @@ def _entry(document: Document) -> dict[str, Any]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    with opened_service() as service:
-        entries = [_entry(d) for d in service.list_documents(args.docset)]
+    with opened_actions() as actions:
+        entries = [_entry(d) for d in actions.documents.all(args.docset)]
     if args.json:
         print_json(entries)
         return 0
@@ -82,8 +82,8 @@ def _line_range(text: str | None) -> tuple[int, int | None]:
 
 def _show(args: argparse.Namespace) -> int:
     start, end = _line_range(args.lines)
-    with opened_service() as service:
-        read = service.read_document(args.docset, args.path, start, end, args.ref)
+    with opened_actions() as actions:
+        read = actions.documents.read(args.docset, args.path, start, end, args.ref)
     if args.json:
         print_json(
             {
@@ -106,12 +106,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    with opened_service() as service:
-        service.get_docset(args.docset)  # a missing DocSet fails before any question
+    with opened_actions() as actions:
+        actions.docsets.get(args.docset)  # a missing DocSet fails before any question
         question = f"Remove {len(args.paths)} document(s) from DocSet {args.docset!r}?"
         if not confirm(question, args.yes):
             note("Not removed.")
             return 1
-        removed = service.remove_documents(args.docset, args.paths)
+        removed = actions.documents.remove(args.docset, args.paths)
     print(f"Removed {len(removed)} document(s) from DocSet {args.docset!r}.")
     return 0

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from ragspace.cli.support import Subcommands, UsageError, note
 from ragspace.settings import load_settings
 
-if TYPE_CHECKING:  # the runner pulls in the service and the models; `--help` should be instant
+if TYPE_CHECKING:  # the runner pulls in the actions and the models; `--help` should be instant
+    from ragspace.actions import Actions
     from ragspace.eval.evaluation import Dataset
     from ragspace.eval.runner import EvalReport
     from ragspace.models import DocSet
     from ragspace.runtime import Runtime
-    from ragspace.services import RagspaceService
     from ragspace.settings import Settings
     from ragspace.store import Store
     from ragspace.worker import Ingestor
@@ -140,14 +140,14 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
     if dataset.documents:
         note(f"DocSet {name!r}: checking it holds the {len(dataset.documents)} documents...")
         docset, built = corpus_docset(
-            runtime.service, runtime.store, runtime.ingestor, name, dataset, args.rebuild
+            runtime.actions, runtime.store, runtime.ingestor, name, dataset, args.rebuild
         )
         note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
     tier = SearchTier(args.tier)
     if tier is SearchTier.FAST:
         check_fast_tier(runtime, name)
     options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit, tier=tier)
-    return runtime.service.evaluate(
+    return runtime.actions.evaluation.run(
         name, dataset, options, lambda _fraction, text: note(f"{dataset.name}: {text}")
     )
 
@@ -160,7 +160,7 @@ def check_fast_tier(runtime: "Runtime", name: str) -> None:
         raise ConfigError(
             "--tier fast needs the fast tier, but its static table did not load (see the log)."
         )
-    chunks, fast, _quality = runtime.store.vector_coverage(runtime.service.get_docset(name).id)
+    chunks, fast, _quality = runtime.store.vector_coverage(runtime.actions.docsets.get(name).id)
     if fast < chunks:
         raise ConflictError(
             f"DocSet {name!r} has {chunks - fast} of {chunks} chunks without a fast vector "
@@ -169,7 +169,7 @@ def check_fast_tier(runtime: "Runtime", name: str) -> None:
 
 
 def corpus_docset(
-    service: "RagspaceService",
+    actions: "Actions",
     store: "Store",
     ingestor: "Ingestor",
     name: str,
@@ -182,23 +182,23 @@ def corpus_docset(
     from ragspace.models import EmbeddingStatus
 
     paths = {d.path for d in dataset.documents}
-    existing = {d.name for d in service.list_docsets()}
+    existing = {d.name for d in actions.docsets.all()}
     if name in existing and not rebuild:
-        documents = service.list_documents(name)
+        documents = actions.documents.all(name)
         done = {d.path for d in documents if d.embedding_status is EmbeddingStatus.DONE}
         if done == paths and len(documents) == len(paths):
-            return service.get_docset(name), False
+            return actions.docsets.get(name), False
         raise ConflictError(
             f"DocSet {name!r} exists but does not hold the {len(paths)} embedded documents of "
             f"{dataset.name!r} ({len(done)} done); pass --rebuild to replace it, or choose "
             "another name with --docset."
         )
     if name in existing:
-        service.delete_docset(name)
-    service.create_docset(name, f"Evaluation corpus {dataset.name}")
+        actions.docsets.delete(name)
+    actions.docsets.create(name, f"Evaluation corpus {dataset.name}")
     store_corpus(store, name, dataset)
     embed_with_progress(ingestor, name, len(dataset.documents), store)
-    return service.get_docset(name), True
+    return actions.docsets.get(name), True
 
 
 def embed_with_progress(

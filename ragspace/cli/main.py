@@ -16,7 +16,7 @@ from ragspace.cli import docsets as cli_docsets
 from ragspace.cli import query as cli_query
 from ragspace.cli import sources as cli_sources
 from ragspace.cli.evaluate import add_eval_parser
-from ragspace.cli.support import UsageError, error, opened_service
+from ragspace.cli.support import UsageError, error, opened_actions
 from ragspace.errors import RagspaceError
 from ragspace.logging_setup import configure_logging
 from ragspace.settings import Settings, load_settings
@@ -41,7 +41,7 @@ def _worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with opened_service(workers=True, resync=True, worker_threads=args.threads):
+        with opened_actions(workers=True, resync=True, worker_threads=args.threads):
             log.info(
                 "Worker running with %d thread(s) and scheduled re-syncs; Ctrl+C stops it",
                 args.threads,

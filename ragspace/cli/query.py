@@ -6,7 +6,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from ragspace.answering.citations import cite_hit, version_data, version_text
-from ragspace.cli.support import Subcommands, note, opened_service, print_json
+from ragspace.cli.support import Subcommands, note, opened_actions, print_json
 from ragspace.links import citation_link, view_url
 from ragspace.models import Answer, Citation, Hit
 from ragspace.settings import load_settings
@@ -59,8 +59,8 @@ def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
 
 def _search(args: argparse.Namespace) -> int:
     app_url = load_settings().app_url
-    with opened_service() as service:
-        hits = service.search(args.query, args.docset, args.k, _mode(args), ref=args.ref)
+    with opened_actions() as actions:
+        hits = actions.search.hits(args.query, args.docset, args.k, _mode(args), ref=args.ref)
     if args.json:
         print_json([_hit_json(hit, rank, app_url) for rank, hit in enumerate(hits, 1)])
         return 0
@@ -106,8 +106,8 @@ def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
 def _ask(args: argparse.Namespace) -> int:
     rerank = not args.no_rerank
     app_url = load_settings().app_url
-    with opened_service() as service:
-        updates = service.ask(
+    with opened_actions() as actions:
+        updates = actions.answers.ask(
             args.question, args.docset, mode=_mode(args), rerank=rerank, ref=args.ref
         )
         if args.json:

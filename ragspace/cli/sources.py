@@ -15,7 +15,7 @@ from ragspace.cli.support import (
     cell,
     error,
     note,
-    opened_service,
+    opened_actions,
     print_json,
     report_documents,
     status_counts,
@@ -40,7 +40,7 @@ from ragspace.models import (
 )
 
 if TYPE_CHECKING:
-    from ragspace.services import RagspaceService
+    from ragspace.actions import Actions
     from ragspace.sources.files import UploadedFile
 
 LISTED = 20  # paths shown per list before "… and N more"
@@ -195,17 +195,17 @@ def _add_source(
     options: GithubOptions | WebOptions,
     overrides: dict[str, Any],
 ) -> int:
-    with opened_service(workers=args.wait, **overrides) as service:
-        service.get_docset(args.docset)  # fail on a wrong name before fetching anything
-        preview = service.preview_source(kind, args.url, options)
+    with opened_actions(workers=args.wait, **overrides) as actions:
+        actions.docsets.get(args.docset)  # fail on a wrong name before fetching anything
+        preview = actions.sources.preview(kind, args.url, options)
         _print_preview(preview, every_item=args.dry_run)
         if args.dry_run:
             return 0
-        report = service.add_source(args.docset, kind, args.url, options, args.resync_every)
+        report = actions.sources.add(args.docset, kind, args.url, options, args.resync_every)
         _print_report(report)
         if args.resync_every is not None:
             print(f"Re-synced every {interval_text(args.resync_every)} by the running workers.")
-        return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
+        return _finish(actions, args.docset, args.wait, lambda d: d.source_id == report.source_id)
 
 
 def _print_preview(preview: SourcePreview, every_item: bool) -> None:
@@ -242,13 +242,11 @@ def _print_report(report: SyncReport) -> None:
     _print_paths([f"  unreadable {e.path}: {e.reason}" for e in report.errors], every_item=False)
 
 
-def _finish(
-    service: "RagspaceService", docset: str, wait: bool, wanted: Callable[[Document], bool]
-) -> int:
+def _finish(actions: "Actions", docset: str, wait: bool, wanted: Callable[[Document], bool]) -> int:
     """Wait for (or just report on) the documents of this operation; 1 when any is in error."""
     if wait:
-        return report_documents(wait_for_documents(service, docset, wanted))
-    documents = [d for d in service.list_documents(docset) if wanted(d)]
+        return report_documents(wait_for_documents(actions, docset, wanted))
+    documents = [d for d in actions.documents.all(docset) if wanted(d)]
     queued = sum(d.embedding_status not in FINISHED for d in documents)
     if queued:
         note(
@@ -266,15 +264,15 @@ def _finish(
 
 def _add_dir(args: argparse.Namespace) -> int:
     options = FolderOptions(include=_globs(args.include), exclude=_globs(args.exclude))
-    with opened_service(workers=args.wait) as service:
-        service.get_docset(args.docset)  # fail on a wrong name before reading anything
+    with opened_actions(workers=args.wait) as actions:
+        actions.docsets.get(args.docset)  # fail on a wrong name before reading anything
         if args.dry_run:
-            _print_preview(service.preview_directory(args.path, options), True)
+            _print_preview(actions.sources.preview_folder(args.path, options), True)
             return 0
-        report = service.add_directory(args.docset, args.path, options)
+        report = actions.sources.add_folder(args.docset, args.path, options)
         _print_report(report)
         _print_skipped(report.skipped)
-        return _finish(service, args.docset, args.wait, lambda d: d.source_id == report.source_id)
+        return _finish(actions, args.docset, args.wait, lambda d: d.source_id == report.source_id)
 
 
 def _print_skipped(skipped: Sequence[SkippedItem]) -> None:
@@ -292,12 +290,12 @@ def _add_files(args: argparse.Namespace) -> int:
     size = sum(len(u.data) for u in uploads)
     print(f"Preview: {len(uploads)} file(s), {size:,} bytes; skipped {len(hidden)} hidden.")
     _print_paths([f"  hidden {path}" for path in hidden], every_item=False)
-    with opened_service(workers=args.wait) as service:
-        documents = service.add_files(args.docset, uploads)
+    with opened_actions(workers=args.wait) as actions:
+        documents = actions.sources.add_files(args.docset, uploads)
         ids = {d.id for d in documents}
         print(f"Added {len(documents)} document(s) to {args.docset!r}.")
         _print_skipped([item for d in documents for item in d.redactions])
-        return _finish(service, args.docset, args.wait, lambda d: d.id in ids)
+        return _finish(actions, args.docset, args.wait, lambda d: d.id in ids)
 
 
 def _collect(paths: Sequence[Path]) -> tuple[list["UploadedFile"], list[str]]:
@@ -332,8 +330,8 @@ def _collect(paths: Sequence[Path]) -> tuple[list["UploadedFile"], list[str]]:
 
 
 def _sync(args: argparse.Namespace) -> int:
-    with opened_service(workers=args.wait) as service:
-        sources = [s for s in service.list_sources(args.docset) if s.kind is not SourceKind.UPLOAD]
+    with opened_actions(workers=args.wait) as actions:
+        sources = [s for s in actions.sources.all(args.docset) if s.kind is not SourceKind.UPLOAD]
         if args.source is not None:
             sources = [s for s in sources if s.id == args.source]
             if not sources:
@@ -346,11 +344,11 @@ def _sync(args: argparse.Namespace) -> int:
         failures = 0
         for source in sources:
             try:
-                _print_report(service.resync_source(source.id))
+                _print_report(actions.sources.resync(source.id))
             except RagspaceError as exc:
                 failures += error(f"source #{source.id} ({source.location}): {exc}")
         synced = {s.id for s in sources}
-        code = _finish(service, args.docset, args.wait, lambda d: d.source_id in synced)
+        code = _finish(actions, args.docset, args.wait, lambda d: d.source_id in synced)
         return 1 if failures else code
 
 
@@ -358,10 +356,10 @@ def _sync(args: argparse.Namespace) -> int:
 
 
 def _schedule(args: argparse.Namespace) -> int:
-    with opened_service() as service:
-        if args.source not in {s.id for s in service.list_sources(args.docset)}:
+    with opened_actions() as actions:
+        if args.source not in {s.id for s in actions.sources.all(args.docset)}:
             raise NotFoundError(f"DocSet {args.docset!r} has no source #{args.source}.")
-        source = service.set_resync_interval(args.source, args.every)
+        source = actions.sources.set_resync_interval(args.source, args.every)
     if source.next_sync_at is None:
         print(f"Source #{source.id} is no longer re-synced on a schedule.")
     else:
@@ -377,13 +375,13 @@ def _schedule(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with opened_service(workers=args.wait) as service:
+    with opened_actions(workers=args.wait) as actions:
         if args.wait:
-            wait_for_documents(service, args.docset, lambda _: True)
-        documents = service.list_documents(args.docset)
-        docsets = [d for d in service.list_docsets() if args.docset in (None, d.name)]
-        notices = [text for text in map(service.embedding_notice, docsets) if text]
-        sources = [s for d in docsets for s in service.list_sources(d.name)]
+            wait_for_documents(actions, args.docset, lambda _: True)
+        documents = actions.documents.all(args.docset)
+        docsets = [d for d in actions.docsets.all() if args.docset in (None, d.name)]
+        notices = [text for text in map(actions.docsets.embedding_notice, docsets) if text]
+        sources = [s for d in docsets for s in actions.sources.all(d.name)]
     failed = [d for d in documents if d.embedding_status is EmbeddingStatus.ERROR]
     if args.json:
         print_json(

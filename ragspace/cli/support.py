@@ -1,4 +1,4 @@
-"""Plumbing shared by the `ragspace` subcommands: the service, output, confirmation, waiting."""
+"""Plumbing shared by the `ragspace` subcommands: the actions, output, confirmation, waiting."""
 
 import argparse
 import json
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from ragspace.models import Document, EmbeddingStatus
 from ragspace.settings import load_settings
 
-if TYPE_CHECKING:  # the service pulls in every model and parser; `--help` should be instant
-    from ragspace.services import RagspaceService
+if TYPE_CHECKING:  # the actions pull in every model and parser; `--help` should be instant
+    from ragspace.actions import Actions
 
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -27,10 +27,10 @@ class UsageError(Exception):
 
 
 @contextmanager
-def opened_service(
+def opened_actions(
     workers: bool = False, resync: bool = False, **overrides: Any
-) -> Iterator["RagspaceService"]:
-    """The service over the configured database; `workers` also runs ingestion in-process.
+) -> Iterator["Actions"]:
+    """The actions over the configured database; `workers` also runs ingestion in-process.
 
     Without workers the embedding model is loaded only if the command embeds something.
     `resync` (`ragspace worker`) also runs the due scheduled re-syncs.
@@ -43,7 +43,7 @@ def opened_service(
         settings, worker_threads=threads, load_models=workers, scheduled_syncs=resync
     )
     try:
-        yield runtime.service
+        yield runtime.actions
     finally:
         runtime.close()
 
@@ -111,7 +111,7 @@ def status_counts(documents: Sequence[Document]) -> dict[str, int]:
 
 
 def wait_for_documents(
-    service: "RagspaceService", docset: str | None, wanted: Callable[[Document], bool]
+    actions: "Actions", docset: str | None, wanted: Callable[[Document], bool]
 ) -> list[Document]:
     """Poll until every wanted document (of one DocSet or all) is done or in error.
 
@@ -137,7 +137,7 @@ def wait_for_documents(
     with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
         task = progress.add_task("embedding", total=None)
         while True:
-            documents = [d for d in service.list_documents(docset) if wanted(d)]
+            documents = [d for d in actions.documents.all(docset) if wanted(d)]
             finished = sum(d.embedding_status in FINISHED for d in documents)
             progress.update(task, total=len(documents), completed=finished)
             if finished == len(documents):

@@ -1,0 +1,63 @@
+"""Actions: what a front end can ask RAGSpace to do, one small class per concern.
+
+The web UI, the MCP tools and the CLI are thin adapters over the same actions with the
+same typed inputs and outputs (the domain models of `ragspace.models`). Like
+docs-mcp-server's one-tool-per-action classes, but grouped by concern, the Python way:
+each concern is a class holding only the collaborators it needs, with one method per user
+intent (`actions.docsets.create(...)`, `actions.search.hits(...)`, `actions.answers.ask(...)`).
+
+    docsets     DocsetActions      list, create, rename, describe, choose reranking, delete
+    sources     SourceActions      uploads and folders, GitHub and web sources, re-syncs
+    documents   DocumentActions    list, ingestion status, read, remove, re-embed
+    search      SearchActions      ranked hits, with or without the relevance floor
+    answers     AnswerActions      streamed or whole answers with verified citations
+    evaluation  EvaluationActions  a question set scored against a DocSet
+
+No action builds its collaborators: `ragspace.runtime.build_actions` wires them all.
+Changes go through `read_only.changes`, the one place read-only mode is enforced.
+"""
+
+from dataclasses import dataclass
+
+from ragspace.actions.answers import AnswerActions
+from ragspace.actions.docsets import DocsetActions
+from ragspace.actions.documents import DocumentActions
+from ragspace.actions.evaluation import EvaluationActions
+from ragspace.actions.search import SearchActions
+from ragspace.actions.sources import SourceActions
+
+
+@dataclass(frozen=True)
+class AppMode:
+    """How this instance runs, as the UI shows it: which models, which limits."""
+
+    embedding_model: str
+    local_embeddings: bool  # the bundled model, no API key
+    llm_answers: bool  # a chat model writes answers; else answers are extractive
+    max_upload_bytes: int
+
+
+@dataclass(frozen=True)
+class Actions:
+    """Every action of one RAGSpace instance, by concern; what front ends are given."""
+
+    docsets: DocsetActions
+    sources: SourceActions
+    documents: DocumentActions
+    search: SearchActions
+    answers: AnswerActions
+    evaluation: EvaluationActions
+    mode: AppMode
+    read_only: bool = False
+
+
+__all__ = [
+    "Actions",
+    "AnswerActions",
+    "AppMode",
+    "DocsetActions",
+    "DocumentActions",
+    "EvaluationActions",
+    "SearchActions",
+    "SourceActions",
+]

@@ -1,0 +1,246 @@
+"""Source actions: uploads and folders, GitHub and web sources, re-syncs and their schedule."""
+
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from pathlib import Path
+
+from ragspace.actions.read_only import changes
+from ragspace.actions.validation import valid_interval, valid_location
+from ragspace.errors import ConfigError, ValidationError
+from ragspace.models import (
+    DocSet,
+    Document,
+    FolderOptions,
+    GithubOptions,
+    NewDocument,
+    SkippedItem,
+    Source,
+    SourceKind,
+    SourcePreview,
+    SyncReport,
+    WebOptions,
+)
+from ragspace.sources.fetcher import FetchResult
+from ragspace.sources.files import (
+    ArchiveLimits,
+    TextBudget,
+    UploadedFile,
+    classify_bytes,
+    error_document,
+    read_upload,
+)
+from ragspace.sources.filters import FileFilter
+from ragspace.sources.folder import FolderListing, read_folder, select_files
+from ragspace.sources.github import parse_location
+from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
+from ragspace.sources.web import start_url
+from ragspace.store import DeliveryLog, Store, SyncSchedule
+from ragspace.webhooks import Delivery, DuplicateDeliveryError, PushEvent, push_matches
+
+
+class SourceActions:
+    """What a front end adds to a DocSet, and how it is kept up to date."""
+
+    def __init__(
+        self,
+        store: Store,
+        syncer: SourceSyncer | None,
+        schedule: SyncSchedule,
+        deliveries: DeliveryLog,
+        limits: ArchiveLimits,
+        max_upload_bytes: int,
+        on_new_work: Callable[[], None],
+        read_only: bool = False,
+    ) -> None:
+        self.read_only = read_only
+        self._store = store
+        self._syncer = syncer
+        self._schedule = schedule
+        self._deliveries = deliveries
+        self._limits = limits
+        self._max_upload_bytes = max_upload_bytes
+        self._on_new_work = on_new_work
+
+    def all(self, docset_name: str) -> list[Source]:
+        """The sources of a DocSet with their last sync state."""
+        return self._store.list_sources(self._store.get_docset_by_name(docset_name).id)
+
+    # uploads and folders
+
+    @changes("add files")
+    def add_files(self, docset_name: str, files: Sequence[UploadedFile]) -> list[Document]:
+        """Store uploaded files as documents; readable ones are queued for embedding."""
+        if not files:
+            raise ValidationError("Choose at least one file to upload.")
+        docset = self._store.get_docset_by_name(docset_name)
+        source = self._store.create_source(
+            docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500]
+        )
+        budget = TextBudget(self._limits.max_upload_text_bytes)  # for all files
+        documents = [
+            document
+            for f in files
+            for document in read_upload(f, self._max_upload_bytes, self._limits, budget)
+        ]
+        ids = self._store.upsert_documents(docset.id, source.id, documents)
+        self._on_new_work()
+        return [self._store.get_document(document_id) for document_id in ids]
+
+    def preview_folder(self, path: Path, options: FolderOptions | None = None) -> SourcePreview:
+        """A dry run of a local folder: files indexed, and every skip with its reason."""
+        listing = read_folder(path, self._folder_filter(options or FolderOptions()))
+        documents, skipped = classify_folder(listing, self._max_upload_bytes, self._limits)
+        return folder_preview(listing.name, documents, skipped)
+
+    @changes("add folders")
+    def add_folder(
+        self, docset_name: str, path: Path, options: FolderOptions | None = None
+    ) -> SyncReport:
+        """Index a local folder or checkout (.gitignore and filters respected) as one source."""
+        options = options or FolderOptions()
+        docset = self._store.get_docset_by_name(docset_name)
+        listing = read_folder(path, self._folder_filter(options))
+        return self._store_folder(docset, listing, options)
+
+    @changes("add folders")
+    def add_uploaded_folder(
+        self,
+        docset_name: str,
+        name: str,
+        files: Sequence[UploadedFile],
+        options: FolderOptions | None = None,
+    ) -> SyncReport:
+        """Index a folder uploaded from a browser (paths relative to it) like a local folder."""
+        if not files:
+            raise ValidationError("Choose a folder with at least one file.")
+        options = options or FolderOptions()
+        docset = self._store.get_docset_by_name(docset_name)
+        listing = select_files(name, files, self._folder_filter(options))
+        return self._store_folder(docset, listing, options)
+
+    def _folder_filter(self, options: FolderOptions) -> FileFilter:
+        return FileFilter(options.include, options.exclude, self._max_upload_bytes)
+
+    def _store_folder(
+        self, docset: DocSet, listing: FolderListing, options: FolderOptions
+    ) -> SyncReport:
+        documents, skipped = classify_folder(listing, self._max_upload_bytes, self._limits)
+        if not documents:
+            raise ValidationError(
+                f"Folder {listing.name!r} has no text files to index ({len(skipped)} skipped)."
+            )
+        source = self._store.create_source(docset.id, SourceKind.UPLOAD, listing.name, options)
+        state = {"skipped": [item.model_dump() for item in skipped]}
+        read = FetchResult(documents, [], skipped, state, resolved=listing.name)
+        report = store_fetched(self._store, source, read)
+        self._on_new_work()
+        return report
+
+    # GitHub and web
+
+    @changes("add sources")
+    def preview(
+        self,
+        kind: SourceKind,
+        location: str,
+        options: GithubOptions | WebOptions | None = None,
+    ) -> SourcePreview:
+        """A dry run of a GitHub or web source: what would be ingested and what is skipped."""
+        return self._sources().preview(kind, valid_location(location), options)
+
+    @changes("add sources")
+    def add(
+        self,
+        docset_name: str,
+        kind: SourceKind,
+        location: str,
+        options: GithubOptions | WebOptions | None = None,
+        resync_every: timedelta | None = None,
+    ) -> SyncReport:
+        """Record a GitHub or web source and sync it; a failure is kept on the source.
+
+        With `resync_every`, the workers re-sync it on that interval from now on.
+        """
+        if kind is SourceKind.UPLOAD:
+            raise ValidationError("Uploaded files are added with add_files, not as a source.")
+        every = valid_interval(resync_every)
+        docset = self._store.get_docset_by_name(docset_name)
+        syncer = self._sources()
+        location = valid_location(location)
+        fetch_options = options_for(kind, options)
+        if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
+            parse_location(location, fetch_options.ref)
+            FileFilter(fetch_options.include, fetch_options.exclude)  # and so is a bad glob
+        elif kind is SourceKind.WEB:
+            start_url(location)
+        source = self._store.create_source(docset.id, kind, location, fetch_options)
+        if every is not None:
+            source = self._schedule.set_interval(source.id, every)
+        report = syncer.sync(source)
+        self._on_new_work()
+        return report
+
+    @changes("re-sync sources")
+    def resync(self, source_id: int) -> SyncReport:
+        """Fetch a source again: only what changed is re-embedded, what vanished is removed."""
+        report = self._sources().sync(self._store.get_source(source_id))
+        self._on_new_work()
+        return report
+
+    @changes("change re-sync schedules")
+    def set_resync_interval(self, source_id: int, every: timedelta | None) -> Source:
+        """Re-sync a GitHub or web source every `every` from now on (None: not scheduled)."""
+        return self._schedule.set_interval(source_id, valid_interval(every))
+
+    @changes("re-sync sources")  # read-only is read-only for every caller, webhooks too
+    def github_push(self, push: PushEvent, delivery: Delivery | None = None) -> list[int]:
+        """Queue a re-sync of every GitHub source that follows the pushed ref; their ids.
+
+        A `delivery` seen within a day (by id or by body) raises DuplicateDeliveryError.
+        """
+        if delivery is not None and not self._deliveries.first_time(delivery.id, delivery.digest):
+            raise DuplicateDeliveryError(f"Delivery {delivery.id} was handled already.")
+        matching = [s.id for s in self._schedule.github_sources() if push_matches(s, push)]
+        queued = self._schedule.make_due(matching) if matching else []
+        if queued:
+            self._on_new_work()
+        return queued
+
+    def _sources(self) -> SourceSyncer:
+        if self._syncer is None:
+            raise ConfigError("GitHub and web sources are not configured in this process.")
+        return self._syncer
+
+
+def classify_folder(
+    listing: FolderListing, max_upload_bytes: int, limits: ArchiveLimits
+) -> tuple[list[NewDocument], list[SkippedItem]]:
+    """A folder's files as documents to index, and every skip with its reason, by path."""
+    documents: list[NewDocument] = []
+    skipped = list(listing.skipped)
+    # a folder is one upload: its files share the upload's text budget, like a zip's
+    budget = TextBudget(limits.max_upload_text_bytes)
+    for file in listing.files:
+        if len(file.data) <= max_upload_bytes and not budget.take(len(file.data)):
+            documents.append(error_document(file.name, b"", budget.refusal(file.name)))
+            continue
+        found = classify_bytes(file.name, file.data, max_upload_bytes, in_tree=True, limits=limits)
+        if isinstance(found, SkippedItem):
+            skipped.append(found)
+        else:
+            documents.append(found)
+    return documents, sorted(skipped, key=lambda item: item.path)
+
+
+def folder_preview(
+    name: str, documents: Sequence[NewDocument], skipped: Sequence[SkippedItem]
+) -> SourcePreview:
+    """What indexing a folder would store, as a source preview."""
+    return SourcePreview(
+        kind=SourceKind.UPLOAD,
+        location=name,
+        items=[d.path for d in documents],
+        skipped=list(skipped),
+        total_bytes=sum(len(d.content.encode()) for d in documents),
+        estimated_chunks=sum(max(1, len(d.content) // 1000) for d in documents),
+    )
