@@ -4,17 +4,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ragspace.actions import (
-    Actions,
-    AnswerActions,
-    AppMode,
-    DocsetActions,
-    DocumentActions,
-    EvaluationActions,
-    SearchActions,
-    SourceActions,
-)
+from ragspace.actions import Actions, AppMode
+from ragspace.actions.answers import AnswerActions
+from ragspace.actions.docsets import DocsetActions
+from ragspace.actions.documents import DocumentActions
+from ragspace.actions.evaluation import EvaluationActions
 from ragspace.actions.scope import SearchScope
+from ragspace.actions.search import SearchActions
+from ragspace.actions.sources import SourceActions
 from ragspace.answering.answer import AnswerOptions, AnswerPipeline
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.llm import ChatModel, OpenAIChatModel

@@ -9,6 +9,7 @@ import gradio as gr
 from gradio.events import Dependency
 
 from ragspace.actions import Actions
+from ragspace.actions.source_requests import globs
 from ragspace.errors import ConflictError
 from ragspace.models import DocSet, Document, FolderOptions
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
@@ -21,12 +22,7 @@ from ragspace_ui.documents_panel import (
 from ragspace_ui.errors import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
-from ragspace_ui.sources_panel import (
-    SourcesPanel,
-    globs,
-    layout_sources_panel,
-    wire_sources_panel,
-)
+from ragspace_ui.sources_panel import SourcesPanel, layout_sources_panel, wire_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
 

@@ -1,6 +1,5 @@
 """Source forms of the DocSets tab: GitHub and web, previewed before ingestion, re-synced later."""
 
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -9,13 +8,11 @@ import gradio as gr
 from gradio.events import Dependency
 
 from ragspace.actions import Actions
+from ragspace.actions.source_requests import SourceRequest, github_request, web_request
 from ragspace.models import (
-    GithubOptions,
     Source,
-    SourceKind,
     SourcePreview,
     SyncReport,
-    WebOptions,
     interval_text,
 )
 from ragspace_ui.errors import inline_errors, user_errors
@@ -40,32 +37,6 @@ RESYNC_CHOICES: dict[str, timedelta | None] = {
     "hourly": timedelta(hours=1),
     "daily": timedelta(days=1),
 }
-
-
-def globs(text: str) -> list[str]:
-    """Glob patterns typed one per line or separated by commas."""
-    return [part.strip() for part in re.split(r"[,\n]", text or "") if part.strip()]
-
-
-def github_request(
-    location: str, ref: str, include: str, exclude: str
-) -> tuple[SourceKind, str, GithubOptions]:
-    """Kind (repository or single file), location and options from the GitHub form."""
-    kind = SourceKind.GITHUB_FILE if "/blob/" in location else SourceKind.GITHUB_REPO
-    options = GithubOptions(ref=ref.strip() or None, include=globs(include), exclude=globs(exclude))
-    return kind, location.strip(), options
-
-
-def web_request(
-    url: str, depth: float | None, max_pages: float | None, prefix: str
-) -> tuple[SourceKind, str, WebOptions]:
-    """Kind, location and options from the website form."""
-    options = WebOptions(
-        depth=int(depth if depth is not None else 2),
-        max_pages=int(max_pages or 50),
-        path_prefix=prefix.strip() or None,
-    )
-    return SourceKind.WEB, url.strip(), options
 
 
 def preview_markdown(preview: SourcePreview) -> str:
@@ -225,9 +196,7 @@ def wire_sources_panel(
     """Attach the source forms' handlers; returns the events after which DocSet lists must
     refresh."""
 
-    def previewed(
-        request: tuple[SourceKind, str, GithubOptions | WebOptions],
-    ) -> tuple[Any, str, Any]:
+    def previewed(request: SourceRequest) -> tuple[Any, str, Any]:
         preview = actions.sources.preview(*request)
         return request, preview_markdown(preview), gr.update(visible=True)
 

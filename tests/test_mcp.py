@@ -1,6 +1,7 @@
 """The MCP server: an `mcp` client lists the tools and calls them against the running app."""
 
 import asyncio
+import inspect
 import json
 import re
 import threading
@@ -15,8 +16,10 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult, InitializeResult, Tool
 
+from ragspace.access import Credentials
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
+from ragspace.errors import AuthenticationError
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
@@ -26,7 +29,8 @@ from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
 from ragspace.tokens import count_tokens
 from ragspace.worker import Ingestor, WorkerPool
-from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
+from ragspace_ui import mcp_read_tools
+from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS, Gate, bind, bound_tools
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.test_github_source import FILES, make_service
 
@@ -474,3 +478,25 @@ def test_without_mcp_the_app_still_starts(service: Actions, launch_app: Callable
     url = launch_app(service, settings_override=Settings(_env_file=None, mcp_server=False))
     assert httpx.get(url, timeout=10).status_code == 200
     assert httpx.post(f"{url}gradio_api/mcp/", json={}, timeout=10).status_code == 404
+
+
+def test_a_tool_is_a_plain_function_bound_behind_the_login_gate(service: Actions) -> None:
+    service.docsets.create("handbook", "How we run things")
+    # alone: a function of the actions and the tool's parameters
+    [listed] = json.loads(mcp_read_tools.list_docsets(service))
+    assert listed["name"] == "handbook" and listed["searchable"] is True
+    # bound: the parameters an assistant fills in, a request for the gate, and the gate
+    tool = bind(mcp_read_tools.list_documents, service, Gate(Credentials((("ann", "pw"),))))
+    assert list(inspect.signature(tool).parameters) == ["docset", "request"]
+    assert tool.__name__ == "list_documents" and "ingestion state" in (tool.__doc__ or "")
+    with pytest.raises(AuthenticationError, match="requires a login"):
+        tool("handbook")
+    opened = bind(mcp_read_tools.list_documents, service, Gate(None))
+    assert json.loads(opened("handbook")) == []
+    assert bound_tools(service, Gate(None))[0].__name__ == READ_TOOLS[0]
+
+
+def test_the_relevance_floor_is_worded_once_with_the_settings_values() -> None:
+    assert f"{LOCAL_RELEVANCE_FLOOR_PROSE:.2f} for prose" in mcp_read_tools.RELEVANCE_FLOOR
+    assert "{relevance_floor}" not in (mcp_read_tools.search.__doc__ or "")
+    assert mcp_read_tools.RELEVANCE_FLOOR in " ".join((mcp_read_tools.search.__doc__ or "").split())

@@ -25,7 +25,7 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
-from ragspace_ui.mcp_tools import docset_data
+from ragspace_ui.mcp_data import docset_data
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.fakes.openai_server import FakeOpenAI, ScriptedResponse, running_fake_openai

@@ -5,11 +5,11 @@ from typing import Any
 import pytest
 from psycopg.types.json import Jsonb
 
+from ragspace.actions.source_requests import github_request, web_request
 from ragspace.errors import ValidationError
 from ragspace.models import FolderOptions, GithubOptions, SourceKind, WebOptions
 from ragspace.sources.sync import options_for
 from ragspace.store import Store
-from ragspace_ui.sources_panel import github_request, web_request
 
 
 def _stored(store: Store, source_id: int) -> dict[str, Any]:

@@ -6,19 +6,14 @@ from datetime import timedelta
 import gradio as gr
 import pytest
 
+from ragspace.actions.source_requests import github_request, web_request
 from ragspace.embeddings import Embedder
 from ragspace.models import GithubOptions, SourceKind, WebOptions
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
-from ragspace_ui.sources_panel import (
-    github_request,
-    preview_markdown,
-    report_markdown,
-    source_rows,
-    web_request,
-)
+from ragspace_ui.sources_panel import preview_markdown, report_markdown, source_rows
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.test_github_source import APP_PY, FILES, make_service
 

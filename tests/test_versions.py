@@ -18,9 +18,9 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
 from ragspace.worker import Ingestor
+from ragspace_ui import mcp_read_tools
 from ragspace_ui.chat_tab import ALL_REFS, ref_choices, sources_markdown
 from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
-from ragspace_ui.mcp_tools import Gate, read_tools
 from ragspace_ui.viewer import open_citation, open_document
 from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.github_server import FakeGithub
@@ -278,19 +278,23 @@ def test_migration_gives_existing_github_documents_their_ref(
 
 
 def test_mcp_tools_pass_the_ref_through(versions: Versions) -> None:
-    tools = {tool.__name__: tool for tool in read_tools(versions.service, Gate(None))}
-    [listed] = json.loads(tools["list_docsets"]())
+    service = versions.service
+    [listed] = json.loads(mcp_read_tools.list_docsets(service))
     assert [(r["ref"], r["resolved_sha"]) for r in listed["refs"]] == [
         ("v1.0", versions.v1),
         ("v2.0", versions.v2),
     ]
-    found = json.loads(tools["search"]("where widgets are made", ["widgets"], 4, ref="v1.0"))
+    found = json.loads(
+        mcp_read_tools.search(service, "where widgets are made", ["widgets"], 4, ref="v1.0")
+    )
     hits = found["hits"]
     assert hits and {(h["ref"], h["resolved_sha"]) for h in hits} == {("v1.0", versions.v1)}
-    asked = json.loads(tools["ask"](QUESTION, ["widgets"], ref="v2.0"))
+    asked = json.loads(mcp_read_tools.ask(service, QUESTION, ["widgets"], ref="v2.0"))
     assert "laser foundry" in asked["answer"]
     assert {c["ref"] for c in asked["citations"]} == {"v2.0"}
-    read = json.loads(tools["read_document"]("widgets", "acme/widgets/README.md", 3, 3, "v1.0"))
+    read = json.loads(
+        mcp_read_tools.read_document(service, "widgets", "acme/widgets/README.md", 3, 3, "v1.0")
+    )
     assert read["text"] == "Widgets are made in the sprocket factory in Leeds."
 
 

@@ -24,7 +24,7 @@ from ragspace.models import Citation, NewDocument
 from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
 from ragspace.sources.files import UploadedFile, classify_bytes
 from ragspace.worker import Ingestor
-from ragspace_ui.mcp_tools import Gate, read_tools
+from ragspace_ui.mcp_read_tools import read_document
 from ragspace_ui.viewer import open_citation, open_document, open_line_link
 
 DATA = Path(__file__).parent / "data"
@@ -171,10 +171,9 @@ def test_every_reader_gets_a_capped_range_with_a_continuation(
     assert "read lines" in open_document(service, "large", "big.txt")
 
     # MCP read_document
-    tools = {tool.__name__: tool for tool in read_tools(service, Gate(None))}
-    read = json.loads(tools["read_document"]("large", "big.txt"))
+    read = json.loads(read_document(service, "large", "big.txt"))
     assert read["end_line"] == MAX_READ_LINES and read["continuation"] == whole.continuation
-    assert len(tools["read_document"]("large", "big.txt", 2500, 2500)) < MAX_READ_CHARS + 2000
+    assert len(read_document(service, "large", "big.txt", 2500, 2500)) < MAX_READ_CHARS + 2000
 
     # CLI docs show
     with patch("ragspace.cli.docs.opened_actions", lambda: nullcontext(service)):

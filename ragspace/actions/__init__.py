@@ -17,14 +17,18 @@ No action builds its collaborators: `ragspace.runtime.build_actions` wires them 
 Changes go through `read_only.changes`, the one place read-only mode is enforced.
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
 
-from ragspace.actions.answers import AnswerActions
-from ragspace.actions.docsets import DocsetActions
-from ragspace.actions.documents import DocumentActions
-from ragspace.actions.evaluation import EvaluationActions
-from ragspace.actions.search import SearchActions
-from ragspace.actions.sources import SourceActions
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importing the package stays light: the CLI's `--help` loads no models
+    from ragspace.actions.answers import AnswerActions
+    from ragspace.actions.docsets import DocsetActions
+    from ragspace.actions.documents import DocumentActions
+    from ragspace.actions.evaluation import EvaluationActions
+    from ragspace.actions.search import SearchActions
+    from ragspace.actions.sources import SourceActions
 
 
 @dataclass(frozen=True)
@@ -49,15 +53,3 @@ class Actions:
     evaluation: EvaluationActions
     mode: AppMode
     read_only: bool = False
-
-
-__all__ = [
-    "Actions",
-    "AnswerActions",
-    "AppMode",
-    "DocsetActions",
-    "DocumentActions",
-    "EvaluationActions",
-    "SearchActions",
-    "SourceActions",
-]

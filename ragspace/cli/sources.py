@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from ragspace.actions.source_requests import SourceRequest, github_request, globs, web_request
 from ragspace.cli.support import (
     FINISHED,
     Subcommands,
@@ -27,13 +28,11 @@ from ragspace.models import (
     Document,
     EmbeddingStatus,
     FolderOptions,
-    GithubOptions,
     SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
-    WebOptions,
     interval_text,
     tier_counts,
     tier_text,
@@ -164,44 +163,29 @@ def interval(text: str) -> timedelta | None:
         ) from None
 
 
-def _globs(values: Sequence[str]) -> list[str]:
-    """`--include a --include b,c` gives `[a, b, c]`."""
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
 # add github / web
 
 
 def _add_github(args: argparse.Namespace) -> int:
-    kind = SourceKind.GITHUB_FILE if "/blob/" in args.url else SourceKind.GITHUB_REPO
-    options = GithubOptions(
-        ref=args.ref or None, include=_globs(args.include), exclude=_globs(args.exclude)
-    )
+    # `--include a --include b,c` gives `[a, b, c]`, as the web form's "a, b" lines do
+    request = github_request(args.url, args.ref, args.include, args.exclude)
     # the token is a setting of this one process, never an option stored with the source
     token = {"github_token": SecretStr(args.token)} if args.token else {}
-    return _add_source(args, kind, options, token)
+    return _add_source(args, request, token)
 
 
 def _add_web(args: argparse.Namespace) -> int:
-    options = WebOptions(
-        depth=args.max_depth, max_pages=args.max_pages, path_prefix=args.prefix or None
-    )
-    return _add_source(args, SourceKind.WEB, options, {})
+    return _add_source(args, web_request(args.url, args.max_depth, args.max_pages, args.prefix), {})
 
 
-def _add_source(
-    args: argparse.Namespace,
-    kind: SourceKind,
-    options: GithubOptions | WebOptions,
-    overrides: dict[str, Any],
-) -> int:
+def _add_source(args: argparse.Namespace, request: SourceRequest, overrides: dict[str, Any]) -> int:
     with opened_actions(workers=args.wait, **overrides) as actions:
         actions.docsets.get(args.docset)  # fail on a wrong name before fetching anything
-        preview = actions.sources.preview(kind, args.url, options)
+        preview = actions.sources.preview(*request)
         _print_preview(preview, every_item=args.dry_run)
         if args.dry_run:
             return 0
-        report = actions.sources.add(args.docset, kind, args.url, options, args.resync_every)
+        report = actions.sources.add(args.docset, *request, args.resync_every)
         _print_report(report)
         if args.resync_every is not None:
             print(f"Re-synced every {interval_text(args.resync_every)} by the running workers.")
@@ -263,7 +247,7 @@ def _finish(actions: "Actions", docset: str, wait: bool, wanted: Callable[[Docum
 
 
 def _add_dir(args: argparse.Namespace) -> int:
-    options = FolderOptions(include=_globs(args.include), exclude=_globs(args.exclude))
+    options = FolderOptions(include=globs(args.include), exclude=globs(args.exclude))
     with opened_actions(workers=args.wait) as actions:
         actions.docsets.get(args.docset)  # fail on a wrong name before reading anything
         if args.dry_run:

@@ -1,0 +1,208 @@
+"""What the MCP tools (and the public HTTP API) return: domain models shaped as JSON data."""
+
+import json
+from typing import Any
+
+import gradio as gr
+from gradio.route_utils import get_root_url
+from starlette.requests import Request as StarletteRequest
+
+from ragspace.actions import Actions
+from ragspace.answering.answer import without_sources
+from ragspace.answering.citations import cite_hit, version_data
+from ragspace.links import citation_link, view_url
+from ragspace.models import (
+    Answer,
+    Citation,
+    DocSet,
+    Document,
+    DocumentText,
+    Hit,
+    IngestionProgress,
+    SyncReport,
+)
+from ragspace.tokens import count_tokens, leading_within
+
+QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
+
+
+def app_url_of(request: gr.Request | None) -> str | None:
+    """The address the caller reached the app at (behind a proxy: the forwarded one)."""
+    # a gr.Request wraps Starlette's; MCP's direct calls hand Starlette's over as it is
+    raw = getattr(request, "request", None) or request
+    if not isinstance(raw, StarletteRequest):
+        return None
+    return get_root_url(raw, raw.url.path, None)
+
+
+def to_json(value: Any) -> str:
+    """A tool's result: JSON text, which every MCP client passes to the assistant as it is."""
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def location_data(
+    citation: Citation, docset: str, title: str, app_url: str | None = None
+) -> dict[str, Any]:
+    """Where a cited passage lives: DocSet, path, lines, the best-matching lines, a link to
+    its origin and, with the app's address, one that opens the lines in the app's viewer."""
+    viewer = {"view_url": view_url(app_url, citation_link(docset, citation))} if app_url else {}
+    return {
+        "number": citation.number,
+        "docset": docset,
+        "title": title,
+        "path": citation.path,
+        "start_line": citation.start_line,
+        "end_line": citation.end_line,
+        "focus_start_line": citation.focus_start_line,
+        "focus_end_line": citation.focus_end_line,
+        "url": citation.url,
+        **viewer,
+        **version_data(citation),
+    }
+
+
+def score(hit: Hit) -> float | None:
+    """The hit's cosine similarity to the query, on 0-1 (None: it has no vector yet)."""
+    if hit.vector_similarity is None:
+        return None
+    return round(min(1.0, max(0.0, hit.vector_similarity)), 4)
+
+
+def search_data(
+    hits: list[Hit], max_tokens: int | None, app_url: str | None = None
+) -> dict[str, Any]:
+    """Search results numbered from 1 in rank order, cut (whole hits) to a token budget."""
+    found = [
+        location_data(citation, hit.docset_name, hit.title, app_url)
+        | {"context": citation.context, "snippet": citation.snippet, "score": score(hit)}
+        for hit, citation in ((hit, cite_hit(hit, n)) for n, hit in enumerate(hits, start=1))
+    ]
+    snippets = [entry["snippet"] for entry in found]
+    if max_tokens is None:
+        kept, tokens = len(found), sum(map(count_tokens, snippets))
+    else:
+        kept, tokens = leading_within(snippets, max(0, max_tokens))
+    return {
+        "hits": found[:kept],
+        "tokens": tokens,
+        "truncated": kept < len(found),
+        "dropped_hits": len(found) - kept,
+    }
+
+
+def short_quote(quote: str) -> str:
+    """A quote cut to QUOTE_CHARS at a space, marked with an ellipsis (code keeps its lines)."""
+    if len(quote) <= QUOTE_CHARS:
+        return quote
+    cut = quote.rfind(" ", 0, QUOTE_CHARS)
+    return quote[: cut if cut > QUOTE_CHARS // 2 else QUOTE_CHARS].rstrip() + " …"
+
+
+def answer_data(answer: Answer, app_url: str | None = None) -> dict[str, Any]:
+    """A lean answer: its text and where each citation points; passage text is not repeated."""
+    passages = {p.number: p for p in answer.passages}
+    citations = []
+    for c in answer.citations:
+        passage = passages[c.number]
+        citations.append(
+            location_data(c, passage.docset_name, passage.title, app_url)
+            | {"verification": c.verification, "quote": short_quote(c.quote)}
+        )
+    return {
+        "answer": without_sources(answer.text),
+        "citations": citations,
+        "notes": answer.notes,
+        "truncated": answer.dropped_passages > 0,
+        "dropped_passages": answer.dropped_passages,
+    }
+
+
+def progress_data(progress: IngestionProgress) -> dict[str, Any]:
+    """Ingestion progress as job_status returns it."""
+    return {
+        "done": progress.finished,
+        "documents": {
+            "total": progress.documents,
+            "pending": progress.pending,
+            "processing": progress.processing,
+            "done": progress.done,
+            "error": progress.error,
+        },
+        "chunks": {"embedded": progress.chunks_embedded, "total": progress.chunks_total},
+    }
+
+
+def docset_data(actions: Actions, docset: DocSet) -> dict[str, Any]:
+    """A DocSet with its counts, whether it can be searched now, its sources and refs."""
+    return {
+        "name": docset.name,
+        "description": docset.description,
+        "documents": docset.document_count,
+        "chunks": docset.chunk_count,
+        "searchable": not actions.docsets.needs_reembedding(docset),
+        "notice": actions.docsets.embedding_notice(docset),
+        "updated_at": docset.updated_at.isoformat(timespec="seconds"),
+        "sources": [
+            {
+                "id": s.id,
+                "kind": s.kind.value,
+                "location": s.location,
+                "last_synced_at": s.last_synced_at.isoformat(timespec="seconds")
+                if s.last_synced_at
+                else None,
+                "error": s.error_message,
+            }
+            for s in actions.sources.all(docset.name)
+        ],
+        "refs": [
+            {
+                "ref": r.ref,
+                "resolved_sha": r.resolved_sha,
+                "indexed_at": r.indexed_at.isoformat(timespec="seconds") if r.indexed_at else None,
+            }
+            for r in actions.docsets.refs(docset.name)
+        ],
+    }
+
+
+def document_data(document: Document) -> dict[str, Any]:
+    """A document's listing entry for the tools."""
+    return {
+        "path": document.path,
+        "title": document.title,
+        "language": document.language,
+        "status": document.embedding_status.value,
+        "chunks": document.chunk_count,
+        "error": document.error_message,
+        "updated_at": document.updated_at.isoformat(),
+    }
+
+
+def report_data(report: SyncReport) -> dict[str, Any]:
+    """What adding or re-syncing a source changed; embedding continues in the background."""
+    return {
+        "source_id": report.source_id,
+        "resolved": report.resolved,
+        "new_or_changed": len(report.changed),
+        "unchanged": report.unchanged,
+        "removed": len(report.removed),
+        "skipped": len(report.skipped),
+        "errors": [{"path": e.path, "reason": e.reason} for e in report.errors[:50]],
+        "note": "Embedding runs in the background: poll job_status with this source_id until "
+        "done is true.",
+    }
+
+
+def text_data(read: DocumentText) -> dict[str, Any]:
+    """A range of a document's lines as read_document returns it."""
+    return {
+        "docset": read.document.docset_name,
+        "path": read.document.path,
+        "title": read.document.title,
+        "language": read.document.language,
+        "start_line": read.start_line,
+        "end_line": read.end_line,
+        "total_lines": read.total_lines,
+        "text": read.text,
+        "continuation": read.continuation,
+    }
