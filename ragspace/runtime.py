@@ -37,7 +37,7 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.static_embedder import FastTier
-from ragspace.store import Database, DeliveryLog, JobQueue, Store, SyncSchedule
+from ragspace.store import Database, DeliveryLog, ReembedRequests, Store, SyncSchedule
 from ragspace.store.docset_graphs import build_missing_graphs
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
@@ -127,8 +127,8 @@ def build_actions(
     """
     retriever = build_retriever(settings, store, embedder, fast)
     answers = build_answers(settings, store, retriever, chat)
-    jobs = JobQueue(store.pool)
-    scope = SearchScope(store, embedder, jobs)
+    requests = ReembedRequests(store.pool)
+    scope = SearchScope(store, embedder, requests)
     new_work = on_new_work or (lambda: None)
     read_only = settings.read_only
     return Actions(
@@ -143,7 +143,7 @@ def build_actions(
             new_work,
             read_only,
         ),
-        documents=DocumentActions(store, embedder, jobs, scope, new_work, read_only),
+        documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
         search=SearchActions(retriever, scope, answers.relevance_floor),
         answers=AnswerActions(answers, scope),
         evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
@@ -261,6 +261,19 @@ class Runtime:
         self.database.close()
 
 
+def build_workers(settings: Settings, store: Store, ingestor: Ingestor, threads: int) -> WorkerPool:
+    """The in-process ingestion workers (not started)."""
+    # jobs of a stopped process are taken over when their lease expires, never at
+    # start-up: other processes sharing the database may still be running them
+    return WorkerPool(
+        ingestor,
+        threads,
+        settings.worker_poll_seconds,
+        # DocSets too large for an exact scan get an HNSW graph of their own
+        on_idle=lambda: build_missing_graphs(store.pool, settings.exact_search_max_chunks),
+    )
+
+
 def open_runtime(
     settings: Settings,
     worker_threads: int | None = None,
@@ -284,20 +297,13 @@ def open_runtime(
             store, build_chunker(settings), embedder, ingest_options(settings), fast=fast
         )
         threads = settings.worker_threads if worker_threads is None else worker_threads
-        # jobs of a stopped process are taken over when their lease expires, never at
-        # start-up: other processes sharing the database may still be running them
-        workers = WorkerPool(
-            ingestor,
-            threads,
-            settings.worker_poll_seconds,
-            # DocSets too large for an exact scan get an HNSW graph of their own
-            on_idle=lambda: build_missing_graphs(store.pool, settings.exact_search_max_chunks),
-        )
+        workers = build_workers(settings, store, ingestor, threads)
         syncer = build_syncer(settings, store)
         scheduler = (
+            # the same sync path as `ragspace sync` and the Re-sync button
             ResyncScheduler(
                 store,
-                syncer.sync,  # the same path as `ragspace sync` and the Re-sync button
+                syncer.sync,
                 workers.wake,
                 settings.resync_lease_seconds,
                 settings.worker_poll_seconds,

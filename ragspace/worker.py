@@ -1,28 +1,27 @@
-"""Background ingestion: claim a job, chunk, embed (cached, batched), swap the chunk set."""
+"""Background ingestion: claim a job, chunk, embed (cached, batched), swap the chunk set.
+
+The lease heartbeats are `leases.py`, the embedding passes `embedding_passes.py` and the
+job's chunks `job_chunks.py`; here the job's life: claim, run, retry or fail.
+"""
 
 import logging
-import os
 import random
-import socket
 import threading
-from bisect import bisect_right
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder, Vectors
+from ragspace.embedding_passes import QualityPass, embeddable, wants_fast_pass
+from ragspace.embeddings import Embedder
 from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
 from ragspace.hashing import content_hash
-from ragspace.models import ChunkDraft
+from ragspace.job_chunks import chunks_of
+from ragspace.leases import LeaseLostError, kept_alive, worker_name
 from ragspace.native_memory import release_free_memory
 from ragspace.static_embedder import FastTier
-from ragspace.store import ClaimedJob, JobQueue, JobResult, Store
+from ragspace.store import ClaimedJob, EmbeddingCache, JobQueue, JobResult, Store
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +49,6 @@ class IngestOptions:
         return float(ceiling * random.uniform(0.5, 1.0))
 
 
-class LeaseLostError(Exception):
-    """Another worker reclaimed the job; this one must not write its result."""
-
-
 class Ingestor:
     """Processes one job at a time; safe to run in several threads or processes."""
 
@@ -65,19 +60,24 @@ class Ingestor:
         options: IngestOptions | None = None,
         jobs: JobQueue | None = None,
         fast: FastTier | None = None,
+        cache: EmbeddingCache | None = None,
     ) -> None:
         self._store = store
         self._chunker = chunker
         self._embedder = embedder
         self._options = options or IngestOptions()
         self._jobs = jobs or JobQueue(store.pool)
+        self._cache = cache or EmbeddingCache(store.pool)
         self._fast = fast
+        self._quality = QualityPass(
+            embedder, self._jobs, self._options.batch_size, self._options.concurrency
+        )
 
     def process_next(self) -> bool:
         """Run the next due job; False when there was none."""
         self._jobs.reclaim_expired()
         job = self._jobs.claim(
-            _owner(),
+            worker_name(),
             self._options.lease_seconds,
             self._options.max_attempts,
             fast_first=self._fast is not None and self._fast.embedder is not None,
@@ -85,7 +85,8 @@ class Ingestor:
         if job is None:
             return False
         try:
-            with self._heartbeat(job) as lost:
+            every = self._options.heartbeat_seconds
+            with kept_alive(self._jobs, job, self._options.lease_seconds, every) as lost:
                 self._ingest(job, lost)
         except LeaseLostError:
             log.warning("Lost the lease on %s; another worker took it over", job.path)
@@ -134,30 +135,6 @@ class Ingestor:
         state = self._jobs.fail(job, message, retry_in)
         log.warning("Ingesting %s failed (%s): %s", job.path, state, message)
 
-    @contextmanager
-    def _heartbeat(self, job: ClaimedJob) -> Iterator[threading.Event]:
-        """Extend the lease in the background; the event is set once the lease is lost."""
-        stop, lost = threading.Event(), threading.Event()
-
-        def beat() -> None:
-            while not stop.wait(self._options.heartbeat_seconds):
-                try:
-                    if not self._jobs.heartbeat(job, self._options.lease_seconds):
-                        lost.set()
-                        return
-                except DatabaseUnavailableError:
-                    pass  # the outage is logged once by the database health
-                except Exception:  # a missed beat is fine; the lease covers two more
-                    log.exception("Heartbeat for %s failed", job.path)
-
-        thread = threading.Thread(target=beat, name=f"heartbeat-{job.id}", daemon=True)
-        thread.start()
-        try:
-            yield lost
-        finally:
-            stop.set()
-            thread.join()
-
     def _ingest(self, job: ClaimedJob, lost: threading.Event) -> None:
         model = self._embedder.model_id
         if job.embedding_model != model:
@@ -165,146 +142,27 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
-        chunks, texts = self._embeddable(self._split(job))
+        chunks, texts = embeddable(
+            chunks_of(job, self._chunker, self._options.max_chunks), self._embedder
+        )
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
-        cached = {} if job.force else self._jobs.cached_vectors(model, hashes)
+        cached = {} if job.force else self._cache.vectors(model, hashes)
         static = self._fast.embedder if self._fast is not None else None
         # static vectors are kept on every chunk: cheap, and they let `--tier fast` evaluate
         # the fast tier on exactly the chunks the quality tier sees
         fast_vectors = static.embed([chunk.embedding_text for chunk in chunks]) if static else None
-        if fast_vectors is not None and self._wants_fast_pass(job, hashes, cached):
+        if fast_vectors is not None and wants_fast_pass(job, hashes, cached):
             if lost.is_set() or not self._jobs.complete_fast(job, chunks, fast_vectors, hashes):
                 raise LeaseLostError(job.path)
             log.info("Fast tier: %s searchable (%d chunks)", job.path, len(chunks))
             return
-        fresh = self._embed_missing(job, hashes, texts, cached, lost)
+        fresh = self._quality.embed_missing(job, hashes, texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)
         result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached, fast_vectors)
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
-
-    @staticmethod
-    def _wants_fast_pass(
-        job: ClaimedJob, hashes: Sequence[str], cached: dict[str, Vectors]
-    ) -> bool:
-        """A fast pass first when the current content has no vectors yet and the quality
-        vectors are not all in the cache (then the quality pass costs no more than it)."""
-        if job.vector_tier is not None:  # already searchable: upgrade (or re-embed) directly
-            return False
-        return not all(h in cached for h in hashes)
-
-    def _split(self, job: ClaimedJob) -> list[ChunkDraft]:
-        """The document's chunks with its citation metadata, within the chunk limit."""
-        self._check_length(job)
-        chunks = self._chunker.split(job.content, job.language, job.path)
-        if not chunks:
-            raise RagspaceError(f"{job.path} has no text to index.")
-        if len(chunks) > self._options.max_chunks:
-            raise RagspaceError(
-                f"{job.path} splits into {len(chunks):,} chunks; the limit is "
-                f"{self._options.max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
-                "Split the file or raise the limit."
-            )
-        return [with_document_metadata(chunk, job.metadata) for chunk in chunks]
-
-    def _check_length(self, job: ClaimedJob) -> None:
-        """Refuse, before chunking it, text too long for the chunk limit (character units)."""
-        if self._chunker.unit != "chars":  # a token can be many characters: no such bound
-            return
-        largest = max(self._chunker.code_chunk_size, self._chunker.prose_chunk_size)
-        bound = self._options.max_chunks * largest
-        if len(job.content) > bound:
-            raise RagspaceError(
-                f"{job.path} has {len(job.content):,} characters of text; at most {bound:,} fit "
-                f"{self._options.max_chunks:,} chunks per document "
-                "(RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). Split the file or raise the limit."
-            )
-
-    def _embeddable(self, chunks: list[ChunkDraft]) -> tuple[list[ChunkDraft], list[str]]:
-        """Texts within the embedder's input limit; cut ones carry a note in their metadata."""
-        limit: int | None = getattr(self._embedder, "max_input_chars", None)
-        texts = [chunk.embedding_text for chunk in chunks]
-        if limit is None:
-            return chunks, texts
-        kept: list[ChunkDraft] = []
-        for index, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
-            if len(text) > limit:
-                note = (
-                    f"Only the first {limit:,} of {len(text):,} characters were embedded "
-                    f"({self._embedder.model_id} input limit)."
-                )
-                chunk = chunk.model_copy(update={"metadata": {**chunk.metadata, "note": note}})
-                texts[index] = text[:limit]
-            kept.append(chunk)
-        return kept, texts
-
-    def _embed_missing(
-        self,
-        job: ClaimedJob,
-        hashes: Sequence[str],
-        texts: Sequence[str],
-        cached: dict[str, Vectors],
-        lost: threading.Event,
-    ) -> dict[str, Vectors]:
-        """Embed each uncached text once, in batches, recording progress after each batch."""
-        todo: dict[str, str] = {}
-        for digest, text in zip(hashes, texts, strict=True):
-            if digest not in cached:
-                todo.setdefault(digest, text)
-        weight = Counter(hashes)
-        done = len(hashes) - sum(weight[h] for h in todo)
-        self._jobs.set_progress(job, done, len(hashes))
-        keys = list(todo)
-        size = self._options.batch_size
-        batches = [keys[i : i + size] for i in range(0, len(keys), size)]
-        fresh: dict[str, Vectors] = {}
-
-        def embed(batch: list[str]) -> Vectors:
-            if lost.is_set():
-                raise LeaseLostError(job.path)
-            return self._embedder.embed([todo[h] for h in batch])
-
-        with ThreadPoolExecutor(max(1, self._options.concurrency)) as pool:
-            for batch, vectors in zip(batches, pool.map(embed, batches), strict=True):
-                fresh.update(zip(batch, vectors, strict=True))
-                done += sum(weight[h] for h in batch)
-                self._jobs.set_progress(job, done, len(hashes))
-        return fresh
-
-
-def _owner() -> str:
-    """Names this worker thread in leases: host, process and thread."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"
-
-
-def with_document_metadata(chunk: ChunkDraft, document_metadata: dict[str, Any]) -> ChunkDraft:
-    """The chunk with its document's citation facts, pages or cells and section anchor added."""
-    extra: dict[str, Any] = dict(document_metadata.get("cite", {}))
-    pages = _position(document_metadata.get("page_lines", []), chunk.start_line, chunk.end_line)
-    if pages is not None:
-        extra["page"], extra["page_end"] = pages
-    cells = _position(document_metadata.get("cell_lines", []), chunk.start_line, chunk.end_line)
-    if cells is not None:
-        extra["cell"], extra["cell_end"] = cells
-    anchors = _position(document_metadata.get("anchors", []), chunk.start_line, chunk.start_line)
-    if anchors is not None:
-        extra["anchor"] = anchors[0]
-    if not extra:
-        return chunk
-    return chunk.model_copy(update={"metadata": {**chunk.metadata, **extra}})
-
-
-def _position(starts: list[list[Any]], first: int, last: int) -> tuple[Any, Any] | None:
-    """Values in force at lines `first` and `last` of `[[start_line, value], ...]`."""
-    if not starts:
-        return None
-    lines = [int(start) for start, _ in starts]
-    begin, end = bisect_right(lines, first) - 1, bisect_right(lines, last) - 1
-    if begin < 0:
-        return None
-    return starts[begin][1], starts[end][1]
 
 
 class WorkerPool:

@@ -16,7 +16,7 @@ from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.store import JobQueue, JobResult, NewDocument, Store
+from ragspace.store import EmbeddingCache, JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
 from ragspace_ui.status_tab import chosen_ids, status_view
 from tests.fakes.embedders import RecordingEmbedder
@@ -121,7 +121,7 @@ def test_cached_vectors_are_the_embedders(
             "select content_hash from chunks where document_id = %s and ordinal = 0",
             (document.id,),
         ).fetchall()
-    cached = JobQueue(store.pool).cached_vectors(embedder.model_id, [digest])[digest]
+    cached = EmbeddingCache(store.pool).vectors(embedder.model_id, [digest])[digest]
     expected = embedder.embed([text.embedding_text])[0]
     np.testing.assert_allclose(cached, expected, atol=1e-3)
 

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from psycopg.types.json import Jsonb
 
-from ragspace.actions.source_requests import github_request, web_request
+from ragspace.actions.source_requests import github_request, globs, web_request
 from ragspace.errors import ValidationError
 from ragspace.models import FolderOptions, GithubOptions, SourceKind, WebOptions
 from ragspace.sources.sync import options_for
@@ -84,3 +84,18 @@ def test_a_kind_takes_its_own_options() -> None:
     assert options_for(SourceKind.GITHUB_FILE, None) == GithubOptions()
     with pytest.raises(ValidationError, match="A web source takes WebOptions, not GithubOptions"):
         options_for(SourceKind.WEB, GithubOptions())
+
+
+def test_every_door_reads_globs_and_defaults_the_same_way() -> None:
+    # the web form's text, the MCP tools' comma lists and the CLI's repeated flags
+    typed = github_request(" acme/widgets ", None, "docs/**,\n*.md", ["tests/**", "a, b"])
+    assert typed.kind is SourceKind.GITHUB_REPO and typed.location == "acme/widgets"
+    assert typed.options == GithubOptions(
+        include=["docs/**", "*.md"], exclude=["tests/**", "a", "b"]
+    )
+    assert github_request("https://github.com/a/b/blob/main/x.md", "", None, None).kind is (
+        SourceKind.GITHUB_FILE
+    )
+    crawl = web_request("https://d.example/ ", 0, None, None)
+    assert crawl.options == WebOptions(depth=0, max_pages=50)
+    assert globs(None) == [] and globs(" , \n") == []

@@ -15,7 +15,7 @@ from ragspace.models import (
     ingestion_progress,
 )
 from ragspace.reading import MAX_READ_LINES
-from ragspace.store import JobQueue, Store
+from ragspace.store import ReembedRequests, Store
 
 
 class DocumentActions:
@@ -25,7 +25,7 @@ class DocumentActions:
         self,
         store: Store,
         embedder: Embedder,
-        jobs: JobQueue,
+        requests: ReembedRequests,
         scope: SearchScope,
         on_new_work: Callable[[], None],
         read_only: bool = False,
@@ -33,7 +33,7 @@ class DocumentActions:
         self.read_only = read_only
         self._store = store
         self._embedder = embedder
-        self._jobs = jobs
+        self._requests = requests
         self._scope = scope
         self._on_new_work = on_new_work
 
@@ -118,7 +118,7 @@ class DocumentActions:
             raise ValidationError("Select at least one document to re-embed.")
         for document_id in document_ids:
             self._store.get_document(document_id)  # NotFoundError names a missing one
-        queued = self._jobs.enqueue(document_ids, force=True)
+        queued = self._requests.enqueue(document_ids, force=True)
         self._on_new_work()
         return queued
 
@@ -128,8 +128,8 @@ class DocumentActions:
         docset_ids = None
         if docset_name:
             docset_ids = [self._store.get_docset_by_name(docset_name).id]
-        failed = self._jobs.failed_documents(docset_ids)
-        queued = self._jobs.enqueue(failed, force=False) if failed else 0
+        failed = self._requests.failed_documents(docset_ids)
+        queued = self._requests.enqueue(failed, force=False) if failed else 0
         self._on_new_work()
         return queued
 
@@ -137,7 +137,7 @@ class DocumentActions:
     def reembed_docset(self, docset_name: str) -> int:
         """Re-embed a whole DocSet with the configured model, ignoring the cache."""
         docset = self._store.get_docset_by_name(docset_name)
-        queued = self._jobs.reembed_docset(
+        queued = self._requests.reembed_docset(
             docset.id, self._embedder.model_id, self._embedder.dimensions
         )
         self._on_new_work()

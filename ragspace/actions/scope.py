@@ -5,16 +5,16 @@ from collections.abc import Sequence
 from ragspace.embeddings import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError
 from ragspace.models import DocSet
-from ragspace.store import JobQueue, Store
+from ragspace.store import ReembedRequests, Store
 
 
 class SearchScope:
     """DocSets searchable with the configured model, and refs checked against the index."""
 
-    def __init__(self, store: Store, embedder: Embedder, jobs: JobQueue) -> None:
+    def __init__(self, store: Store, embedder: Embedder, requests: ReembedRequests) -> None:
         self._store = store
         self._embedder = embedder
-        self._jobs = jobs
+        self._requests = requests
 
     def needs_reembedding(self, docset: DocSet) -> bool:
         """True when the DocSet's vectors come from another model than the configured one."""
@@ -25,7 +25,7 @@ class SearchScope:
         if not self.needs_reembedding(docset):
             return ""
         if docset.target_embedding_model == self._embedder.model_id:
-            done, total = self._jobs.docset_progress(docset.id)
+            done, total = self._requests.docset_progress(docset.id)
             return (
                 f"DocSet {docset.name!r} is being re-embedded with {self._embedder.model_id} "
                 f"({done} of {total} documents done); search is available once all are done."

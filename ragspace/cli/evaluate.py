@@ -220,9 +220,9 @@ def embed_with_progress(
 
 
 def _quality_documents(store: "Store", name: str) -> int:
-    from ragspace.store import JobQueue
+    from ragspace.store import ReembedRequests
 
-    done, _total = JobQueue(store.pool).docset_progress(store.get_docset_by_name(name).id)
+    done, _total = ReembedRequests(store.pool).docset_progress(store.get_docset_by_name(name).id)
     return done
 
 

@@ -15,6 +15,7 @@ from ragspace.cli import docs as cli_docs
 from ragspace.cli import docsets as cli_docsets
 from ragspace.cli import query as cli_query
 from ragspace.cli import sources as cli_sources
+from ragspace.cli import status as cli_status
 from ragspace.cli.evaluate import add_eval_parser
 from ragspace.cli.support import UsageError, error, opened_actions
 from ragspace.errors import RagspaceError
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)
     cli_sources.register(commands)
+    cli_status.register(commands)
     cli_docs.register(commands)
     cli_query.register(commands)
     add_eval_parser(commands)

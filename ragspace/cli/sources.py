@@ -1,4 +1,4 @@
-"""`ragspace add github|web|dir|files`, `sync` and `status`: filling DocSets, watching them."""
+"""`ragspace add github|web|dir|files`, `sync`, `schedule`: filling DocSets and re-syncing them."""
 
 import argparse
 import re
@@ -13,13 +13,10 @@ from ragspace.actions.source_requests import SourceRequest, github_request, glob
 from ragspace.cli.support import (
     FINISHED,
     Subcommands,
-    cell,
     error,
     note,
     opened_actions,
-    print_json,
     report_documents,
-    status_counts,
     timestamp,
     wait_for_documents,
 )
@@ -29,13 +26,10 @@ from ragspace.models import (
     EmbeddingStatus,
     FolderOptions,
     SkippedItem,
-    Source,
     SourceKind,
     SourcePreview,
     SyncReport,
     interval_text,
-    tier_counts,
-    tier_text,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +44,7 @@ WAIT_HELP = "embed in this process and wait until every document is done or in e
 
 
 def register(commands: Subcommands) -> None:
-    """Add the `add`, `sync` and `status` commands."""
+    """Add the `add`, `sync` and `schedule` commands."""
     add = commands.add_parser("add", help="add a GitHub repository or file, a website or files")
     kinds = add.add_subparsers(dest="kind", required=True, metavar="KIND")
 
@@ -103,12 +97,6 @@ def register(commands: Subcommands) -> None:
     schedule.add_argument("--source", type=int, metavar="ID", required=True, help="the source")
     schedule.add_argument("every", type=interval, metavar="EVERY", help=RESYNC_HELP)
     schedule.set_defaults(run=_schedule)
-
-    status = commands.add_parser("status", help="embedding status counts and errored documents")
-    status.add_argument("docset", nargs="?", help="one DocSet (default: all)")
-    status.add_argument("--json", action="store_true", help="machine-readable output")
-    status.add_argument("--wait", action="store_true", help=WAIT_HELP + ", then report")
-    status.set_defaults(run=_status)
 
 
 def _docset_and(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
@@ -353,81 +341,3 @@ def _schedule(args: argparse.Namespace) -> int:
             "`ragspace worker`)."
         )
     return 0
-
-
-# status
-
-
-def _status(args: argparse.Namespace) -> int:
-    with opened_actions(workers=args.wait) as actions:
-        if args.wait:
-            wait_for_documents(actions, args.docset, lambda _: True)
-        documents = actions.documents.all(args.docset)
-        docsets = [d for d in actions.docsets.all() if args.docset in (None, d.name)]
-        notices = [text for text in map(actions.docsets.embedding_notice, docsets) if text]
-        sources = [s for d in docsets for s in actions.sources.all(d.name)]
-    failed = [d for d in documents if d.embedding_status is EmbeddingStatus.ERROR]
-    if args.json:
-        print_json(
-            {
-                "documents": len(documents),
-                "counts": status_counts(documents),
-                "tiers": tier_counts(documents),
-                "errors": [_error_json(d) for d in failed],
-                "sources": [_source_json(s) for s in sources],
-                "notices": notices,
-            }
-        )
-    else:
-        _print_status(documents, failed, sources)
-        for text in notices:
-            note(text)
-    return 1 if args.wait and failed else 0
-
-
-def _print_status(
-    documents: Sequence[Document], failed: Sequence[Document], sources: Sequence[Source]
-) -> None:
-    counts = status_counts(documents)
-    print(f"{len(documents)} document(s): " + ", ".join(f"{n} {s}" for s, n in counts.items()))
-    print(f"Searchable by vectors: {tier_text(documents)}")
-    if sources:
-        print("Sources:")
-        for s in sources:
-            synced = s.created_at if s.kind is SourceKind.UPLOAD else s.last_synced_at
-            problem = f"  last sync failed: {s.error_message}" if s.error_message else ""
-            location = cell(s.location)
-            every = ""
-            if s.resync_interval is not None:
-                every = f"  re-sync every {interval_text(s.resync_interval)}"
-                every += f", next {timestamp(s.next_sync_at)}"
-            print(
-                f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{every}{problem}"
-            )
-    if failed:
-        print("Errors:")
-        for d in failed:
-            print(f"  {d.docset_name}  {d.path}: {d.error_message or 'unknown error'}")
-
-
-def _source_json(source: Source) -> dict[str, Any]:
-    return {
-        "id": source.id,
-        "kind": source.kind.value,
-        "location": source.location,
-        "last_synced_at": source.last_synced_at,
-        "resync_every": None
-        if source.resync_interval is None
-        else interval_text(source.resync_interval),
-        "next_sync_at": source.next_sync_at,
-        "error": source.error_message,
-    }
-
-
-def _error_json(document: Document) -> dict[str, Any]:
-    return {
-        "id": document.id,
-        "docset": document.docset_name,
-        "path": document.path,
-        "message": document.error_message,
-    }

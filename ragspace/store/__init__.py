@@ -3,7 +3,9 @@
 from ragspace.models import NewDocument, StoredDocument
 from ragspace.store.database import Database
 from ragspace.store.deliveries import DeliveryLog
+from ragspace.store.embedding_cache import EmbeddingCache
 from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
+from ragspace.store.reembed_requests import ReembedRequests
 from ragspace.store.schedule import SyncSchedule
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.store import Store, SyncResult
@@ -12,9 +14,11 @@ __all__ = [
     "ClaimedJob",
     "Database",
     "DeliveryLog",
+    "EmbeddingCache",
     "JobQueue",
     "JobResult",
     "NewDocument",
+    "ReembedRequests",
     "SearchRequest",
     "Store",
     "StoredDocument",

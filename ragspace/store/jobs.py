@@ -1,18 +1,19 @@
-"""The ingestion job queue, the embedding cache and re-embed requests: all their SQL."""
+"""The ingestion job queue as workers see it: claim, lease, complete, fail. All its SQL.
+
+The embedding cache is `embedding_cache.py`; asking for (re-)embedding, `reembed_requests.py`.
+"""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ragspace.models import ChunkDraft
+from ragspace.store.embedding_cache import Vector, store_vectors
 from ragspace.store.store import copy_chunks
-
-Vector = np.ndarray[Any, np.dtype[np.float32]]
 
 _REQUEUE_OR_FAIL = """
     state = case
@@ -88,7 +89,7 @@ class JobQueue:
             rows = conn.execute(query.encode()).fetchall()
             for docset_id, state in rows:
                 if state == "error":
-                    _after_final_state(conn, int(docset_id))
+                    after_final_state(conn, int(docset_id))
         return len(rows)
 
     def claim(
@@ -201,7 +202,7 @@ class JobQueue:
                 result.content_hashes,
                 result.fast_vectors,
             )
-            _store_cache(conn, result.model, result.new_cache, overwrite=job.force)
+            store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
             conn.execute(
                 """
@@ -223,7 +224,7 @@ class JobQueue:
                 " updated_at = now() where id = %s",
                 (len(result.new_cache), result.texts_cached, job.id),
             )
-            _after_final_state(conn, job.docset_id)
+            after_final_state(conn, job.docset_id)
         return True
 
     def complete_fast(
@@ -300,86 +301,8 @@ class JobQueue:
                     " where id = %s and exists (select 1 from gone)",
                     (job.document_id, job.document_id),
                 )
-                _after_final_state(conn, job.docset_id)
+                after_final_state(conn, job.docset_id)
         return state
-
-    # Embedding cache
-
-    def cached_vectors(self, model: str, content_hashes: Sequence[str]) -> dict[str, Vector]:
-        """Vectors already computed by `model` for these content hashes."""
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "select content_hash, embedding from embedding_cache"
-                " where model = %s and content_hash = any(%s)",
-                (model, list(content_hashes)),
-            ).fetchall()
-        return {str(h): np.asarray(v.to_numpy(), dtype=np.float32) for h, v in rows}
-
-    # Requests
-
-    def enqueue(self, document_ids: Sequence[int], force: bool) -> int:
-        """Queue a (re-)embed of these documents; returns how many were queued."""
-        with self._pool.connection() as conn, conn.transaction():
-            return _enqueue(conn, document_ids, force)
-
-    def failed_documents(self, docset_ids: Sequence[int] | None) -> list[int]:
-        """Ids of documents in `error`, optionally within some DocSets."""
-        with self._pool.connection() as conn:
-            rows = conn.execute(
-                "select id from documents where embedding_status = 'error'"
-                " and (%s::bigint[] is null or docset_id = any(%s::bigint[])) order by id",
-                (None if docset_ids is None else list(docset_ids),) * 2,
-            ).fetchall()
-        return [int(row[0]) for row in rows]
-
-    def reembed_docset(self, docset_id: int, model: str, dimensions: int) -> int:
-        """Force a re-embed of every document; a new model replaces the old once all are done."""
-        with self._pool.connection() as conn, conn.transaction():
-            conn.execute(
-                "update docsets set target_embedding_model = case when embedding_model = %s"
-                " then null else %s end, target_embedding_dimensions = case"
-                " when embedding_model = %s then null else %s end, updated_at = now()"
-                " where id = %s",
-                (model, model, model, dimensions, docset_id),
-            )
-            rows = conn.execute(
-                "select id from documents where docset_id = %s", (docset_id,)
-            ).fetchall()
-            queued = _enqueue(conn, [int(row[0]) for row in rows], force=True)
-            _after_final_state(conn, docset_id)  # an empty DocSet switches at once
-        return queued
-
-    def docset_progress(self, docset_id: int) -> tuple[int, int]:
-        """(documents done, documents in total) of a DocSet."""
-        with self._pool.connection() as conn:
-            row = conn.execute(
-                "select count(*) filter (where embedding_status = 'done'), count(*)"
-                " from documents where docset_id = %s",
-                (docset_id,),
-            ).fetchone()
-        assert row is not None
-        return int(row[0]), int(row[1])
-
-
-def _enqueue(conn: psycopg.Connection[Any], document_ids: Sequence[int], force: bool) -> int:
-    # the job first: the documents' pending trigger then finds it and adds nothing
-    queued = conn.execute(
-        """
-        insert into ingestion_jobs (document_id, docset_id, kind, force)
-        select id, docset_id, 'reembed', %s from documents where id = any(%s)
-        on conflict (document_id) where state = 'queued'
-        do update set force = ingestion_jobs.force or excluded.force, kind = 'reembed',
-            run_after = least(ingestion_jobs.run_after, now()), updated_at = now()
-        """,
-        (force, list(document_ids)),
-    ).rowcount
-    conn.execute(
-        "update documents set embedding_status = 'pending', error_message = null,"
-        " chunks_embedded = 0, updated_at = now()"
-        " where id = any(%s) and embedding_status <> 'processing'",
-        (list(document_ids),),
-    )
-    return queued
 
 
 def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:
@@ -392,31 +315,7 @@ def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:
     return row is not None
 
 
-def _store_cache(
-    conn: psycopg.Connection[Any], model: str, vectors: dict[str, Vector], overwrite: bool
-) -> None:
-    if not vectors:
-        return
-    conn.execute(
-        "create temp table if not exists embedding_cache_stage"
-        " (content_hash text, embedding vector) on commit delete rows"
-    )
-    with conn.cursor().copy(
-        "copy embedding_cache_stage (content_hash, embedding) from stdin (format binary)"
-    ) as copy:
-        copy.set_types(["text", "vector"])
-        for digest, vector in vectors.items():
-            copy.write_row((digest, vector))
-    action = "update set embedding = excluded.embedding" if overwrite else "nothing"
-    conn.execute(
-        "insert into embedding_cache (model, content_hash, embedding)"
-        f" select %s, content_hash, embedding from embedding_cache_stage"
-        f" on conflict (model, content_hash) do {action}".encode(),
-        (model,),
-    )
-
-
-def _after_final_state(conn: psycopg.Connection[Any], docset_id: int) -> None:
+def after_final_state(conn: psycopg.Connection[Any], docset_id: int) -> None:
     """Finish a DocSet's model switch once none of its documents waits or runs."""
     conn.execute(
         """
