@@ -37,7 +37,15 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.static_embedder import FastTier
-from ragspace.store import Database, DeliveryLog, ReembedRequests, Store, SyncSchedule
+from ragspace.store import (
+    Database,
+    DeliveryLog,
+    EmbeddingCache,
+    JobQueue,
+    ReembedRequests,
+    Store,
+    SyncSchedule,
+)
 from ragspace.store.docset_graphs import build_missing_graphs
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
@@ -261,6 +269,21 @@ class Runtime:
         self.database.close()
 
 
+def build_ingestor(
+    settings: Settings, store: Store, embedder: Embedder, fast: FastTier | None
+) -> Ingestor:
+    """The ingestion pipeline over the job queue and the embedding cache."""
+    return Ingestor(
+        store,
+        build_chunker(settings),
+        embedder,
+        ingest_options(settings),
+        jobs=JobQueue(store.pool),
+        fast=fast,
+        cache=EmbeddingCache(store.pool),
+    )
+
+
 def build_workers(settings: Settings, store: Store, ingestor: Ingestor, threads: int) -> WorkerPool:
     """The in-process ingestion workers (not started)."""
     # jobs of a stopped process are taken over when their lease expires, never at
@@ -293,9 +316,7 @@ def open_runtime(
         fast = FastTier(settings.static_table_dir) if settings.fast_tier_enabled else None
         if fast is not None and load_models:
             fast.start()  # loads the cached table, or builds it once (about a minute)
-        ingestor = Ingestor(
-            store, build_chunker(settings), embedder, ingest_options(settings), fast=fast
-        )
+        ingestor = build_ingestor(settings, store, embedder, fast)
         threads = settings.worker_threads if worker_threads is None else worker_threads
         workers = build_workers(settings, store, ingestor, threads)
         syncer = build_syncer(settings, store)

@@ -218,6 +218,20 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
         event.then(refresh_docset_lists, inputs, outputs, **refresh)
     demo.load(refresh_docset_lists, inputs, outputs, **refresh)
     demo.load(None, js=CHAT_FIRST_ON_PHONES)
+    wire_line_links(actions, demo, page)
+    demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
+    # remember the selection in this browser (a reload or a new tab selects it again)
+    docsets_tab.selected.change(
+        lambda name: name, [docsets_tab.selected], [page.remembered], preprocess=False
+    )
+    # counts change while documents embed: show them fresh whenever a tab is opened
+    for tab_page in (page.docsets_page, page.chat_page):
+        tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden", **refresh)
+
+
+def wire_line_links(actions: Actions, demo: gr.Blocks, page: Page) -> None:
+    """`?docset=...&path=...&lines=a-b` (the `view_url` of MCP and CLI hits) opens those
+    lines in the viewer, next to the chat."""
 
     @user_errors
     def open_linked_lines(request: gr.Request) -> tuple[Any, Any]:
@@ -230,15 +244,5 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
             shown = viewer_notice(f"The linked lines cannot be opened: {exc}")
         return shown, gr.Tabs(selected="chat")
 
-    # `?docset=...&path=...&lines=a-b` (the `view_url` of MCP and CLI hits) opens those
-    # lines in the viewer, next to the chat
-    demo.load(open_linked_lines, None, [chat_tab.viewer, page.tabs])
+    demo.load(open_linked_lines, None, [page.chat.viewer, page.tabs])
     demo.load(None, js=OPEN_FROM_LINK)
-    demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
-    # remember the selection in this browser (a reload or a new tab selects it again)
-    docsets_tab.selected.change(
-        lambda name: name, [docsets_tab.selected], [page.remembered], preprocess=False
-    )
-    # counts change while documents embed: show them fresh whenever a tab is opened
-    for tab_page in (page.docsets_page, page.chat_page):
-        tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden", **refresh)

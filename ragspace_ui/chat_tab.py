@@ -12,6 +12,7 @@ from ragspace.answering.citations import link_citations, version_text
 from ragspace.models import Answer, Citation, Message, RetrievalMode
 from ragspace_ui.errors import inline_errors, user_errors
 from ragspace_ui.escape import md
+from ragspace_ui.ref_picker import chosen_ref, ref_choices, ref_picker
 from ragspace_ui.viewer import EMPTY_VIEWER, open_citation, viewer_notice
 
 ChatHistory = list[dict[str, Any]]
@@ -28,7 +29,6 @@ VERIFICATION_TEXT = {
     "paraphrased": "≈ a close paraphrase of these lines",
     "unsupported": "⚠ the quote was not found in these lines",
 }
-ALL_REFS = "*"  # the ref selector's "every version" entry (no git ref can be "*")
 OpenableSources = list[dict[str, Any]]  # each cited passage: its citation and DocSet
 ChatTurn = tuple[ChatHistory, str, str, OpenableSources]  # chat, sources panel, question box
 
@@ -100,25 +100,6 @@ def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
     if not selected:
         return f"Searched **all DocSets**{at}."
     return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + f"{at}."
-
-
-def ref_choices(
-    actions: Actions, selected: list[str] | None, current: str | None = None
-) -> dict[str, Any]:
-    """The ref selector: shown, with "all refs" and each ref, when the one chosen DocSet is
-    indexed at more than one ref (a still indexed `current` choice stays); hidden (every
-    version searched) otherwise."""
-    refs = actions.docsets.refs(selected[0]) if selected and len(selected) == 1 else []
-    if len(refs) < 2:
-        return gr.update(choices=[("All refs", ALL_REFS)], value=ALL_REFS, visible=False)
-    choices = [("All refs", ALL_REFS)] + [(f"{r.ref} @ {r.resolved_sha[:12]}", r.ref) for r in refs]
-    kept = current if current in {r.ref for r in refs} else ALL_REFS
-    return gr.update(choices=choices, value=kept, visible=True)
-
-
-def chosen_ref(value: str | None) -> str | None:
-    """The ref to search, or None for every version."""
-    return None if not value or value == ALL_REFS else value
 
 
 def sources_markdown(
@@ -269,6 +250,23 @@ class ChatTab:
     openable: gr.State  # the last answer's cited passages (OpenableSources)
 
 
+def advanced_options(actions: Actions) -> tuple[gr.Radio, gr.Checkbox]:
+    """The retrieval mode and the rerank switch, folded away."""
+    with gr.Accordion("Advanced", open=False):
+        mode = gr.Radio(
+            label="Retrieval mode",
+            choices=[m.value for m in RetrievalMode],
+            value=actions.search.default_mode.value,
+        )
+        rerank = gr.Checkbox(
+            label="Rerank with the chat model (when an API key is set)",
+            info="A DocSet whose evaluation showed reranking not helping can keep "
+            "its fused order (Evaluate tab).",
+            value=True,
+        )
+    return mode, rerank
+
+
 def layout_chat_tab(actions: Actions) -> ChatTab:
     """Lay out the chat tab: DocSets and ref to search, the conversation, viewer and sources."""
     if not actions.mode.llm_answers:
@@ -279,15 +277,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
         choices=[],
         interactive=True,
     )
-    ref = gr.Dropdown(
-        label="Version (ref)",
-        info="This DocSet is indexed at several refs: one, or all (each source names its ref).",
-        choices=[("All refs", ALL_REFS)],
-        value=ALL_REFS,
-        visible=False,
-        interactive=True,
-        elem_id="ref-pick",
-    )
+    ref = ref_picker()
     with gr.Row():
         with gr.Column(scale=3):
             chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"], elem_id="chatbot")
@@ -297,18 +287,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
             with gr.Row():
                 ask = gr.Button("Ask", variant="primary")
                 clear = gr.Button("Clear conversation")
-            with gr.Accordion("Advanced", open=False):
-                mode = gr.Radio(
-                    label="Retrieval mode",
-                    choices=[m.value for m in RetrievalMode],
-                    value=actions.search.default_mode.value,
-                )
-                rerank = gr.Checkbox(
-                    label="Rerank with the chat model (when an API key is set)",
-                    info="A DocSet whose evaluation showed reranking not helping can keep "
-                    "its fused order (Evaluate tab).",
-                    value=True,
-                )
+            mode, rerank = advanced_options(actions)
         with gr.Column(scale=2):
             pick = gr.Dropdown(
                 label="Open a source in the viewer",

@@ -238,20 +238,11 @@ def wire_documents_panel(
 
     @inline_errors(outputs=2)
     def on_open(docset: str | None, paths: list[str] | None) -> tuple[str, str]:
-        key = _chosen(paths)[0]
-        note = f"Showing {md(key)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
-        found = chosen_documents(actions, _docset(docset), [key])
-        ref = (found[0].ref or None) if found else None
-        path = found[0].path if found else key
-        return note, open_document(actions, _docset(docset), path, ref)
+        return open_chosen(actions, docset, paths)
 
     @inline_errors(outputs=1)
     def on_reembed(docset: str | None, paths: list[str] | None) -> str:
-        documents = chosen_documents(actions, _docset(docset), _chosen(paths))
-        queued = actions.documents.reembed([d.id for d in documents])
-        return (
-            f"Queued {queued} document(s) for re-embedding; progress on the Embedding status tab."
-        )
+        return reembed_chosen(actions, docset, paths)
 
     @inline_errors(outputs=3)
     def on_remove_request(docset: str | None, paths: list[str] | None) -> tuple[str, Any, str]:
@@ -285,6 +276,23 @@ def wire_documents_panel(
             event.then(on_list, filters, p.listed, show_progress="hidden")
 
     return DocumentsEvents(removed=[removed], refresh_after=refresh_after)
+
+
+def open_chosen(actions: Actions, docset: str | None, paths: list[str] | None) -> tuple[str, str]:
+    """A note and the viewer's page for the first chosen document."""
+    key = _chosen(paths)[0]
+    note = f"Showing {md(key)}." + (" (the first one chosen)" if len(paths or []) > 1 else "")
+    found = chosen_documents(actions, _docset(docset), [key])
+    ref = (found[0].ref or None) if found else None
+    path = found[0].path if found else key
+    return note, open_document(actions, _docset(docset), path, ref)
+
+
+def reembed_chosen(actions: Actions, docset: str | None, paths: list[str] | None) -> str:
+    """Queue the chosen documents for re-embedding; what was done, as the panel says it."""
+    documents = chosen_documents(actions, _docset(docset), _chosen(paths))
+    queued = actions.documents.reembed([d.id for d in documents])
+    return f"Queued {queued} document(s) for re-embedding; progress on the Embedding status tab."
 
 
 def remove_chosen(actions: Actions, docset: str, keys: list[str]) -> int:

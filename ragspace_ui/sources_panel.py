@@ -190,35 +190,35 @@ def layout_sources_panel() -> SourcesPanel:
 # --- wiring ---------------------------------------------------------------------------
 
 
+def previewed(actions: Actions, request: SourceRequest) -> tuple[Any, str, Any]:
+    """The request kept for confirming, its preview, and the confirm row shown."""
+    preview = actions.sources.preview(*request)
+    return request, preview_markdown(preview), gr.update(visible=True)
+
+
 def wire_sources_panel(
     actions: Actions, panel: SourcesPanel, selected: gr.Dropdown
 ) -> list[Dependency]:
     """Attach the source forms' handlers; returns the events after which DocSet lists must
     refresh."""
 
-    def previewed(request: SourceRequest) -> tuple[Any, str, Any]:
-        preview = actions.sources.preview(*request)
-        return request, preview_markdown(preview), gr.update(visible=True)
-
     @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
     def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any]:
-        return previewed(github_request(loc, ref, inc, exc))
+        return previewed(actions, github_request(loc, ref, inc, exc))
 
     @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
     def on_web_preview(url: str, depth: float, pages: float, prefix: str) -> tuple[Any, str, Any]:
-        return previewed(web_request(url, depth, pages, prefix))
+        return previewed(actions, web_request(url, depth, pages, prefix))
 
     @inline_errors(outputs=5)
     def on_confirm(
-        docset: str | None, request: Any, every: str = "off"
+        docset: str | None, request: SourceRequest | None, every: str = "off"
     ) -> tuple[str, Any, Any, Any, Any]:
         if not docset:
             raise gr.Error("Select a DocSet first.")
         if request is None:
             raise gr.Error("Preview a source first.")
-        kind, location, options = request
-        every_choice = RESYNC_CHOICES.get(every)
-        report = actions.sources.add(docset, kind, location, options, every_choice)
+        report = actions.sources.add(docset, *request, RESYNC_CHOICES.get(every))
         table, picker = on_sources(docset)
         return report_markdown(report), None, gr.update(visible=False), table, picker
 

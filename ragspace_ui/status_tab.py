@@ -242,6 +242,35 @@ class StatusTab:
     timer: gr.Timer
 
 
+def chart_component() -> gr.BarPlot:
+    """Documents by status per DocSet, one colour per status."""
+    return gr.BarPlot(
+        x="DocSet",
+        y="Documents",
+        color="Status",
+        color_map=STATUS_COLORS,
+        colors_in_legend=list(STATUS_COLORS),
+        y_lim=[0, None],
+        label="Documents by status per DocSet",
+        x_title="DocSet",
+        y_title="Documents",
+        elem_id="status-chart",
+    )
+
+
+def table_component() -> gr.Dataframe:
+    """The documents with their status, tier, chunks and last error."""
+    return gr.Dataframe(
+        headers=STATUS_HEADERS,
+        label="Documents",
+        interactive=False,
+        wrap=True,
+        column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
+        elem_id="status-table",
+        elem_classes=["readable-table"],
+    )
+
+
 def layout_status_tab(actions: Actions) -> StatusTab:
     """Lay out the status tab (the re-embed buttons hidden when read-only)."""
     with gr.Row():
@@ -254,27 +283,8 @@ def layout_status_tab(actions: Actions) -> StatusTab:
         refresh = gr.Button("Refresh")
     notice = gr.Markdown()
     summary = gr.Markdown(EMPTY_STATUS, elem_id="status-summary")
-    chart = gr.BarPlot(
-        x="DocSet",
-        y="Documents",
-        color="Status",
-        color_map=STATUS_COLORS,
-        colors_in_legend=list(STATUS_COLORS),
-        y_lim=[0, None],
-        label="Documents by status per DocSet",
-        x_title="DocSet",
-        y_title="Documents",
-        elem_id="status-chart",
-    )
-    table = gr.Dataframe(
-        headers=STATUS_HEADERS,
-        label="Documents",
-        interactive=False,
-        wrap=True,
-        column_widths=["6%", "22%", "12%", "10%", "8%", "12%", "15%", "15%"],
-        elem_id="status-table",
-        elem_classes=["readable-table"],
-    )
+    chart = chart_component()
+    table = table_component()
     with gr.Accordion("Re-embed", open=True, visible=not actions.read_only):
         selection = gr.Dropdown(
             label="Documents to re-embed", choices=[], multiselect=True, interactive=True

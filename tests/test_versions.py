@@ -19,8 +19,9 @@ from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
 from ragspace.worker import Ingestor
 from ragspace_ui import mcp_read_tools
-from ragspace_ui.chat_tab import ALL_REFS, ref_choices, sources_markdown
+from ragspace_ui.chat_tab import sources_markdown
 from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
+from ragspace_ui.ref_picker import ALL_REFS, ref_choices
 from ragspace_ui.viewer import open_citation, open_document
 from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.github_server import FakeGithub
