@@ -11,8 +11,8 @@ from ragspace.actions import Actions, AppMode
 from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
 from ragspace_ui.chat_tab import OPEN_FROM_LINK, ChatTab, layout_chat_tab, wire_chat_tab
+from ragspace_ui.docset_forms import DOCSET_LIST_LANE
 from ragspace_ui.docsets_tab import (
-    DOCSET_LIST_LANE,
     DocsetsTab,
     docset_rows,
     layout_docsets_tab,

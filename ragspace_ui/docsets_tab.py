@@ -2,26 +2,33 @@
 
 import contextlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 from gradio.events import Dependency
 
 from ragspace.actions import Actions
-from ragspace.actions.source_requests import globs
 from ragspace.errors import ConflictError
-from ragspace.models import DocSet, Document, FolderOptions
+from ragspace.models import DocSet, Document
 from ragspace.sample import SAMPLE_DESCRIPTION, SAMPLE_DOCSET, sample_files
-from ragspace.sources.files import UploadedFile
+from ragspace_ui.docset_forms import (
+    DOCSET_LIST_LANE,
+    ManageForm,
+    UploadForm,
+    layout_manage_form,
+    layout_upload_form,
+    select_docset,
+    upload_report,
+    wire_manage_form,
+    wire_upload_form,
+)
 from ragspace_ui.documents_panel import (
     DocumentsPanel,
     layout_documents_panel,
     wire_documents_panel,
 )
 from ragspace_ui.errors import inline_errors
-from ragspace_ui.escape import md, md_code
-from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
+from ragspace_ui.escape import md
 from ragspace_ui.sources_panel import SourcesPanel, layout_sources_panel, wire_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
@@ -32,12 +39,6 @@ EMPTY_DOCSETS = (
     "website source, or try RAGSpace right away with the sample DocSet (a few short documents "
     "shipped with the app)."
 )
-NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
-# Events that set the selected DocSet (create, sample, rename, delete, the list refreshes)
-# run one at a time, in the order they were asked for: a refresh asked for when the page
-# loaded must not land after a DocSet created since and select nothing again (seen under
-# load, after which the dropdown kept firing its change event).
-DOCSET_LIST_LANE: dict[str, Any] = {"concurrency_id": "docset-list", "concurrency_limit": 1}
 
 
 def docset_rows(actions: Actions) -> list[list[Any]]:
@@ -61,46 +62,6 @@ def _model_text(actions: Actions, docset: DocSet) -> str:
     if actions.docsets.needs_reembedding(docset):
         return f"{docset.embedding_model} (needs re-embedding)"
     return docset.embedding_model
-
-
-def size_text(size: int) -> str:
-    """A byte count as people say it: 20 MB, 512 KB."""
-    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
-
-
-def upload_limits_text(actions: Actions) -> str:
-    """The upload limits, shown before anything is uploaded."""
-    return (
-        f"Up to {size_text(actions.mode.max_upload_bytes)} per file. Text, code, HTML, PDF and "
-        "notebooks are indexed, .zip archives unpacked; empty and binary files are skipped."
-    )
-
-
-def upload_report(name: str, documents: list[Document]) -> str:
-    """What an upload did: files added (embedding in the background) and files skipped, why."""
-    added = [d for d in documents if not d.error_message]
-    skipped = [d for d in documents if d.error_message]
-    lines: list[str] = []
-    if added:
-        lines.append(
-            f"Added {len(added)} file(s) to **{md(name)}**; embedding runs in the background "
-            "(follow it in the Embedding status tab):"
-        )
-        lines += [f"- {md_code(d.path)}" for d in added]
-    else:
-        lines.append(f"Nothing was added to **{md(name)}**.")
-    if skipped:
-        lines.append(f"\nSkipped {len(skipped)} file(s):")
-        lines += [f"- {md_code(d.path)}: {md(d.error_message)}" for d in skipped]
-    redacted = [item for d in added for item in d.redactions]
-    if redacted:  # the text is indexed without them; say so, as a folder's skip list does
-        lines.append(f"\nRedacted {len(redacted)} line(s) that look like secrets:")
-        lines += [f"- {md_code(item.path)}: {md(item.reason)}" for item in redacted]
-    return "\n".join(lines)
 
 
 def add_sample(actions: Actions) -> tuple[str, list[Document]]:
@@ -127,24 +88,8 @@ class DocsetsTab:
     create: gr.Button
     create_message: gr.Markdown
     selected: gr.Dropdown
-    files: gr.File
-    upload: gr.Button
-    folder: gr.File
-    folder_paths: gr.Textbox
-    folder_include: gr.Textbox
-    folder_exclude: gr.Textbox
-    add_folder: gr.Button
-    upload_message: gr.Markdown
-    rename_to: gr.Textbox
-    rename: gr.Button
-    describe_as: gr.Textbox
-    describe: gr.Button
-    delete: gr.Button
-    confirm_row: gr.Row
-    confirm_text: gr.Markdown
-    confirm: gr.Button
-    cancel: gr.Button
-    manage_message: gr.Markdown
+    uploads: UploadForm
+    manage: ManageForm
     sources: SourcesPanel
     documents: DocumentsPanel
 
@@ -183,38 +128,8 @@ def layout_docsets_tab(actions: Actions) -> DocsetsTab:
             selected = gr.Dropdown(
                 label="DocSet", choices=[], interactive=True, elem_id="docset-select"
             )
-            files = gr.File(
-                label="Files to add",
-                file_count="multiple",
-                type="filepath",
-                elem_id="docset-files",
-            )
-            gr.Markdown(upload_limits_text(actions), elem_id="upload-limits")
-            upload = gr.Button("Add files", variant="secondary", interactive=False)
-            folder = gr.File(
-                label="Or a whole folder (its .gitignore respected, binaries skipped)",
-                file_count="directory",
-                type="filepath",
-                elem_id=FOLDER_INPUT_ID,
-            )
-            # where each file sits in the folder, filled in by the page (folder_upload.py)
-            folder_paths = gr.Textbox(visible="hidden", elem_id=FOLDER_PATHS_ID)
-            with gr.Row():
-                folder_include = gr.Textbox(label="Folder: include globs", placeholder="src/**")
-                folder_exclude = gr.Textbox(label="Folder: exclude globs", placeholder="tests/**")
-            add_folder = gr.Button("Add folder", variant="secondary", interactive=False)
-            upload_message = gr.Markdown(NO_DOCSET_SELECTED, elem_id="upload-message")
-            with gr.Accordion("Rename, describe or delete", open=False):
-                rename_to = gr.Textbox(label="New name")
-                rename = gr.Button("Rename")
-                describe_as = gr.Textbox(label="New description", lines=2)
-                describe = gr.Button("Save description")
-                delete = gr.Button("Delete DocSet…", variant="stop")
-                with gr.Row(visible=False) as confirm_row:
-                    confirm_text = gr.Markdown()
-                    confirm = gr.Button("Yes, delete it", variant="stop")
-                    cancel = gr.Button("Cancel")
-                manage_message = gr.Markdown(elem_id="manage-message")
+            uploads = layout_upload_form(actions)
+            manage = layout_manage_form()
     with gr.Column(visible=editable):
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         sources = layout_sources_panel()
@@ -229,24 +144,8 @@ def layout_docsets_tab(actions: Actions) -> DocsetsTab:
         create=create,
         create_message=create_message,
         selected=selected,
-        files=files,
-        upload=upload,
-        folder=folder,
-        folder_paths=folder_paths,
-        folder_include=folder_include,
-        folder_exclude=folder_exclude,
-        add_folder=add_folder,
-        upload_message=upload_message,
-        rename_to=rename_to,
-        rename=rename,
-        describe_as=describe_as,
-        describe=describe,
-        delete=delete,
-        confirm_row=confirm_row,
-        confirm_text=confirm_text,
-        confirm=confirm,
-        cancel=cancel,
-        manage_message=manage_message,
+        uploads=uploads,
+        manage=manage,
         sources=sources,
         documents=documents,
     )
@@ -265,61 +164,12 @@ def wire_docsets_tab(actions: Actions, tab: DocsetsTab) -> list[Dependency]:
     @inline_errors(outputs=4)
     def on_create(name: str, description: str) -> tuple[str, Any, str, str]:
         docset = actions.docsets.create(name, description)
-        return f"Created DocSet **{md(docset.name)}**.", _select(actions, docset.name), "", ""
-
-    @inline_errors(outputs=2)
-    def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
-        name = _required(docset)
-        uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
-        documents = actions.sources.add_files(name, uploads)
-        for p in paths or []:  # added: the copy in Gradio's cache must not be served any more
-            Path(p).unlink(missing_ok=True)
-        return upload_report(name, documents), None
-
-    @inline_errors(outputs=3)
-    def on_add_folder(
-        docset: str | None, paths: list[str] | None, listing: str, include: str, exclude: str
-    ) -> tuple[str, None, str]:
-        name = _required(docset)
-        if not paths:
-            raise gr.Error("Choose a folder first.")
-        folder_name, uploads = folder_files(paths, listing)
-        options = FolderOptions(include=globs(include), exclude=globs(exclude))
-        report = actions.sources.add_uploaded_folder(name, folder_name, uploads, options)
-        for p in paths:  # added: the copies in Gradio's cache must not be served any more
-            Path(p).unlink(missing_ok=True)
-        return folder_report(name, folder_name, report), None, ""
+        return f"Created DocSet **{md(docset.name)}**.", select_docset(actions, docset.name), "", ""
 
     @inline_errors(outputs=2)
     def on_sample() -> tuple[str, Any]:
         name, documents = add_sample(actions)
-        return upload_report(name, documents), _select(actions, name)
-
-    def on_docset_chosen(docset: str | None, message: str | None) -> tuple[Any, Any, Any]:
-        chosen = bool(docset)
-        button = gr.update(interactive=chosen, variant="primary" if chosen else "secondary")
-        return button, gr.update(interactive=chosen), upload_hint(chosen, message)
-
-    @inline_errors(outputs=3)
-    def on_rename(docset: str | None, new: str) -> tuple[str, Any, str]:
-        renamed = actions.docsets.rename(_required(docset), new)
-        return f"Renamed to **{md(renamed.name)}**.", _select(actions, renamed.name), ""
-
-    @inline_errors(outputs=1)
-    def on_describe(docset: str | None, description: str) -> str:
-        actions.docsets.describe(_required(docset), description)
-        return "Description saved."
-
-    @inline_errors(outputs=3)
-    def on_delete_request(docset: str | None) -> tuple[str, Any, str]:
-        name = _required(docset)
-        return "", gr.update(visible=True), f"Delete **{md(name)}** and all its documents?"
-
-    @inline_errors(outputs=3)
-    def on_delete(docset: str | None) -> tuple[str, Any, Any]:
-        name = _required(docset)
-        actions.docsets.delete(name)
-        return f"Deleted DocSet **{md(name)}**.", gr.update(visible=False), gr.update(value=None)
+        return upload_report(name, documents), select_docset(actions, name)
 
     changed = [
         t.create.click(
@@ -328,60 +178,11 @@ def wire_docsets_tab(actions: Actions, tab: DocsetsTab) -> list[Dependency]:
             [t.create_message, t.selected, t.new_name, t.new_description],
             **DOCSET_LIST_LANE,
         ),
-        t.upload.click(on_upload, [t.selected, t.files], [t.upload_message, t.files]),
-        t.add_folder.click(
-            on_add_folder,
-            [t.selected, t.folder, t.folder_paths, t.folder_include, t.folder_exclude],
-            [t.upload_message, t.folder, t.folder_paths],
-        ),
+        *wire_upload_form(actions, t.uploads, t.selected),
         t.sample.click(on_sample, None, [t.sample_message, t.selected], **DOCSET_LIST_LANE),
-        t.rename.click(
-            on_rename,
-            [t.selected, t.rename_to],
-            [t.manage_message, t.selected, t.rename_to],
-            **DOCSET_LIST_LANE,
-        ),
-        t.describe.click(on_describe, [t.selected, t.describe_as], [t.manage_message]),
-        t.confirm.click(
-            on_delete,
-            [t.selected],
-            [t.manage_message, t.confirm_row, t.selected],
-            **DOCSET_LIST_LANE,
-        ),
+        *wire_manage_form(actions, t.manage, t.selected),
         *source_events,
         *document_events.removed,
     ]
     document_events.refresh_after(changed)
-    t.selected.change(
-        on_docset_chosen,
-        [t.selected, t.upload_message],
-        [t.upload, t.add_folder, t.upload_message],
-        preprocess=False,
-        show_progress="hidden",  # never cover an upload's report with a spinner
-    )
-    t.delete.click(
-        on_delete_request, [t.selected], [t.manage_message, t.confirm_row, t.confirm_text]
-    )
-    t.cancel.click(lambda: gr.update(visible=False), None, [t.confirm_row])
     return changed
-
-
-def upload_hint(chosen: bool, message: str | None) -> Any:
-    """The upload message once the DocSet selection changed. The list refreshes after every
-    change and may select the same DocSet again, or none when it was deleted meanwhile: the
-    report or error of the last upload stays until the next one; otherwise the message is
-    the hint to choose a DocSet while none is chosen."""
-    if message and message != NO_DOCSET_SELECTED:
-        return gr.update()
-    return "" if chosen else NO_DOCSET_SELECTED
-
-
-def _select(actions: Actions, name: str) -> Any:
-    """Select a DocSet, sending the choices too: a value outside them fails the next event."""
-    return gr.update(choices=[d.name for d in actions.docsets.all()], value=name)
-
-
-def _required(docset: str | None) -> str:
-    if not docset:
-        raise gr.Error("Select a DocSet first.")
-    return docset
