@@ -18,6 +18,17 @@ FORBIDDEN = {
     "ragspace.eval": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
     "ragspace.chunking": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
     "ragspace.sources": ("ragspace.services", "ragspace.runtime", "ragspace.cli"),
+    # ranking is plain Python over candidate lists: it knows nothing of where they come from
+    "ragspace.ranking": (
+        "ragspace.services",
+        "ragspace.runtime",
+        "ragspace.cli",
+        "ragspace.store",
+        "ragspace.retrieval",
+        "ragspace.answering",
+        "ragspace.eval",
+        "ragspace.sources",
+    ),
     "ragspace.store": (
         "ragspace.services",
         "ragspace.runtime",
