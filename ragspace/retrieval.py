@@ -13,7 +13,6 @@ from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode, SearchTier
 from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.ranker import RankingOptions, rank
-from ragspace.ranking.selection import one_per_section
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
@@ -79,7 +78,7 @@ class Retriever:
         measured with the query vector the search already embedded.
         """
         request = self._request(query, docset_ids, k, mode, tier, ref)
-        hits = one_per_section(self._ranked(query, request))[:k]
+        hits = self._ranked(query, request, k)
         return self.with_similarity(query, hits, request.query_vector) if measured else hits
 
     def candidates(
@@ -124,11 +123,14 @@ class Retriever:
         mode: RetrievalMode | None = None,
     ) -> list[Hit]:
         """The k best chunks as fusion ranks them, several per section allowed (for comparison)."""
-        return self._ranked(query, self._request(query, docset_ids, k, mode))[:k]
+        request = self._request(query, docset_ids, k, mode)
+        return self._ranked(query, request, k, per_section=False)
 
-    def _ranked(self, query: str, request: SearchRequest) -> list[Hit]:
+    def _ranked(
+        self, query: str, request: SearchRequest, k: int, per_section: bool = True
+    ) -> list[Hit]:
         ranking = self._ranking(uses_keywords=bool(request.keyword_terms))
-        return rank(self._store.search(request), ranking, query)
+        return rank(self._store.search(request), ranking, query, k, per_section)
 
     def _ranking(self, uses_keywords: bool) -> RankingOptions:
         """The fast tier's weight is set against keywords in hybrid search; vector search has

@@ -90,14 +90,14 @@ def test_scalings_place_each_score_in_its_sides_distribution() -> None:
 
 
 def test_spreading_files_lets_the_next_file_pass_a_files_third_chunk() -> None:
-    hits = [
-        hit(1, "a.py", document_id=1).model_copy(update={"score": 1.0}),
-        hit(2, "a.py", document_id=1).model_copy(update={"score": 0.9}),
-        hit(3, "a.py", document_id=1).model_copy(update={"score": 0.8}),
-        hit(4, "b.py", document_id=2).model_copy(update={"score": 0.5}),
+    ranked = [
+        (1.0, hit(1, "a.py", document_id=1)),
+        (0.9, hit(2, "a.py", document_id=1)),
+        (0.8, hit(3, "a.py", document_id=1)),
+        (0.5, hit(4, "b.py", document_id=2)),
     ]
-    assert [h.chunk_id for h in spread_files(hits, 1.0)] == [1, 2, 3, 4]
-    assert [h.chunk_id for h in spread_files(hits, 0.5)] == [1, 4, 2, 3]
+    assert [h.chunk_id for _s, h in spread_files(ranked, 1.0)] == [1, 2, 3, 4]
+    assert [h.chunk_id for _s, h in spread_files(ranked, 0.5)] == [1, 4, 2, 3]
 
 
 def test_a_definition_of_a_named_symbol_rises() -> None:
@@ -122,3 +122,28 @@ def test_tests_sink_unless_the_question_asks_about_tests() -> None:
     options = RankingOptions(secondary_factor=0.5)
     assert [h.chunk_id for h in rank(cands, options, "how does retry back off")] == [2, 1, 3]
     assert [h.chunk_id for h in rank(cands, options, "how is retry tested")] == [1, 2, 3]
+
+
+def _one_side_knows(side: str, other: str) -> list[Candidate]:
+    """`side` has a clear winner (chunk 1) that `other` did not find; `other` has no clear
+    opinion: a flat list of near-equal scores led by chunks 2, 3, ..."""
+    clear = {"vector": (0.92, 0.40), "keyword": (24.0, 3.0)}[side]
+    flat = {"vector": 0.55, "keyword": 6.0}[other]
+    cands = [candidate(hit(1), **{side: (1, clear[0])})]
+    for i in range(2, 13):
+        cands.append(
+            candidate(hit(i), **{side: (i, clear[1] - i / 1000), other: (i - 1, flat - i / 1000)})
+        )
+    return cands
+
+
+@pytest.mark.parametrize(("side", "other"), [("vector", "keyword"), ("keyword", "vector")])
+def test_the_side_sure_of_its_answer_leads_the_fused_list(side: str, other: str) -> None:
+    """Fixed weights put the unsure side's leader first (each side's best scales to 1); with
+    each side weighed by its confidence the clear winner comes first, as the sure side alone
+    would rank it: the fused list is not worse than that side."""
+    cands = _one_side_knows(side, other)
+    fixed = rank(cands, RankingOptions(vector_share=0.5), "which chunk")
+    adaptive = rank(cands, RankingOptions(vector_share=0.5, confidence_power=1.0), "which chunk")
+    assert fixed[0].chunk_id != 1
+    assert adaptive[0].chunk_id == 1

@@ -11,7 +11,7 @@ from ragspace.ranking.definitions import defines
 from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.selection import spread_files
+from ragspace.ranking.selection import one_per_section, spread_files
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,15 @@ def confident_weights(
     return {side: w * wanted / total for side, w in scaled.items()} if total > 0 else weights
 
 
-def rank(candidates: Sequence[Candidate], options: RankingOptions, question: str = "") -> list[Hit]:
-    """Every candidate as a hit carrying its final score, best first."""
+def rank(
+    candidates: Sequence[Candidate],
+    options: RankingOptions,
+    question: str = "",
+    limit: int | None = None,
+    per_section: bool = True,
+) -> list[Hit]:
+    """The best `limit` candidates (all without) as hits carrying their final score, best
+    first; with `per_section`, at most one hit per prose section (selection.py)."""
     profile = QueryProfile(question)
     weights = confident_weights(
         candidates, side_weights(options, profile), options.confidence_power
@@ -80,11 +87,11 @@ def rank(candidates: Sequence[Candidate], options: RankingOptions, question: str
     if options.document_weight:
         _add_documents(candidates, scores, options.document_weight, options.scaling)
     scores = adjusted(candidates, scores, options, profile)
-    hits = [
-        c.hit.model_copy(update={"score": scores[c.hit.chunk_id]})
-        for c in ordered(candidates, scores)
-    ]
-    return spread_files(hits, options.file_decay)
+    ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(candidates, scores)]
+    ranked = spread_files(ranked, options.file_decay)
+    if per_section:
+        ranked = one_per_section(ranked)
+    return [hit.model_copy(update={"score": score}) for score, hit in ranked[:limit]]
 
 
 def adjusted(
