@@ -71,7 +71,7 @@ class Chunker:
             if symbol:
                 metadata["symbol"] = symbol
             if parsed is not None:
-                metadata |= parsed.metadata(first, last, _lead(table, first, last))
+                metadata |= parsed.metadata(first, last, _lead(table, parsed, first, last))
             header = f"{path} | {symbol}" if symbol else path
             chunks.append(_draft(len(chunks), content, first, last, header, metadata))
         return chunks
@@ -145,12 +145,13 @@ def _labels(parsed: SymbolTable) -> dict[int, str]:
     return labels
 
 
-def _lead(table: LineTable, first: int, last: int) -> int:
-    """The first line of first..last that is code, not blank, a comment or a decorator."""
-    for number in range(first, last + 1):
+def _lead(table: LineTable, parsed: SymbolTable, first: int, last: int) -> int:
+    """The first line of first..last that starts a definition or is code (not a comment)."""
+    starts = parsed.starting_in(first, last)
+    for number in range(first, parsed.symbols[starts[0]].line if starts else last + 1):
         if not table.blank[number] and not table.lines[number].lstrip().startswith(COMMENT_STARTS):
             return number
-    return first
+    return parsed.symbols[starts[0]].line if starts else first
 
 
 def _symbol(shape: Outline, starts: list[int], first: int, last: int) -> str:

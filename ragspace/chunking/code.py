@@ -138,6 +138,19 @@ _PATTERNS: dict[str, list[tuple[str, str]]] = {
         ),
         (r"^[ \t]+(?P<name>\w+)\*?(?:\[[^\]\n]*\])?[ \t]*=[ \t]*(?:ref[ \t]+)?object\b", "type"),
     ],
+    "dart": [
+        (
+            r"^[ \t]*(?:(?:abstract|base|final|sealed|interface)[ \t]+)*"
+            r"(?P<kind>class|mixin|extension|enum|typedef)[ \t]+(?P<name>\w+)",
+            "",
+        ),
+        (_JAVA_LIKE_METHOD, "method"),
+        (
+            rf"^{_NOT_STATEMENT}(?:[\w<>?,]+[ \t]+)+(?P<name>\w+)[ \t]*(?:<[^>\n]*>)?\("
+            + _SIGNATURE_END,
+            "function",
+        ),
+    ],
     "matlab": [
         (
             r"^[ \t]*(?P<kind>function)[ \t]+(?:(?:\[[^\]\n]*\]|\w+)[ \t]*=[ \t]*)?(?P<name>\w+)",
@@ -154,7 +167,7 @@ _LONGEST_DEFINITION_LINE = 400
 _FLAT = frozenset({"toml", "ini", "sql"})  # sections end only where the next one starts
 _CLOSERS = ("}", ")", "]", "{", "end", "fi", "done", "esac")
 _LABELS = re.compile(r"(?:public|private|protected|signals|slots)\s*:")
-COMMENT_STARTS = ("#", "//", "/*", "*", "--", "@", "'''", '"""', ";", "[", "template")
+COMMENT_STARTS = ("#", "//", "/*", "*", "--", "%", "@", "'''", '"""', ";", "[", "template")
 
 
 @dataclass(frozen=True)

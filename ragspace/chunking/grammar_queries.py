@@ -108,4 +108,27 @@ EXTRA_QUERIES: dict[str, str] = {
 (signal_statement name: (name) @name) @definition.signal
 (enum_definition name: (name) @name) @definition.enum
 """,
+    "fsharp": """
+(named_module name: (_) @name) @definition.module
+(module_defn . (_) @name) @definition.module
+(namespace name: (_) @name) @definition.module
+(type_definition (_ (type_name type_name: (_) @name))) @definition.class
+(exception_definition exception_name: (_) @name) @definition.class
+(function_or_value_defn (function_declaration_left . (_) @name)) @definition.function
+(function_or_value_defn
+  (value_declaration_left . (identifier_pattern (long_identifier_or_op (_) @name))))
+  @definition.constant
+(member_defn (method_or_prop_defn name: (property_or_ident method: (identifier) @name)))
+  @definition.method
+(member_defn (method_or_prop_defn name: (property_or_ident . (identifier) @name .)))
+  @definition.method
+""",
+    "lua": """
+(function_declaration
+  name: (dot_index_expression table: (identifier) @receiver field: (identifier) @name))
+  @definition.function
+(function_declaration
+  name: (method_index_expression table: (identifier) @receiver method: (identifier) @name))
+  @definition.method
+""",
 }

@@ -46,7 +46,8 @@ GRAMMARS: dict[str, GrammarSpec] = {
     "lua": GrammarSpec("tree_sitter_lua", tags_from=("tree_sitter_lua",)),
     "elixir": GrammarSpec("tree_sitter_elixir", tags_from=("tree_sitter_elixir",)),
     "ocaml": GrammarSpec("tree_sitter_ocaml", "language_ocaml", tags_from=("tree_sitter_ocaml",)),
-    "fsharp": GrammarSpec("tree_sitter_fsharp", tags_from=("tree_sitter_fsharp",)),
+    # fsharp's tags.scm marks the enclosing module, not the `let`, as the function
+    "fsharp": GrammarSpec("tree_sitter_fsharp"),
     "kotlin": GrammarSpec("tree_sitter_kotlin"),
     "shell": GrammarSpec("tree_sitter_bash"),
     "haskell": GrammarSpec("tree_sitter_haskell"),

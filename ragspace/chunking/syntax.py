@@ -16,11 +16,16 @@ log = logging.getLogger(__name__)
 MAX_PARSE_BYTES = 1_000_000
 # Kinds that hold methods: a function directly inside one of these is a method.
 _CONTAINERS = frozenset({"class", "interface", "impl", "object", "type", "extension", "mixin"})
+# Members are listed where they are defined but never become a chunk's scope; inside a
+# function they are local variables and are dropped.
+_MEMBERS = frozenset({"constant", "variable", "property", "field", "enum_variant"})
+_CALLABLE = frozenset({"function", "method", "macro"})
 
 # A line holding only a macro call (`NS_ASSUME_NONNULL_BEGIN`, `Q_OBJECT`) derails C-family
 # parsers; it is blanked (same length, so offsets hold) before parsing.
 _MACRO_LINE = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]*$", re.MULTILINE)
 _C_FAMILY = frozenset({"c", "cpp", "objc"})
+_AROUND = frozenset({"function_definition", "declaration", "field_declaration"})
 
 
 @dataclass(frozen=True)
@@ -68,18 +73,20 @@ class SymbolTable:
         """`scope`, `kind` and `defines` for lines first..last; `lead` = first code line."""
         defined = self.starting_in(first, last)
         around = self.owner[first] if first < len(self.owner) else -1
-        heading = next((i for i in defined if self.symbols[i].line <= lead), None)
+        scopes = [i for i in defined if self.symbols[i].kind not in _MEMBERS]
+        heading = next((i for i in scopes if self.symbols[i].line <= lead), None)
         innermost = heading if heading is not None else around
-        if innermost == -1 and defined:
-            innermost = defined[0]
+        if innermost == -1 and scopes:
+            innermost = scopes[0]
         result: dict[str, Any] = {}
         if innermost != -1:
             result["scope"] = self.scope(innermost)
             result["kind"] = self.symbols[innermost].kind
-        defines: dict[tuple[str, str], dict[str, Any]] = {}
+        defines: dict[tuple[str, str, int], dict[str, Any]] = {}
         for symbol in (self.symbols[i] for i in defined):
             entry = {"name": symbol.name, "kind": symbol.kind, "line": symbol.line + 1}
-            defines.setdefault((symbol.name, symbol.kind), entry)  # clauses of one function
+            # the equations of one function (Haskell) are listed once
+            defines.setdefault((symbol.name, symbol.kind, symbol.parent), entry)
         if defines:
             result["defines"] = list(defines.values())
         return result
@@ -125,7 +132,7 @@ class SyntaxParser:
             kinds = [key for key in captures if key.startswith("definition.")]
             if not names or not kinds:
                 continue
-            node = captures[kinds[0]][0]
+            node = _whole(captures[kinds[0]][0])
             key = (node.start_byte, -node.end_byte)
             receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
             if key not in found or (receiver and not found[key][-1]):
@@ -147,6 +154,15 @@ class SyntaxParser:
 _Row = tuple[int, int, str, str, int, int, str]
 
 
+def _whole(node: tree_sitter.Node) -> tree_sitter.Node:
+    """C-family tags mark a function's declarator; the definition is the node around it."""
+    while node.type.endswith("declarator") and node.parent is not None:
+        if not node.parent.type.endswith("declarator") and node.parent.type not in _AROUND:
+            break
+        node = node.parent
+    return node
+
+
 def _text(node: tree_sitter.Node) -> str:
     return " ".join((node.text or b"").decode("utf-8", "replace").split())
 
@@ -162,9 +178,14 @@ def _nest(rows: list[_Row], line_count: int) -> SymbolTable:
             stack.pop()
             ends.pop()
         parent = stack[-1] if stack else -1
-        if kind == "function" and parent != -1 and symbols[parent].kind in _CONTAINERS:
+        parent_kind = symbols[parent].kind if parent != -1 else ""
+        if kind in _MEMBERS and parent_kind in _CALLABLE:
+            continue
+        if kind == "function" and parent_kind in _CONTAINERS:
             kind = "method"
         symbols.append(Symbol(name, kind, line, end, parent, receiver))
+        if kind in _MEMBERS:
+            continue
         stack.append(len(symbols) - 1)
         ends.append(end_byte)
         for row in range(line, min(end, line_count - 1) + 1):
