@@ -37,7 +37,7 @@ class Symbol:
     line: int
     end: int
     parent: int  # index of the enclosing symbol, or -1
-    owner_type: str = ""  # a Go method's receiver type: its scope though not its parent
+    owner_type: str = ""  # Go receiver type, Lua table: part of the scope, not a parent
 
 
 @dataclass
@@ -171,7 +171,6 @@ def _nest(rows: list[_Row], line_count: int) -> SymbolTable:
     """Symbols with their parents, from definitions sorted by (start byte, -end byte)."""
     symbols: list[Symbol] = []
     ends: list[int] = []  # end byte of each symbol on the stack
-    owner = [-1] * line_count
     stack: list[int] = []
     for start, end_byte, name, kind, line, end, receiver in rows:
         while stack and ends[-1] <= start:
@@ -188,6 +187,22 @@ def _nest(rows: list[_Row], line_count: int) -> SymbolTable:
             continue
         stack.append(len(symbols) - 1)
         ends.append(end_byte)
-        for row in range(line, min(end, line_count - 1) + 1):
-            owner[row] = len(symbols) - 1
-    return SymbolTable(symbols, owner, [symbol.line for symbol in symbols])
+    return SymbolTable(symbols, _owners(symbols, line_count), [s.line for s in symbols])
+
+
+def _owners(symbols: list[Symbol], line_count: int) -> list[int]:
+    """The innermost non-member definition around each line, in one sweep over the lines."""
+    owner = [-1] * line_count
+    stack: list[int] = []
+    following = 0
+    for row in range(line_count):
+        while following < len(symbols) and symbols[following].line <= row:
+            while stack and symbols[stack[-1]].end < symbols[following].line:
+                stack.pop()
+            if symbols[following].kind not in _MEMBERS:
+                stack.append(following)
+            following += 1
+        while stack and symbols[stack[-1]].end < row:
+            stack.pop()
+        owner[row] = stack[-1] if stack else -1
+    return owner
