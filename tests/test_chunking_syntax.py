@@ -1,5 +1,6 @@
 """Scope chains from tree-sitter: each chunk knows the definitions around it and in it."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,41 @@ def test_the_parse_does_not_move_chunk_boundaries(name: str) -> None:
         (c.start_line, c.end_line, c.content, c.header) for c in after
     ]
     assert all("scope" not in c.metadata for c in before)
+
+
+def _ast_definitions(text: str) -> set[tuple[tuple[str, ...], int, int]]:
+    """(scope chain, first line, last line) of every def and class, as Python's ast sees them."""
+    found: set[tuple[tuple[str, ...], int, int]] = set()
+
+    def visit(node: ast.AST, chain: tuple[str, ...]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                inner = (*chain, child.name)
+                found.add((inner, child.lineno, child.end_lineno or child.lineno))
+                visit(child, inner)
+            else:
+                visit(child, chain)
+
+    visit(ast.parse(text), ())
+    return found
+
+
+def test_python_definitions_match_the_ast_module_on_a_real_checkout() -> None:
+    """Every def/class of the flask checkout: same scope chain and line range as `ast`."""
+    parser = SyntaxParser()
+    files = sorted((DATA / "checkout").rglob("*.py"))
+    assert len(files) > 50
+    checked = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        table = parser.symbols(text, "python", len(text.split("\n")))
+        assert table is not None
+        parsed = {
+            (tuple(table.scope(index)), symbol.line + 1, symbol.end + 1)
+            for index, symbol in enumerate(table.symbols)
+            if symbol.kind in ("class", "function", "method")
+        }
+        expected = _ast_definitions(text)
+        assert parsed == expected, (path, sorted(parsed ^ expected)[:5])
+        checked += len(expected)
+    assert checked > 1000
