@@ -1,6 +1,7 @@
 """Languages told apart by name and content; the parse never fails a document."""
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,22 @@ def test_scope_metadata_reaches_the_store(
     defines = [d for c in stored for d in c.metadata["defines"]]
     assert {"name": "Span", "kind": "class", "line": 9} in defines
     assert {"name": "first", "kind": "method", "line": 17} in defines
+
+
+def test_one_chunker_serves_several_threads() -> None:
+    """The ingestion worker may run in threads sharing one chunker (and its grammars)."""
+    names = ["code/inventory.py", "code/cache.go", "syntax/span.h", "syntax/Shapes.hs"] * 3
+    texts = [(DATA / name).read_text(encoding="utf-8") for name in names]
+    languages = [
+        detect_language_of(name, text) or "text" for name, text in zip(names, texts, strict=True)
+    ]
+
+    def split(chunker: Chunker, index: int) -> list[tuple[int, object]]:
+        chunks = chunker.split(texts[index], languages[index], names[index])
+        return [(c.start_line, c.metadata.get("scope")) for c in chunks]
+
+    alone = [split(Chunker(200, 200, 0), index) for index in range(len(names))]
+    shared = Chunker(200, 200, 0)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda index: split(shared, index), range(len(names))))
+    assert together == alone

@@ -159,6 +159,11 @@ _PATTERNS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 _PATTERNS["ts"] = _PATTERNS["js"]
+_PATTERNS["objc"] = [
+    (r"^@(?P<kind>interface|implementation|protocol)[ \t]+(?P<name>\w+(?:[ \t]*\(\w*\))?)", ""),
+    (r"^[-+][ \t]*\([^)\n]*\)[ \t]*(?P<name>\w+)", "method"),
+    *_PATTERNS["c"],
+]
 _COMPILED = {
     language: [(re.compile(pattern, re.MULTILINE), kind) for pattern, kind in patterns]
     for language, patterns in _PATTERNS.items()
