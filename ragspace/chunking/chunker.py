@@ -6,6 +6,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from ragspace.chunking.code import COMMENT_STARTS, DEFINITION_LEVELS, Outline, has_patterns, outline
+from ragspace.chunking.grammars import grammar_for
 from ragspace.chunking.lines import (
     LineTable,
     Measure,
@@ -51,7 +52,7 @@ class Chunker:
         return self._split_code(table, language, path)
 
     def _split_code(self, table: LineTable, language: str, path: str) -> list[ChunkDraft]:
-        parsed = self.syntax.symbols(table.text, language, len(table))
+        parsed = self.syntax.symbols(table.text, grammar_for(language, path), len(table))
         # line patterns decide the cuts where they exist; else the parse's definitions do
         labels = None if parsed is None or has_patterns(language) else _labels(parsed)
         shape = outline(table, language, labels)

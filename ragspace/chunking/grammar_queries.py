@@ -4,12 +4,14 @@ Same conventions as tree-sitter's tags.scm: `@definition.KIND` on the whole defi
 `@name` on its name; `@receiver` (ours) names the type a Go method belongs to.
 """
 
-EXTRA_QUERIES: dict[str, str] = {
-    "ts": """
+_TYPESCRIPT = """
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (abstract_class_declaration name: (type_identifier) @name) @definition.class
-""",
+"""
+EXTRA_QUERIES: dict[str, str] = {
+    "ts": _TYPESCRIPT,
+    "tsx": _TYPESCRIPT,
     "go": """
 (method_declaration
   receiver: (parameter_list (parameter_declaration

@@ -24,13 +24,19 @@ class GrammarSpec:
     tags_from: tuple[str, ...] = ()  # modules whose shipped tags.scm is used, in order
 
 
-# Language names as `ragspace.languages` gives them.
+# Language names as `ragspace.languages` gives them (and `tsx`: see `grammar_for`).
 GRAMMARS: dict[str, GrammarSpec] = {
     "python": GrammarSpec("tree_sitter_python", tags_from=("tree_sitter_python",)),
     "js": GrammarSpec("tree_sitter_javascript", tags_from=("tree_sitter_javascript",)),
     "ts": GrammarSpec(
         "tree_sitter_typescript",
-        "language_tsx",  # TSX is a superset in practice: `.ts` files parse the same
+        "language_typescript",
+        tags_from=("tree_sitter_javascript", "tree_sitter_typescript"),
+    ),
+    # `<T>value` is a type assertion in `.ts` and an element in `.tsx`: two grammars
+    "tsx": GrammarSpec(
+        "tree_sitter_typescript",
+        "language_tsx",
         tags_from=("tree_sitter_javascript", "tree_sitter_typescript"),
     ),
     "go": GrammarSpec("tree_sitter_go", tags_from=("tree_sitter_go",)),
@@ -57,6 +63,11 @@ GRAMMARS: dict[str, GrammarSpec] = {
     "groovy": GrammarSpec("tree_sitter_groovy"),
     "gdscript": GrammarSpec("tree_sitter_gdscript"),
 }
+
+
+def grammar_for(language: str, path: str) -> str:
+    """The grammar a file needs: its language's, but TSX for a `.tsx` file."""
+    return "tsx" if language == "ts" and path.lower().endswith(".tsx") else language
 
 
 @dataclass(frozen=True)
