@@ -6,12 +6,16 @@ Three passes over the same files, interleaved so machine load hits them alike:
 `--runs`) per corpus and per language, and what the parse adds to chunking.
 
 Usage (from the repository root):
-    python bench/syntax_throughput.py [--runs 5] [--checkout pytest]
+    python bench/syntax_throughput.py [--runs 5] [--checkout pytest] [--json PATH]
 """
 
 import argparse
+import datetime
 import io
+import json
+import os
 import statistics
+import subprocess
 import tarfile
 import time
 from collections import defaultdict
@@ -52,7 +56,7 @@ def timed(work: Callable[[Document], object], documents: list[Document]) -> floa
     return time.perf_counter() - started
 
 
-def compare(label: str, documents: list[Document], runs: int) -> None:
+def compare(label: str, documents: list[Document], runs: int) -> dict[str, float]:
     settings = Settings(_env_file=None)
     sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
     plain = Chunker(*sizes, syntax=SyntaxParser(Grammars({})))
@@ -76,6 +80,8 @@ def compare(label: str, documents: list[Document], runs: int) -> None:
         print(f"  {name:14} {megabytes / value:6.2f} MB/s  {len(documents) / value:8.0f} files/s")
     added = median["chunker+parse"] / median["patterns"] - 1
     print(f"  the parse adds {added:.0%} to chunking time")
+    rates = {f"{name} MB/s": round(megabytes / value, 3) for name, value in median.items()}
+    return {"files": len(documents), "MB": round(megabytes, 3), **rates}
 
 
 def main() -> None:
@@ -83,19 +89,31 @@ def main() -> None:
     options = argparse.ArgumentParser()
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--checkout", default="pytest")
+    options.add_argument("--json", default="bench/results/syntax_throughput.json")
     args = options.parse_args()
+    results: dict[str, dict[str, float]] = {}
     # languages as ingestion sees them (a `.h` told apart as C or C++ by its content)
     loaded = load_codebase(EVAL_DIR / "codebase").documents
     codebase = [
         (d.path, detect_language_of(d.path, d.content) or "text", d.content) for d in loaded
     ]
-    compare("codebase (code evaluation set)", codebase, args.runs)
-    compare(f"SWE-QA {args.checkout} checkout", checkout(args.checkout), args.runs)
+    results["codebase"] = compare("codebase (code evaluation set)", codebase, args.runs)
+    sweqa = checkout(args.checkout)
+    results[args.checkout] = compare(f"SWE-QA {args.checkout} checkout", sweqa, args.runs)
     by_language: dict[str, list[Document]] = defaultdict(list)
     for document in codebase:
         by_language[document[1]].append(document)
     for language, documents in sorted(by_language.items()):
-        compare(f"codebase, {language}", documents, args.runs)
+        results[f"codebase {language}"] = compare(f"codebase, {language}", documents, args.runs)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    record = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": commit.stdout.strip(),
+        "load average before": os.getloadavg()[0],
+        "runs": args.runs,
+        "results": results,
+    }
+    Path(args.json).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
