@@ -66,7 +66,8 @@ from ragspace.eval.evaluation import (
     score_query,
 )
 from ragspace.models import Hit
-from ragspace.retrieval import keyword_terms, one_per_section
+from ragspace.ranking.selection import one_per_section
+from ragspace.retrieval import keyword_terms
 from ragspace.settings import Settings
 from ragspace.store import Database
 from ragspace.store.search import _KEYWORD_TERMS, KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragspace.errors import SourceError
-from ragspace.languages import TREE_HTML_SUFFIXES, detect_language
+from ragspace.languages import TREE_HTML_SUFFIXES, detect_language_of
 
 _BINARY_SNIFF_BYTES = 8192
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -45,7 +45,8 @@ def extract(path: str, data: bytes, in_tree: bool = False) -> Extracted:
     reader = _SPECIAL.get(_suffix(path))
     if reader is not None:
         return reader(path, data)
-    return Extracted(_decode(path, data), detect_language(path) or "text")
+    text = _decode(path, data)
+    return Extracted(text, detect_language_of(path, text) or "text")
 
 
 def _suffix(path: str) -> str:

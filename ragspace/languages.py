@@ -1,5 +1,6 @@
-"""Which language a file is written in, from its name."""
+"""Which language a file is written in, from its name (and for `.h` / `.m`, its content)."""
 
+import re
 from pathlib import PurePosixPath
 
 # Prose formats are split at headings and paragraphs; everything else here is code.
@@ -30,6 +31,7 @@ _BY_SUFFIX = {
     ".kt": "kotlin",
     ".kts": "kotlin",
     ".scala": "scala",
+    ".sc": "scala",
     ".swift": "swift",
     ".rb": "ruby",
     ".php": "php",
@@ -46,6 +48,26 @@ _BY_SUFFIX = {
     ".pl": "perl",
     ".pm": "perl",
     ".hs": "haskell",
+    ".lhs": "haskell",
+    ".zig": "zig",
+    ".dart": "dart",
+    ".m": "objc",
+    ".mm": "objc",
+    ".erl": "erlang",
+    ".hrl": "erlang",
+    ".clj": "clojure",
+    ".cljs": "clojure",
+    ".cljc": "clojure",
+    ".jl": "julia",
+    ".nim": "nim",
+    ".ml": "ocaml",
+    ".mli": "ocaml",
+    ".fs": "fsharp",
+    ".fsi": "fsharp",
+    ".fsx": "fsharp",
+    ".groovy": "groovy",
+    ".gradle": "groovy",
+    ".gd": "gdscript",
     ".ex": "elixir",
     ".exs": "elixir",
     ".r": "r",
@@ -116,3 +138,27 @@ def detect_language(path: str) -> str | None:
 def is_prose(language: str) -> bool:
     """True for documentation formats, False for code and configuration."""
     return language in PROSE_LANGUAGES
+
+
+_OBJC = re.compile(r"^[ \t]*(?:@interface|@implementation|@protocol|@end|#import)\b", re.MULTILINE)
+_CPP = re.compile(
+    r"^[ \t]*(?:namespace\b|template[ \t]*<|class[ \t]+\w+[^;]*$|using[ \t]+|"
+    r"(?:public|private|protected)[ \t]*:)|\bstd::|\bconstexpr\b|\bnullptr\b",
+    re.MULTILINE,
+)
+_MATLAB = re.compile(r"^[ \t]*(?:function\b|%)", re.MULTILINE)
+_SNIFF_CHARS = 200_000  # the start of a header says what it is
+
+
+def detect_language_of(path: str, text: str) -> str | None:
+    """Like `detect_language`, telling `.h` apart as C, C++ or Objective-C, `.m` as MATLAB."""
+    language = detect_language(path)
+    suffix = PurePosixPath(path).suffix.lower()
+    head = text[:_SNIFF_CHARS]
+    if suffix == ".h":
+        if _OBJC.search(head):
+            return "objc"
+        return "cpp" if _CPP.search(head) else "c"
+    if suffix == ".m" and not _OBJC.search(head) and _MATLAB.search(head):
+        return "matlab"
+    return language

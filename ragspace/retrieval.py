@@ -3,22 +3,22 @@
 import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
-from ragspace.models import Fusion, Hit, RetrievalMode, SearchTier
+from ragspace.models import Hit, RetrievalMode, SearchTier
+from ragspace.ranking.candidates import Candidate
+from ragspace.ranking.ranker import RankingOptions, rank
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
 
 MAX_KEYWORD_TERMS = 32
-# Hits fetched per wanted hit, so that enough remain after one-hit-per-section.
-SECTION_OVERFETCH = 3
 # identifiers (snake_case, dotted.names, kebab-case flags) or plain words
 _TERM = re.compile(r"\w[\w.\-]*\w|\w", re.UNICODE)
 
@@ -29,14 +29,10 @@ class RetrievalOptions:
 
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = 50
-    fusion: Fusion = Fusion.CONVEX
-    vector_share: float = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
-    rrf_k: int = 10
-    keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
+    ranking: RankingOptions = field(default_factory=RankingOptions)
     ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
     tier: SearchTier = SearchTier.BEST
-    fast_weight: float = 1.0  # of the fast tier's ranking in the fusion (keywords: 1)
 
 
 def keyword_terms(text: str) -> list[str]:
@@ -74,18 +70,28 @@ class Retriever:
         ref: str | None = None,
         measured: bool = False,
     ) -> list[Hit]:
-        """The k best chunks, at most one per prose section; each side offers `candidates`.
+        """The k best chunks, at most one per prose section; each side offers `candidates`
+        (at least k).
 
         With `ref`, only chunks of documents synced at that GitHub ref compete. With
         `measured`, every hit with a vector carries its similarity (`with_similarity`),
         measured with the query vector the search already embedded.
         """
-        fetch = max(k, min(k * SECTION_OVERFETCH, self.options.candidates))
-        request = self._request(query, docset_ids, k, fetch, mode, tier)
-        if ref is not None:
-            request = dataclasses.replace(request, ref=ref)
-        hits = one_per_section(self._store.search(request))[:k]
+        request = self._request(query, docset_ids, k, mode, tier, ref)
+        hits = self._ranked(query, request, k)
         return self.with_similarity(query, hits, request.query_vector) if measured else hits
+
+    def candidates(
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        depth: int,
+        mode: RetrievalMode | None = None,
+        tier: SearchTier | None = None,
+        ref: str | None = None,
+    ) -> list[Candidate]:
+        """What each side offers (at most `depth` chunks a side), before ranking."""
+        return self._store.search(self._request(query, docset_ids, depth, mode, tier, ref))
 
     def with_similarity(
         self, query: str, hits: Sequence[Hit], vector: npt.NDArray[np.float32] | None = None
@@ -117,16 +123,30 @@ class Retriever:
         mode: RetrievalMode | None = None,
     ) -> list[Hit]:
         """The k best chunks as fusion ranks them, several per section allowed (for comparison)."""
-        return self._store.search(self._request(query, docset_ids, k, k, mode))
+        request = self._request(query, docset_ids, k, mode)
+        return self._ranked(query, request, k, per_section=False)
+
+    def _ranked(
+        self, query: str, request: SearchRequest, k: int, per_section: bool = True
+    ) -> list[Hit]:
+        ranking = self._ranking(uses_keywords=bool(request.keyword_terms))
+        return rank(self._store.search(request), ranking, query, k, per_section)
+
+    def _ranking(self, uses_keywords: bool) -> RankingOptions:
+        """The fast tier's weight is set against keywords in hybrid search; vector search has
+        no other ranking for a chunk still waiting for its quality vector."""
+        if uses_keywords:
+            return self.options.ranking
+        return dataclasses.replace(self.options.ranking, fast_weight=1.0)
 
     def _request(
         self,
         query: str,
         docset_ids: Sequence[int],
         k: int,
-        fetch: int,
         mode: RetrievalMode | None,
         tier: SearchTier | None = None,
+        ref: str | None = None,
     ) -> SearchRequest:
         mode = mode or self.options.mode
         tier = tier or self.options.tier
@@ -134,50 +154,25 @@ class Retriever:
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         static = self._fast.for_query() if self._fast is not None and use_vector else None
         use_quality = use_vector and tier is not SearchTier.FAST
-        # the setting weighs the fast ranking against keywords in hybrid search; vector search
-        # has no other ranking for a chunk still waiting for its quality vector
-        fast_weight = self.options.fast_weight if use_keywords else 1.0
         use_fast = (
-            use_vector and tier is not SearchTier.QUALITY and static is not None and fast_weight > 0
+            use_vector
+            and tier is not SearchTier.QUALITY
+            and static is not None
+            and self._ranking(use_keywords).fast_weight > 0
         )
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
-            k=fetch,
             query_vector=self._embedder.embed([query])[0] if use_quality else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
-            fusion=self.options.fusion,
-            vector_share=self.options.vector_share,
-            rrf_k=self.options.rrf_k,
-            keyword_weight=self.options.keyword_weight,
+            documents=use_keywords and self.options.ranking.document_weight > 0,
             ef_search=max(k, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
             fast_vector=static.embed([query])[0] if use_fast and static else None,
             fast_everywhere=tier is SearchTier.FAST,
-            fast_weight=fast_weight,
+            ref=ref,
         )
-
-
-def one_per_section(hits: Sequence[Hit]) -> list[Hit]:
-    """Drop hits whose prose section already has a better hit.
-
-    A long section is split into several chunks that match the same query alike; they
-    would fill the top of the list with one section and push other relevant sections out.
-    The passage built for the best chunk shows its neighbours anyway. Code chunks carry
-    no section anchor and are all kept.
-    """
-    seen: set[tuple[int, str]] = set()
-    kept: list[Hit] = []
-    for hit in hits:
-        anchor = hit.metadata.get("anchor")
-        if isinstance(anchor, str):
-            section = (hit.document_id, anchor)
-            if section in seen:
-                continue
-            seen.add(section)
-        kept.append(hit)
-    return kept
 
 
 def hit_is_prose(hit: Hit) -> bool:

@@ -28,6 +28,7 @@ from ragspace.embeddings import (
 )
 from ragspace.eval.runner import Evaluator
 from ragspace.models import Fusion, RetrievalMode
+from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.scheduler import ResyncScheduler
 from ragspace.settings import Settings
@@ -175,13 +176,15 @@ def build_retriever(
         RetrievalOptions(
             mode=RetrievalMode(settings.retrieval_mode),
             candidates=settings.retrieval_candidates,
-            fusion=Fusion(settings.fusion),
-            vector_share=settings.vector_share,
-            rrf_k=settings.rrf_k,
-            keyword_weight=settings.keyword_weight,
+            ranking=RankingOptions(
+                fusion=Fusion(settings.fusion),
+                vector_share=settings.vector_share,
+                rrf_k=settings.rrf_k,
+                keyword_weight=settings.keyword_weight,
+                fast_weight=settings.fast_tier_weight,
+            ),
             ef_search=settings.hnsw_ef_search,
             exact_max_chunks=settings.exact_search_max_chunks,
-            fast_weight=settings.fast_tier_weight,
         ),
         fast,
     )

@@ -19,6 +19,17 @@ FORBIDDEN = {
     "ragspace.eval": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
     "ragspace.chunking": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
     "ragspace.sources": ("ragspace.actions", "ragspace.runtime", "ragspace.cli"),
+    # ranking is plain Python over candidate lists: it knows nothing of where they come from
+    "ragspace.ranking": (
+        "ragspace.actions",
+        "ragspace.runtime",
+        "ragspace.cli",
+        "ragspace.store",
+        "ragspace.retrieval",
+        "ragspace.answering",
+        "ragspace.eval",
+        "ragspace.sources",
+    ),
     "ragspace.store": (
         "ragspace.actions",
         "ragspace.runtime",

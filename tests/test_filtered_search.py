@@ -13,6 +13,7 @@ import pytest
 
 from ragspace.embeddings import Embedder
 from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
+from ragspace.ranking.candidates import Side
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
 from ragspace.store.docset_graphs import build_missing_graphs, graph_name
@@ -94,8 +95,8 @@ def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above
         request = SearchRequest(
             [docset_id],
             dimensions,
-            10,
             query_vector=vectors[0],
+            candidates=10,
             exact_max_chunks=exact_max_chunks,
         )
         return explain_search(store.pool, request)
@@ -113,14 +114,16 @@ def test_the_fast_tier_is_ranked_exactly_below_the_limit(store: Store) -> None:
         conn.execute("analyze chunks")
         ids = [row[0] for row in conn.execute("select id from chunks order by id")]
     query = _near(rng, vectors[:1], 1, 0.05)[0]
-    request = SearchRequest([docset_id], 384, 10, fast_vector=query, exact_max_chunks=3000)
+    request = SearchRequest(
+        [docset_id], 384, fast_vector=query, candidates=10, exact_max_chunks=3000
+    )
 
     assert "chunks_fast_embedding_idx" not in explain_search(store.pool, request)
     exact = [ids[i] for i in np.argsort(1 - vectors @ query, kind="stable")[:10]]
-    assert [hit.chunk_id for hit in store.search(request)] == exact
+    assert _ranked_ids(store, request, Side.FAST) == exact
     # above the limit the waiting chunks' share is unknown: the walk goes as far as allowed
-    walked = store.search(dataclasses.replace(request, exact_max_chunks=100))
-    assert len(walked) == 10 and walked[0].chunk_id == exact[0]
+    walked = _ranked_ids(store, dataclasses.replace(request, exact_max_chunks=100), Side.FAST)
+    assert len(walked) == 10 and walked[0] == exact[0]
 
 
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
@@ -133,6 +136,12 @@ def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) ->
     vectors = np.stack([row[1].to_numpy() for row in rows])
     order = np.argsort(1 - vectors @ query, kind="stable")[:k]
     return [rows[i][0] for i in order]
+
+
+def _ranked_ids(store: Store, request: SearchRequest, side: Side) -> list[int]:
+    """The chunks one side offered, in that side's order."""
+    offered = [(e.rank, c.hit.chunk_id) for c in store.search(request) if (e := c.on(side))]
+    return [chunk_id for _rank, chunk_id in sorted(offered)]
 
 
 def _graphs(store: Store) -> set[str]:
@@ -157,11 +166,11 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
         conn.execute("analyze chunks")
     query = _near(rng, seeds[:1], 1, 0.1)[0]
     for docsets in ([large], [large, small]):
-        request = SearchRequest(docsets, dimensions, 10, query_vector=query, exact_max_chunks=2000)
-        assert graph_name(large, dimensions) in explain_search(store.pool, request)
-        assert [hit.chunk_id for hit in store.search(request)] == _nearest_ids(
-            store, docsets, query, 10
+        request = SearchRequest(
+            docsets, dimensions, query_vector=query, candidates=10, exact_max_chunks=2000
         )
+        assert graph_name(large, dimensions) in explain_search(store.pool, request)
+        assert _ranked_ids(store, request, Side.VECTOR) == _nearest_ids(store, docsets, query, 10)
 
     store.delete_docset(large)  # its graph goes at the next upkeep
     assert build_missing_graphs(store.pool, min_chunks=2000) == 0

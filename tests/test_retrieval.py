@@ -5,6 +5,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.models import Fusion, Hit, RetrievalMode
+from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -99,7 +100,9 @@ def test_convex_scores_add_each_sides_scaled_score(
     scaled to 0-1 over its own candidates (here every chunk of "ops" is a vector candidate)."""
     ops = [store.get_docset_by_name("ops").id]
     retriever = Retriever(
-        store, embedder, RetrievalOptions(fusion=Fusion.CONVEX, vector_share=share)
+        store,
+        embedder,
+        RetrievalOptions(ranking=RankingOptions(fusion=Fusion.CONVEX, vector_share=share)),
     )
 
     def scores(mode: RetrievalMode) -> dict[int, Hit]:
@@ -138,7 +141,9 @@ def test_keyword_scores_follow_bm25(
     ingestor.process_all()
     docset = store.get_docset_by_name("animals").id
     share = 0.5
-    retriever = Retriever(store, embedder, RetrievalOptions(vector_share=share))
+    retriever = Retriever(
+        store, embedder, RetrievalOptions(ranking=RankingOptions(vector_share=share))
+    )
     hits = retriever.fused("zebra", [docset], 10, RetrievalMode.KEYWORD)
     assert [h.path for h in hits] == ["thrice.md", "once.md", "long.md"]
     with store.pool.connection() as conn:
@@ -165,12 +170,14 @@ def test_keyword_scores_follow_bm25(
 
 @pytest.mark.usefixtures("corpus")
 def test_rrf_scores_are_fused_reciprocal_ranks(store: Store, embedder: Embedder) -> None:
-    options = RetrievalOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25)
+    options = RetrievalOptions(
+        ranking=RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25)
+    )
     ops = [store.get_docset_by_name("ops").id]
     hits = Retriever(store, embedder, options).fused("E4711 lease", ops, 3, RetrievalMode.HYBRID)
     top = hits[0]
     assert top.keyword_rank is not None and top.vector_similarity is not None
-    k, keyword_weight = options.rrf_k, options.keyword_weight
+    k, keyword_weight = options.ranking.rrf_k, options.ranking.keyword_weight
     vector_part = top.score - keyword_weight / (k + top.keyword_rank)
     vector_rank = 1 / vector_part - k  # 1 / (k + rank) from the vector side
     assert vector_rank == pytest.approx(round(vector_rank)) and vector_rank >= 1
@@ -304,7 +311,9 @@ def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedd
     docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
 
     def fused(keyword_weight: float) -> dict[int, Hit]:
-        options = RetrievalOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=keyword_weight)
+        options = RetrievalOptions(
+            ranking=RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=keyword_weight)
+        )
         retriever = Retriever(store, embedder, options)
         return {h.chunk_id: h for h in retriever.fused(question, docsets, 20, RetrievalMode.HYBRID)}
 

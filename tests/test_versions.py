@@ -326,14 +326,14 @@ def test_every_search_side_filters_by_ref(
     vector = embedder.embed(["where widgets are made"])[0]
     docset_id = versions.service.docsets.get("widgets").id
     sides = {
-        "vector": SearchRequest([docset_id], 384, 20, query_vector=vector),
-        "keyword": SearchRequest([docset_id], 384, 20, keyword_terms=["widgets", "made"]),
-        "fast": SearchRequest([docset_id], 384, 20, fast_vector=vector, fast_everywhere=True),
+        "vector": SearchRequest([docset_id], 384, query_vector=vector, candidates=20),
+        "keyword": SearchRequest([docset_id], 384, keyword_terms=["widgets", "made"]),
+        "fast": SearchRequest([docset_id], 384, fast_vector=vector, fast_everywhere=True),
     }
     for name, request in sides.items():
-        unfiltered = store.search(request)
+        unfiltered = [c.hit for c in store.search(request)]
         assert {h.ref for h in unfiltered} == {"v1.0", "v2.0"}, name
         for ref, sha in (("v1.0", versions.v1), ("v2.0", versions.v2)):
-            hits = store.search(dataclasses.replace(request, ref=ref))
+            hits = [c.hit for c in store.search(dataclasses.replace(request, ref=ref))]
             assert hits and {(h.ref, h.resolved_sha) for h in hits} == {(ref, sha)}, name
             assert len(hits) == len([h for h in unfiltered if h.ref == ref]), name

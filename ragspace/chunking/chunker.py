@@ -5,7 +5,8 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any, Literal
 
-from ragspace.chunking.code import DEFINITION_LEVELS, Outline, outline
+from ragspace.chunking.code import COMMENT_STARTS, DEFINITION_LEVELS, Outline, has_patterns, outline
+from ragspace.chunking.grammars import grammar_for
 from ragspace.chunking.lines import (
     LineTable,
     Measure,
@@ -16,6 +17,7 @@ from ragspace.chunking.lines import (
     with_overlap,
 )
 from ragspace.chunking.prose import BLOCK, Section, sections
+from ragspace.chunking.syntax import SymbolTable, SyntaxParser
 from ragspace.languages import is_prose
 from ragspace.models import ChunkDraft
 from ragspace.tokens import counting_tokenizer
@@ -34,11 +36,13 @@ class Chunker:
         prose_chunk_size: int,
         overlap: int,
         unit: SizeUnit = "chars",
+        syntax: SyntaxParser | None = None,
     ) -> None:
         self.code_chunk_size = code_chunk_size
         self.prose_chunk_size = prose_chunk_size
         self.overlap = overlap
         self.unit = unit
+        self.syntax = SyntaxParser() if syntax is None else syntax
 
     def split(self, text: str, language: str, path: str) -> list[ChunkDraft]:
         """Chunks of `text` in order; each chunk's text lies within its line range."""
@@ -48,7 +52,10 @@ class Chunker:
         return self._split_code(table, language, path)
 
     def _split_code(self, table: LineTable, language: str, path: str) -> list[ChunkDraft]:
-        shape = outline(table, language)
+        parsed = self.syntax.symbols(table.text, grammar_for(language, path), len(table))
+        # line patterns decide the cuts where they exist; else the parse's definitions do
+        labels = None if parsed is None or has_patterns(language) else _labels(parsed)
+        shape = outline(table, language, labels)
         limit = self.code_chunk_size
         overlap, strong = self._overlap(limit), DEFINITION_LEVELS[-1]
         pieces = pack(table, 0, len(table), shape.levels, limit, overlap, strong)
@@ -64,6 +71,8 @@ class Chunker:
             metadata: dict[str, Any] = {"language": language}
             if symbol:
                 metadata["symbol"] = symbol
+            if parsed is not None:
+                metadata |= parsed.metadata(first, last, _lead(table, parsed, first, last))
             header = f"{path} | {symbol}" if symbol else path
             chunks.append(_draft(len(chunks), content, first, last, header, metadata))
         return chunks
@@ -119,6 +128,31 @@ def _prose_pieces(
         pieces = pack(table, first, section.stop, levels, limit, overlap, BLOCK + 1)
         result.append((section, with_overlap(table, pieces, overlap, BLOCK + 1, limit)))
     return result
+
+
+def _labels(parsed: SymbolTable) -> dict[int, str]:
+    """0-based line -> `kind name` of each parsed definition (the first one on a line).
+
+    Equations of one function (Haskell, Erlang-like clauses) and a signature before them
+    count once: the first.
+    """
+    labels: dict[int, str] = {}
+    previous: tuple[str, int] | None = None
+    for symbol in parsed.symbols:
+        key = (symbol.name, symbol.parent)
+        if key != previous:
+            labels.setdefault(symbol.line, f"{symbol.kind} {symbol.name}")
+        previous = key
+    return labels
+
+
+def _lead(table: LineTable, parsed: SymbolTable, first: int, last: int) -> int:
+    """The first line of first..last that starts a definition or is code (not a comment)."""
+    starts = parsed.starting_in(first, last)
+    for number in range(first, parsed.symbols[starts[0]].line if starts else last + 1):
+        if not table.blank[number] and not table.lines[number].lstrip().startswith(COMMENT_STARTS):
+            return number
+    return parsed.symbols[starts[0]].line if starts else first
 
 
 def _symbol(shape: Outline, starts: list[int], first: int, last: int) -> str:

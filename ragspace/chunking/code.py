@@ -122,8 +122,48 @@ _PATTERNS: dict[str, list[tuple[str, str]]] = {
     "lua": [(r"^[ \t]*(?:local[ \t]+)?(?P<kind>function)[ \t]+(?P<name>[\w.:]+)", "")],
     "elixir": [(r"^[ \t]*(?P<kind>defmodule|defp?|defmacro)[ \t]+(?P<name>[\w.?!]+)", "")],
     "perl": [(r"^[ \t]*(?P<kind>sub|package)[ \t]+(?P<name>[\w:]+)", "")],
+    "erlang": [(r"^(?P<name>[a-z]\w*)\((?:[^\n]*->|[^\n]*,[ \t]*$|[ \t]*$)", "function")],
+    "clojure": [
+        (
+            r"^\((?P<kind>defn-?|defmacro|defmulti|defmethod|defprotocol|defrecord|deftype|"
+            r"definterface|def|ns)[ \t]+(?:\^\S+[ \t]+)?(?P<name>[^\s()\[\]]+)",
+            "",
+        )
+    ],
+    "nim": [
+        (
+            r"^[ \t]*(?P<kind>proc|func|method|iterator|template|macro|converter)[ \t]+"
+            r"(?P<name>`[^`\n]+`|\w+)",
+            "",
+        ),
+        (r"^[ \t]+(?P<name>\w+)\*?(?:\[[^\]\n]*\])?[ \t]*=[ \t]*(?:ref[ \t]+)?object\b", "type"),
+    ],
+    "dart": [
+        (
+            r"^[ \t]*(?:(?:abstract|base|final|sealed|interface)[ \t]+)*"
+            r"(?P<kind>class|mixin|extension|enum|typedef)[ \t]+(?P<name>\w+)",
+            "",
+        ),
+        (_JAVA_LIKE_METHOD, "method"),
+        (
+            rf"^{_NOT_STATEMENT}(?:[\w<>?,]+[ \t]+)+(?P<name>\w+)[ \t]*(?:<[^>\n]*>)?\("
+            + _SIGNATURE_END,
+            "function",
+        ),
+    ],
+    "matlab": [
+        (
+            r"^[ \t]*(?P<kind>function)[ \t]+(?:(?:\[[^\]\n]*\]|\w+)[ \t]*=[ \t]*)?(?P<name>\w+)",
+            "",
+        )
+    ],
 }
 _PATTERNS["ts"] = _PATTERNS["js"]
+_PATTERNS["objc"] = [
+    (r"^@(?P<kind>interface|implementation|protocol)[ \t]+(?P<name>\w+(?:[ \t]*\(\w*\))?)", ""),
+    (r"^[-+][ \t]*\([^)\n]*\)[ \t]*(?P<name>\w+)", "method"),
+    *_PATTERNS["c"],
+]
 _COMPILED = {
     language: [(re.compile(pattern, re.MULTILINE), kind) for pattern, kind in patterns]
     for language, patterns in _PATTERNS.items()
@@ -132,7 +172,7 @@ _LONGEST_DEFINITION_LINE = 400
 _FLAT = frozenset({"toml", "ini", "sql"})  # sections end only where the next one starts
 _CLOSERS = ("}", ")", "]", "{", "end", "fi", "done", "esac")
 _LABELS = re.compile(r"(?:public|private|protected|signals|slots)\s*:")
-_COMMENTS = ("#", "//", "/*", "*", "--", "@", "'''", '"""', ";", "[", "template")
+COMMENT_STARTS = ("#", "//", "/*", "*", "--", "%", "@", "'''", '"""', ";", "[", "template")
 
 
 @dataclass(frozen=True)
@@ -167,6 +207,11 @@ class Outline:
 DEFINITION_LEVELS = (5, 4, 3)
 
 
+def has_patterns(language: str) -> bool:
+    """True when line patterns recognise `language`'s definitions."""
+    return language in _COMPILED
+
+
 def find_definitions(table: LineTable, language: str) -> dict[int, str]:
     """0-based line -> label (`def foo`) of each definition line the patterns recognise."""
     found: dict[int, str] = {}
@@ -197,9 +242,12 @@ def _probe(table: LineTable) -> tuple[str, Callable[[int], int]]:
     return "\n".join(lines), lambda offset: bisect_right(starts, offset) - 1
 
 
-def outline(table: LineTable, language: str) -> Outline:
-    """Definitions with their nesting, each line's owner, and a boundary level per line."""
-    labels = find_definitions(table, language)
+def outline(table: LineTable, language: str, labels: dict[int, str] | None = None) -> Outline:
+    """Definitions with their nesting, each line's owner, and a boundary level per line.
+
+    `labels` (line -> `kind name`) stands in for the line patterns when given.
+    """
+    labels = find_definitions(table, language) if labels is None else labels
     levels = [LINE] * len(table)
     for number in range(1, len(table)):
         if table.blank[number - 1] and not table.blank[number]:
@@ -212,7 +260,7 @@ def outline(table: LineTable, language: str) -> Outline:
     for number, line in enumerate(table.lines):
         stripped = line.lstrip()
         is_definition = number in labels
-        if table.blank[number] or (not is_definition and stripped.startswith(_COMMENTS)):
+        if table.blank[number] or (not is_definition and stripped.startswith(COMMENT_STARTS)):
             waiting.append(number)
             continue
         indent = len(line) - len(stripped)
@@ -270,7 +318,7 @@ def _attached_start(table: LineTable, number: int) -> int:
     first = number
     while first > 0 and not table.blank[first - 1]:
         previous = table.lines[first - 1].lstrip()
-        if not previous.startswith(_COMMENTS):
+        if not previous.startswith(COMMENT_STARTS):
             break
         first -= 1
     return first

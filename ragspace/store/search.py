@@ -1,5 +1,5 @@
-"""Search SQL: the vector side (vector_rankings.py) and BM25 full-text search, fused in one
-query."""
+"""Search SQL: the candidates of the vector side (vector_rankings.py) and of BM25 full-text
+search, in one query, each with every side's rank and raw score; ranking/ orders them."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -10,15 +10,18 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ragspace.models import Fusion, Hit
+from ragspace.models import Hit
+from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_plan import VectorPlan, session_settings
 from ragspace.store.vector_rankings import strictest, vector_rankings, vector_type
 
 
-def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> list[Hit]:
-    """Vector KNN and/or full-text search in the given DocSets, fused, one query (after one
-    look-up of the DocSets' sizes when a vector side takes part, to plan it)."""
+def run_search(
+    pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest
+) -> list[Candidate]:
+    """Each side's best `candidates` chunks in the given DocSets, one query (after one look-up
+    of the DocSets' sizes when a vector side takes part, to plan it), in chunk id order."""
     if not request.docset_ids:
         return []
     with pool.connection() as conn, conn.transaction():
@@ -27,7 +30,16 @@ def run_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchReq
             return []
         with conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(query, _parameters(request)).fetchall()
-    return [Hit.model_validate(row) for row in rows]
+    return [_candidate(row) for row in rows]
+
+
+def _candidate(row: dict[str, Any]) -> Candidate:
+    evidence: dict[Side, Evidence] = {}
+    for side in Side:
+        rank, score = row.pop(f"side_{side}_rank"), row.pop(f"side_{side}_score")
+        if rank is not None:
+            evidence[side] = Evidence(int(rank), float(score))
+    return Candidate(Hit.model_validate(row), evidence)
 
 
 def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest) -> str:
@@ -44,17 +56,24 @@ def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: Searc
 
 
 def _prepare(conn: psycopg.Connection[Any], request: SearchRequest) -> sql.Composed | None:
-    """The fused query, with the HNSW settings its vector rankings need set on `conn` (for
+    """The candidates' query, with the HNSW settings its vector rankings need set on `conn` (for
     the current transaction); None when no side takes part."""
     parts, plans = _candidate_rankings(conn, request)
     if not parts:
         return None
     for statement in session_settings(strictest(plans)):
         conn.execute(statement)
-    return sql.SQL(_FUSED).format(
-        keyword_terms=sql.SQL(_KEYWORD_TERMS if request.keyword_terms else ""),
-        candidates=sql.SQL(" union all ").join(parts),
-        contribution=_CONTRIBUTION[request.fusion],
+    keyword_terms: sql.Composable = sql.SQL("")
+    if request.keyword_terms:
+        keyword_terms = sql.Composed(
+            [
+                sql.SQL(_KEYWORD_TERMS),
+                _KEYWORD_MATCHES.format(ref=ref_filter(request.ref, "c.document_id")),
+                sql.SQL(_DOCUMENT_MATCHES if request.documents else ""),
+            ]
+        )
+    return sql.SQL(_CANDIDATES).format(
+        keyword_terms=keyword_terms, candidates=sql.SQL(" union all ").join(parts)
     )
 
 
@@ -65,41 +84,24 @@ def _candidate_rankings(
     # the ref filter is added only when asked for, so an unversioned search keeps its plan
     parts, plans = vector_rankings(conn, request, ref_filter(request.ref, "document_id"))
     if request.keyword_terms:
-        parts.append(_KEYWORD_CANDIDATES.format(ref=ref_filter(request.ref, "c.document_id")))
+        parts.append(_KEYWORD_CANDIDATES)
+        if request.documents:
+            parts.append(_DOCUMENT_CANDIDATES)
     return parts, plans
 
 
 def _parameters(request: SearchRequest) -> dict[str, Any]:
     return {
-        **side_weights(request),
         "q": request.query_vector,
         "fq": request.fast_vector,
         "terms": list(request.keyword_terms),
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
-        "rrf_k": request.rrf_k,
         "max_terms": KEYWORD_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
         "bm25_k1": BM25_K1,
         "bm25_b": BM25_B,
-        "k": request.k,
         "ref": request.ref,
-    }
-
-
-def side_weights(request: SearchRequest) -> dict[str, float]:
-    """Each ranking's weight in the fusion: a share of the score (convex) or of 1 / (k + rank)."""
-    if request.fusion is Fusion.CONVEX:
-        vector = request.vector_share
-        return {
-            "vector_weight": vector,
-            "keyword_weight": 1.0 - vector,
-            "fast_weight": vector * request.fast_weight,
-        }
-    return {
-        "vector_weight": 1.0,
-        "keyword_weight": request.keyword_weight,
-        "fast_weight": request.fast_weight,
     }
 
 
@@ -135,6 +137,8 @@ def ref_filter(ref: str | None, document_id: str) -> sql.Composable:
 _KEYWORD_TERMS = """
     corpus as (
         select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
+               greatest(coalesce(sum(chunk_count), 0), 1)::float8
+                   / greatest(count(*), 1) as average_chunks,
                (select coalesce(sum(words)::float8 / nullif(sum(chunks), 0), 1.0)
                 from docset_lengths where docset_id = any(%(docsets)s)) as average_words
         from documents where docset_id = any(%(docsets)s)
@@ -169,59 +173,95 @@ _KEYWORD_TERMS = """
 # its vector cut down to those lexemes (`setweight` marks them A, as nothing else in `fts`
 # is, and `ts_filter` keeps them: both in C, without expanding the whole vector) gives each
 # lexeme's positions in the chunk: its term frequency.
-_KEYWORD_CANDIDATES = sql.SQL(
+_KEYWORD_MATCHES = sql.SQL(
     """
-    (select id, null::float8 as vector_similarity, rank::int as keyword_rank, rank,
-            coalesce((score - min(score) over ())
-                     / nullif(max(score) over () - min(score) over (), 0), 1.0) as scaled,
-            %(keyword_weight)s::float8 as weight
-     from (select id, score, row_number() over (order by score desc, id) as rank
-           from (select c.id, bm25.score
-                 from (select array_agg(lexeme) as lexemes,
-                              string_agg(quote_literal(lexeme), ' | ')::tsquery as query
-                       from weighted_terms) chosen
-                 cross join corpus
-                 join chunks c on c.fts @@ chosen.query and c.docset_id = any(%(docsets)s){ref}
-                 cross join lateral (
-                     select sum(w.idf * u.tf * (%(bm25_k1)s + 1)
-                                / (u.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
-                                                         * c.fts_words / corpus.average_words)))
-                            as score
-                     from (select lexeme, coalesce(array_length(positions, 1), 1) as tf
-                           from unnest(ts_filter(setweight(c.fts, 'A', chosen.lexemes), '{{a}}'))
-                          ) u
-                     join weighted_terms w on w.lexeme = u.lexeme) bm25
-                 order by bm25.score desc, c.id
-                 limit %(candidates)s) matched) ranked)
+    keyword_matches as materialized (
+        select c.id, c.document_id, c.fts_words, u.lexeme, u.tf
+        from (select array_agg(lexeme) as lexemes,
+                     string_agg(quote_literal(lexeme), ' | ')::tsquery as query
+              from weighted_terms) chosen
+        join chunks c on c.fts @@ chosen.query and c.docset_id = any(%(docsets)s){ref}
+        cross join lateral (
+            select lexeme, coalesce(array_length(positions, 1), 1) as tf
+            from unnest(ts_filter(setweight(c.fts, 'A', chosen.lexemes), '{{a}}'))) u
+    ),
+    keyword_chunks as (
+        select m.id, m.document_id,
+               sum(w.idf * m.tf * (%(bm25_k1)s + 1)
+                   / (m.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                            * m.fts_words / corpus.average_words))) as score
+        from keyword_matches m join weighted_terms w on w.lexeme = m.lexeme cross join corpus
+        group by m.id, m.document_id
+    ),
     """
 )
-# one candidate's share of its chunk's fused score
-_CONTRIBUTION = {
-    Fusion.CONVEX: sql.SQL("weight * scaled"),
-    Fusion.RRF: sql.SQL("weight / (%(rrf_k)s + rank)"),
-}
-_FUSED = """
+# The same BM25 over whole documents: a lexeme's frequency summed over a document's chunks,
+# its length in chunks (`documents.chunk_count`, against the average); a file that is about
+# the question as a whole rises even when no single chunk says it all. Each document is
+# offered through its best-scoring chunk.
+_DOCUMENT_MATCHES = """
+    keyword_documents as (
+        select t.document_id,
+               sum(w.idf * t.tf * (%(bm25_k1)s + 1)
+                   / (t.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                            * d.chunk_count / corpus.average_chunks))) as score
+        from (select document_id, lexeme, sum(tf) as tf
+              from keyword_matches group by document_id, lexeme) t
+        join weighted_terms w on w.lexeme = t.lexeme
+        join documents d on d.id = t.document_id
+        cross join corpus
+        group by t.document_id
+    ),
+"""
+_KEYWORD_CANDIDATES = sql.SQL(
+    """
+    (select id, 'keyword'::text as side,
+            row_number() over (order by score desc, id) as rank, score
+     from keyword_chunks order by score desc, id limit %(candidates)s)
+    """
+)
+_DOCUMENT_CANDIDATES = sql.SQL(
+    """
+    (select id, 'document'::text as side,
+            row_number() over (order by score desc, id) as rank, score
+     from (select distinct on (k.document_id) k.id, d.score
+           from keyword_documents d join keyword_chunks k on k.document_id = d.document_id
+           order by k.document_id, k.score desc, k.id) best
+     order by score desc, id limit %(candidates)s)
+    """
+)
+_SIDE_COLUMNS = ",\n".join(
+    f"max(score) filter (where side = '{side}') as {side}_score, "
+    f"min(rank) filter (where side = '{side}') as {side}_rank"
+    for side in Side
+)
+_CANDIDATES = (
+    """
     with {keyword_terms}
     candidates as ({candidates}),
-    fused as (
-        select id, sum({contribution})::float8 as score,
-               max(vector_similarity) as vector_similarity, min(keyword_rank) as keyword_rank
-        from candidates group by id
-    )
+    sides as (select id, """
+    + _SIDE_COLUMNS
+    + """
+        from candidates group by id)
     select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
-           c.ordinal, c.content, c.start_line, c.end_line, c.metadata,
-           f.score, f.vector_similarity, f.keyword_rank,
+           c.ordinal, c.content, c.start_line, c.end_line, c.metadata, 0.0::float8 as score,
+           coalesce(s.vector_score, s.fast_score) as vector_similarity,
+           s.keyword_rank::int as keyword_rank, """
+    + ", ".join(
+        f"s.{side}_score as side_{side}_score, s.{side}_rank as side_{side}_rank" for side in Side
+    )
+    + """,
            nullif(d.ref, '') as ref,
-           case when d.ref <> '' then s.sync_state ->> 'commit' end as resolved_sha,
-           coalesce(s.last_synced_at, d.updated_at) as indexed_at
-    from fused f
-    join chunks c on c.id = f.id
+           case when d.ref <> '' then src.sync_state ->> 'commit' end as resolved_sha,
+           coalesce(src.last_synced_at, d.updated_at) as indexed_at
+    from sides s
+    join chunks c on c.id = s.id
     join documents d on d.id = c.document_id
     join docsets ds on ds.id = c.docset_id
-    left join sources s on s.id = d.source_id
-    order by f.score desc, c.id
-    limit %(k)s
+    left join sources src on src.id = d.source_id
+    order by c.id
 """
+)
 
 
 def chunk_similarities(

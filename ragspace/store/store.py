@@ -17,7 +17,6 @@ from ragspace.models import (
     DocSet,
     Document,
     EmbeddingStatus,
-    Hit,
     NewDocument,
     OriginalFile,
     RefInfo,
@@ -27,6 +26,7 @@ from ragspace.models import (
     StoredDocument,
     stored_options,
 )
+from ragspace.ranking.candidates import Candidate
 from ragspace.reading import MAX_READ_CHARS, Window, fetch_last_line, window
 from ragspace.store.search import chunk_similarities, run_search
 from ragspace.store.search_request import SearchRequest
@@ -423,8 +423,9 @@ class Store:
 
     # Search
 
-    def search(self, request: SearchRequest) -> list[Hit]:
-        """Vector KNN and/or full-text search in the given DocSets, fused by RRF, one query."""
+    def search(self, request: SearchRequest) -> list[Candidate]:
+        """The candidates of vector KNN and/or full-text search in the given DocSets, each
+        with every side's rank and score, one query; ranking/ orders them."""
         return run_search(self._pool, request)
 
     def similarities(

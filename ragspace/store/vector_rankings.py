@@ -25,9 +25,7 @@ def vector_rankings(
     plans: list[VectorPlan] = []
     if request.query_vector is not None:
         nearest_quality, quality_plans = _quality_nearest(conn, request, sizes, table, ref)
-        parts.append(
-            BY_DISTANCE.format(weight=sql.SQL("%(vector_weight)s"), nearest=nearest_quality)
-        )
+        parts.append(BY_DISTANCE.format(side=sql.Literal("vector"), nearest=nearest_quality))
         plans += quality_plans
     if wants_fast and (request.fast_everywhere or fast_only > 0):
         # no index holds every fast vector (evaluating the tier: exact); the fast index holds
@@ -150,16 +148,11 @@ def vector_type(dimensions: int) -> sql.Composable:
     return sql.SQL("vector({})").format(sql.Literal(dimensions))
 
 
-# Each side yields (id, vector_similarity, keyword_rank, rank, scaled, weight): ranks start at
-# 1; `scaled` is the side's score mapped onto 0-1 over its own candidates (best 1, worst 0; all
-# 1 when they score alike), as convex fusion combines them. A vector ranking's columns, all but
-# the weight, from each of its nearest chunks' cosine distance:
+# Each side yields (id, side, rank, score): ranks start at 1, the score is the side's raw
+# one. A vector ranking's, from each of its nearest chunks' cosine distance:
 BY_DISTANCE = sql.SQL(
-    """(select id, 1 - distance as vector_similarity, null::int as keyword_rank,
-            row_number() over (order by distance, id) as rank,
-            coalesce((max(distance) over () - distance)
-                     / nullif(max(distance) over () - min(distance) over (), 0), 1.0) as scaled,
-            {weight}::float8 as weight
+    """(select id, {side}::text as side, row_number() over (order by distance, id) as rank,
+            1 - distance as score
      from ({nearest}) nearest)
     """
 )
@@ -169,12 +162,10 @@ def _fast_ranking(plan: VectorPlan, ref: sql.Composable, everywhere: bool) -> sq
     """The fast tier's own ranking: over the chunks that have no quality vector yet (the
     partial HNSW index holds exactly those), or over every chunk (evaluating the fast tier
     alone). Cosines of the static and the quality model are not comparable, so each tier is
-    ranked and scaled on its own (in RRF only the ranks meet)."""
+    a side of its own in the fusion."""
     only = sql.SQL("") if everywhere else sql.SQL(" and embedding is null")
     distance = sql.SQL("fast_embedding <=> %(fq)s::vector(384)")
     where = sql.SQL(
         "docset_id = any(%(docsets)s) and fast_embedding is not null{only}{ref}"
     ).format(only=only, ref=ref)
-    return BY_DISTANCE.format(
-        weight=sql.SQL("%(fast_weight)s"), nearest=nearest(plan, distance, where)
-    )
+    return BY_DISTANCE.format(side=sql.Literal("fast"), nearest=nearest(plan, distance, where))

@@ -1,0 +1,545 @@
+"""Retrieval quality over every shared set, chosen under leave-one-set-out (issue 35).
+
+Three steps, each resumable:
+
+    python bench/quality_pool.py index       # a fresh data folder per set, filled as a user would
+    python bench/quality_pool.py candidates  # every question's candidates, DEPTH per side
+    python bench/quality_pool.py evaluate [--write]   # the table and the held-out folds
+
+`index` unpacks the SWE-QA tarballs and runs `ragspace docset create` + `ragspace add dir
+--wait`, and `ragspace eval` for the two corpus sets, each in its own data folder under
+--work (no set shares a database with another). `candidates` asks the real store for each
+side's candidates (Retriever.candidates, the query the app runs) and saves them, so that
+ranking variants, plain Python over those lists (ragspace/ranking/), are scored in seconds.
+`evaluate` scores every mode and variant at chunk and file level; a tunable variant's
+parameters are chosen on four sets and scored on the fifth, for each fold, and only those
+held-out figures are reported for it. `--write` saves bench/results/quality_pool.json.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "eval"
+RESULTS = ROOT / "bench" / "results" / "quality_pool.json"
+DEPTH = 100  # candidates saved per side; the app takes RAGSPACE_RETRIEVAL_CANDIDATES of them
+K = 10
+
+
+@dataclass(frozen=True)
+class PoolSet:
+    """One shared set: its questions, the DocSet that holds its corpus, how it is indexed."""
+
+    name: str
+    questions: Path
+    docset: str
+    tarball: Path | None = None  # a SWE-QA checkout, added with `ragspace add dir`
+
+
+SETS = (
+    PoolSet("claude-docs", SHARED / "claude-docs", "eval-claude-docs"),
+    PoolSet("codebase", SHARED / "codebase", "eval-codebase"),
+    PoolSet(
+        "pytest",
+        SHARED / "sweqa-dev/pytest.jsonl",
+        "pytest",
+        SHARED / "sweqa-dev/pytest-5989efe.tar.gz",
+    ),
+    PoolSet(
+        "sphinx",
+        SHARED / "sweqa-dev/sphinx.jsonl",
+        "sphinx",
+        SHARED / "sweqa-dev/sphinx-6c9e320.tar.gz",
+    ),
+    PoolSet(
+        "pylint",
+        SHARED / "sweqa-dev/pylint.jsonl",
+        "pylint",
+        SHARED / "sweqa-dev/pylint-44740e5.tar.gz",
+    ),
+)
+
+
+def data_dir(work: Path, pool_set: PoolSet) -> Path:
+    return work / f"data-{pool_set.name}"
+
+
+# Step 1: index
+
+
+def index(work: Path, ragspace: Path) -> None:
+    """Fill each set's own data folder through the CLI, as a user would; skip finished ones."""
+    for pool_set in SETS:
+        folder = data_dir(work, pool_set)
+        if (folder / "indexed").exists():
+            print(f"{pool_set.name}: indexed already", file=sys.stderr)
+            continue
+        env = {**os.environ, "RAGSPACE_DATA_DIR": str(folder)}
+        log = (work / f"index-{pool_set.name}.log").open("w")
+        if pool_set.tarball is None:
+            command = [str(ragspace), "eval", str(pool_set.questions), "--data-dir", str(folder)]
+            run([*command, "--modes", "hybrid", "--limit", "1", "--no-grade"], env, log)
+        else:
+            with tarfile.open(pool_set.tarball) as archive:
+                archive.extractall(work / "src", filter="data")
+            checkout = work / "src" / pool_set.name
+            run([str(ragspace), "docset", "create", pool_set.docset], env, log)
+            run([str(ragspace), "add", "dir", pool_set.docset, str(checkout), "--wait"], env, log)
+        (folder / "indexed").touch()
+        print(f"{pool_set.name}: indexed", file=sys.stderr)
+
+
+def run(command: list[str], env: dict[str, str], log: Any) -> None:
+    subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT, check=True)
+
+
+# Step 2: candidates
+
+
+def chosen_sets(names: Sequence[str] | None) -> tuple[PoolSet, ...]:
+    return tuple(s for s in SETS if names is None or s.name in names)
+
+
+def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
+    """Each question's candidates from the set's own database, saved as JSON lines."""
+    from ragspace.models import RetrievalMode
+    from ragspace.ranking.ranker import RankingOptions
+    from ragspace.retrieval import RetrievalOptions, Retriever
+    from ragspace.runtime import open_runtime
+    from ragspace.settings import load_settings
+
+    for pool_set in sets:
+        target = work / f"candidates-{pool_set.name}.jsonl"
+        settings = load_settings(data_dir=data_dir(work, pool_set), database_url=None)
+        runtime = open_runtime(settings, worker_threads=0)
+        try:
+            store = runtime.store
+            # every side, the document side too, whatever the ranking then uses
+            options = RetrievalOptions(
+                candidates=DEPTH, ranking=RankingOptions(document_weight=1.0)
+            )
+            retriever = Retriever(store, runtime.embedder, options)
+            docset = store.get_docset_by_name(pool_set.docset).id
+            with target.open("w") as out:
+                for query in load_questions(pool_set).queries:
+                    found = retriever.candidates(query.text, [docset], DEPTH, RetrievalMode.HYBRID)
+                    out.write(json.dumps({"question": query.text, "candidates": found_json(found)}))
+                    out.write("\n")
+        finally:
+            runtime.close()
+        print(f"{pool_set.name}: candidates saved", file=sys.stderr)
+
+
+def found_json(candidates: Sequence[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "hit": c.hit.model_dump(mode="json"),
+            "evidence": {side.value: [e.rank, e.score] for side, e in c.evidence.items()},
+        }
+        for c in candidates
+    ]
+
+
+def load_questions(pool_set: PoolSet) -> Any:
+    from ragspace.eval.datasets import load_dataset
+
+    return load_dataset(pool_set.questions)
+
+
+# Step 3: evaluate
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question with its gold and what each side offered for it."""
+
+    text: str
+    query: Any  # EvalQuery
+    candidates: list[Any]  # ragspace.ranking.candidates.Candidate
+
+
+def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
+    """Every set's questions with their saved candidates."""
+    from ragspace.models import Hit
+    from ragspace.ranking.candidates import Candidate, Evidence, Side
+
+    pool: dict[str, list[Question]] = {}
+    for pool_set in sets:
+        queries = {q.text: q for q in load_questions(pool_set).queries}
+        questions = []
+        for line in (work / f"candidates-{pool_set.name}.jsonl").open():
+            row = json.loads(line)
+            candidates = [
+                Candidate(
+                    Hit.model_validate(c["hit"]),
+                    {
+                        Side(side): Evidence(int(r), float(s))
+                        for side, (r, s) in c["evidence"].items()
+                    },
+                )
+                for c in row["candidates"]
+            ]
+            questions.append(Question(row["question"], queries[row["question"]], candidates))
+        pool[pool_set.name] = questions
+    return pool
+
+
+# (question, candidates) -> the K hits a search returns (at most one per prose section)
+Ranking = Callable[[str, list[Any]], list[Any]]
+
+
+def scores(questions: Sequence[Question], ranking: Ranking) -> dict[str, float]:
+    """Mean metrics at chunk and file level of one ranking over a set's questions."""
+    from ragspace.eval.evaluation import match_hits, score_query, whole_files
+
+    totals: dict[str, float] = {}
+    for question in questions:
+        hits = ranking(question.text, question.candidates)
+        files = whole_files(question.query)
+        for level, gold in (("chunk", question.query.gold), ("file", files.gold)):
+            for metric, value in score_query(match_hits(hits, gold), len(gold)).items():
+                key = f"{level} {metric}"
+                totals[key] = totals.get(key, 0.0) + value
+    return {key: value / len(questions) for key, value in totals.items()}
+
+
+# the figure a parameter choice maximises, averaged over the training sets: every level's
+# R@10 and MRR count alike, so no set's headline metric dominates
+OBJECTIVE = ("chunk recall@10", "chunk mrr@10", "file recall@10", "file mrr@10")
+
+
+def objective(figures: dict[str, float]) -> float:
+    return sum(figures[m] for m in OBJECTIVE) / len(OBJECTIVE)
+
+
+def leave_one_set_out(
+    pool: dict[str, list[Question]], family: Callable[[Any], Ranking], grid: Sequence[Any]
+) -> dict[str, dict[str, Any]]:
+    """For each set: the grid point best on the other sets, and its scores on this one."""
+    table = {
+        (name, repr(point)): scores(questions, family(point))
+        for point in grid
+        for name, questions in pool.items()
+    }
+    folds = {}
+    for held_out in pool:
+        # one set alone (exploring) can only be scored in sample
+        training = [name for name in pool if name != held_out] or [held_out]
+        best = max(
+            grid,
+            key=lambda p: sum(objective(table[(n, repr(p))]) for n in training) / len(training),
+        )
+        chosen = short(best) if best is not None else "-"
+        folds[held_out] = {"chosen": chosen, "scores": table[(held_out, repr(best))]}
+    return folds
+
+
+def tuned_jointly(
+    pool: dict[str, list[Question]],
+    family: Callable[[Any], Ranking],
+    axes: dict[str, Sequence[Any]],
+    start: Any,
+) -> tuple[dict[str, dict[str, Any]], Any]:
+    """Coordinate ascent over the axes from `start`, for each fold on its four training
+    sets (scored on the held-out one), and once on every set: the point the app ships."""
+    memo: dict[tuple[str, str], dict[str, float]] = {}
+
+    def figures(name: str, point: Any) -> dict[str, float]:
+        key = (name, repr(point))
+        if key not in memo:
+            memo[key] = scores(pool[name], family(point))
+        return memo[key]
+
+    def climb(training: Sequence[str]) -> Any:
+        def value(point: Any) -> float:
+            return sum(objective(figures(n, point)) for n in training) / len(training)
+
+        point, best = start, value(start)
+        for _round in range(3):
+            improved = False
+            for field, values in axes.items():
+                for v in values:
+                    tried = dataclasses.replace(point, **{field: v})
+                    if (tried_value := value(tried)) > best + 1e-9:
+                        point, best, improved = tried, tried_value, True
+            if not improved:
+                break
+        return point
+
+    folds = {}
+    for held_out in pool:
+        point = climb([name for name in pool if name != held_out] or [held_out])
+        folds[held_out] = {"chosen": short(point), "scores": figures(held_out, point)}
+    return folds, climb(list(pool))
+
+
+def side_alone(side: Any) -> Ranking:
+    """One side's own order (what the app's vector or keyword mode returns)."""
+
+    from ragspace.ranking.candidates import Candidate
+    from ragspace.ranking.ranker import RankingOptions, rank
+
+    def ranking(question: str, candidates: list[Any]) -> list[Any]:
+        offered = [Candidate(c.hit, {side: c.on(side)}) for c in candidates if c.on(side)]
+        return rank(offered, RankingOptions(), question, K)
+
+    return ranking
+
+
+def at_depth(ranking: Ranking, depth: int) -> Ranking:
+    """The ranking over only the first `depth` candidates of each side (the app's setting)."""
+
+    def ranked(question: str, candidates: list[Any]) -> list[Any]:
+        from ragspace.ranking.candidates import Candidate
+
+        kept = []
+        for c in candidates:
+            evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
+            if evidence:
+                kept.append(Candidate(c.hit, evidence))
+        return ranking(question, kept)
+
+    return ranked
+
+
+def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[Any]]]:
+    """(name, family, grid): each variant a family of rankings over a parameter grid; a
+    grid of one point is a fixed ranking."""
+    from ragspace.models import Fusion
+    from ragspace.ranking.candidates import Side
+    from ragspace.ranking.ranker import RankingOptions, rank
+
+    def product(options: RankingOptions) -> Ranking:
+        return at_depth(lambda q, c: rank(c, options, q, K), depth)
+
+    def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
+        points = [RankingOptions()]
+        for field, values in axes.items():
+            points = [dataclasses.replace(p, **{field: v}) for p in points for v in values]
+        return points
+
+    shares = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+    yield "vector", lambda _p: at_depth(side_alone(Side.VECTOR), depth), [None]
+    yield "keyword", lambda _p: at_depth(side_alone(Side.KEYWORD), depth), [None]
+    yield "hybrid (today)", product, [RankingOptions()]
+    yield "convex, share chosen", product, grid(vector_share=shares)
+    yield (
+        "rrf, k and weight chosen",
+        product,
+        grid(fusion=[Fusion.RRF], rrf_k=(10, 30, 60), keyword_weight=(0.5, 0.75, 1.0, 1.25)),
+    )
+    yield "distribution scaling", product, grid(scaling=["distribution"], vector_share=shares)
+    yield (
+        "confidence weights",
+        product,
+        grid(confidence_power=(0.5, 1.0, 2.0), vector_share=(0.4, 0.5, 0.6)),
+    )
+    yield (
+        "symbol-aware share",
+        product,
+        grid(vector_share=(0.5, 0.6, 0.7), symbol_vector_share=(0.2, 0.3, 0.4, 0.5)),
+    )
+    yield "+ definitions", product, grid(definition_boost=(0.1, 0.25, 0.5, 1.0))
+    yield "+ file names", product, grid(name_boost=(0.1, 0.25, 0.5))
+    yield "+ file coherence", product, grid(coherence_boost=(0.1, 0.2, 0.4))
+    yield "+ tests/examples lowered", product, grid(secondary_factor=(0.5, 0.7, 0.85))
+    yield "+ files spread", product, grid(file_decay=(0.5, 0.7, 0.85))
+    yield "+ whole-document BM25", product, grid(document_weight=(0.1, 0.25, 0.5, 1.0))
+    yield (
+        "all, tuned jointly",
+        product,
+        {  # type: ignore[misc]
+            "vector_share": (0.4, 0.5, 0.6, 0.7),
+            "confidence_power": (0.0, 0.5, 1.0),
+            "definition_boost": (0.0, 0.25, 0.5, 1.0),
+            "name_boost": (0.0, 0.1, 0.25),
+            "coherence_boost": (0.0, 0.1),
+            "secondary_factor": (1.0, 0.85, 0.7),
+            "file_decay": (1.0, 0.85, 0.7),
+            "document_weight": (0.0, 0.1, 0.25),
+        },
+    )
+
+
+def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explore: bool) -> None:
+    from ragspace.ranking.ranker import RankingOptions
+
+    pool = load_pool(work, sets)
+    rows = []
+    print(f"{'held-out folds':32s} " + "  ".join(f"{name:>11s}" for name in pool))
+    for name, family, grid in variants(depth):
+        if isinstance(grid, dict):  # axes searched jointly
+            folds, shipped = tuned_jointly(pool, family, grid, RankingOptions())
+            rows.append({"variant": name, "axes": list(grid), "folds": folds})
+            print_row(name, folds)
+            for set_name, fold in folds.items():
+                print(f"    without {set_name}: {fold['chosen']}")
+            print(f"    on every set (the default): {short(shipped)}")
+            continue
+        if explore and len(grid) > 1:
+            for point in grid:
+                in_sample = {n: {"scores": scores(q, family(point))} for n, q in pool.items()}
+                print_row(f"  {short(point)}", in_sample)
+        folds = leave_one_set_out(pool, family, grid)
+        rows.append({"variant": name, "grid": len(grid), "folds": folds})
+        print_row(name, folds)
+    if write:
+        run = {
+            "command": "python bench/quality_pool.py evaluate --write",
+            "date": time.strftime("%Y-%m-%d", time.gmtime()),
+            "commit": git_commit(),
+            "load": os.getloadavg()[0],
+            "depth": depth,
+            "k": K,
+            "sets": {name: len(questions) for name, questions in pool.items()},
+        }
+        RESULTS.write_text(json.dumps({"run": run, "rows": rows}, indent=1) + "\n")
+        print(report(RESULTS))
+
+
+def git_commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+LEVEL_METRICS = ("recall@10", "mrr@10")
+
+
+def report(results: Path) -> str:
+    """The results as markdown: the held-out table, then the never-below-a-side check."""
+    saved = json.loads(results.read_text())
+    run, rows = saved["run"], saved["rows"]
+    names = list(run["sets"])
+    lines = [
+        f"`{run['command']}` on {run['date']}, commit {run['commit']}, load "
+        f"{run['load']:.2f}; {', '.join(f'{n} {q}' for n, q in run['sets'].items())} "
+        f"questions; {run['depth']} candidates a side, k = {run['k']}. Each cell: the "
+        "figure on that set of the parameters chosen on the other four (R@5 / MRR@10 "
+        "of sections for claude-docs, R@10 / MRR@10 of chunks for codebase, of files for "
+        "the SWE-QA sets).",
+        "",
+        "| ranking | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for row in rows:
+        cells = []
+        for name in names:
+            first, second = HEADLINE[name]
+            figures = row["folds"][name]["scores"]
+            cells.append(f"{figures[first]:.3f} / {figures[second]:.3f}")
+        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
+    lines += ["", *never_below_a_side(rows, names), "", *both_levels(rows, names)]
+    return "\n".join(lines) + "\n"
+
+
+def fold_scores(row: dict[str, Any], name: str) -> dict[str, float]:
+    scores: dict[str, float] = row["folds"][name]["scores"]
+    return scores
+
+
+def both_levels(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Chunk and file R@10 / MRR@10 of each side alone, today's fusion and the shipped one."""
+    shown = [r for r in rows if r["variant"] in ("vector", "keyword", "hybrid (today)")]
+    shown.append(rows[-1])
+    lines = [
+        "| set | level | " + " | ".join(r["variant"] for r in shown) + " |",
+        "|---|---|" + "---:|" * len(shown),
+    ]
+    for name in names:
+        for level in ("chunk", "file"):
+            cells = [
+                " / ".join(
+                    f"{r['folds'][name]['scores'][f'{level} {m}']:.3f}" for m in LEVEL_METRICS
+                )
+                for r in shown
+            ]
+            lines.append(f"| {name} | {level} R@10 / MRR | " + " | ".join(cells) + " |")
+    return lines
+
+
+def never_below_a_side(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """For the last (shipped) ranking: every set and level where it falls more than 0.01
+    below the better of vector and keyword alone, on R@10 or MRR@10."""
+    by_name = {row["variant"]: row for row in rows}
+    shipped = rows[-1]
+    misses = []
+    for name in names:
+        for level in ("chunk", "file"):
+            for metric in LEVEL_METRICS:
+                key = f"{level} {metric}"
+                sides = max(by_name[s]["folds"][name]["scores"][key] for s in ("vector", "keyword"))
+                value = shipped["folds"][name]["scores"][key]
+                if value < sides - 0.01:
+                    misses.append(f"{name} {key} {value:.3f} < {sides:.3f}")
+    verdict = "none" if not misses else "; ".join(misses)
+    return [f"Below the better single side by more than 0.01 ({shipped['variant']}): {verdict}."]
+
+
+HEADLINE = {
+    "claude-docs": ("chunk recall@5", "chunk mrr@10"),
+    "codebase": ("chunk recall@10", "chunk mrr@10"),
+    "pytest": ("file recall@10", "file mrr@10"),
+    "sphinx": ("file recall@10", "file mrr@10"),
+    "pylint": ("file recall@10", "file mrr@10"),
+}
+
+
+def short(point: Any) -> str:
+    """A grid point by the fields that differ from the defaults."""
+    from ragspace.ranking.ranker import RankingOptions
+
+    default = RankingOptions()
+    changed = {
+        f.name: getattr(point, f.name)
+        for f in dataclasses.fields(point)
+        if getattr(point, f.name) != getattr(default, f.name)
+    }
+    return ", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults"
+
+
+def print_row(name: str, folds: dict[str, dict[str, Any]]) -> None:
+    cells = []
+    for set_name, figures_of in folds.items():
+        first, second = HEADLINE[set_name]
+        figures = figures_of["scores"]
+        cells.append(f"{figures[first]:.3f}/{figures[second]:.3f}")
+    print(f"{name:32s} " + "  ".join(cells))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=("index", "candidates", "evaluate", "report"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/ragspace-pool"))
+    parser.add_argument("--depth", type=int, default=50, help="candidates per side ranked")
+    parser.add_argument("--write", action="store_true", help="save bench/results/quality_pool.json")
+    parser.add_argument("--sets", help="comma-separated subset of the sets (default: all)")
+    parser.add_argument("--explore", action="store_true", help="also print every grid point")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.step == "report":
+        print(report(RESULTS), end="")
+        return
+    if args.step == "index":
+        index(args.work, Path(sys.executable).parent / "ragspace")
+        return
+    sets = chosen_sets(args.sets.split(",") if args.sets else None)
+    if args.step == "candidates":
+        dump_candidates(args.work, sets)
+    else:
+        evaluate(args.work, sets, args.depth, args.write, args.explore)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+"""What search SQL hands to ranking: each candidate chunk with every side's evidence for it."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ragspace.models import Hit
+
+
+class Side(StrEnum):
+    """A ranking that offers candidates: the quality vectors, the fast tier, full-text BM25
+    over chunks, and BM25 over whole documents (offering each by its best chunk)."""
+
+    VECTOR = "vector"
+    FAST = "fast"
+    KEYWORD = "keyword"
+    DOCUMENT = "document"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One side's opinion of a candidate: its rank there (1 = best) and raw score (cosine
+    similarity for the vector sides, BM25 for the keyword sides)."""
+
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk offered by at least one side; `hit.score` is set by ranking."""
+
+    hit: Hit
+    evidence: dict[Side, Evidence]
+
+    def on(self, side: Side) -> Evidence | None:
+        """This side's evidence, None when the side did not offer the chunk."""
+        return self.evidence.get(side)

@@ -1,0 +1,88 @@
+"""Fusion: one score per candidate from the sides' scores or ranks."""
+
+import statistics
+from collections.abc import Mapping, Sequence
+
+from ragspace.models import Fusion
+from ragspace.ranking.candidates import Candidate, Side
+
+
+def min_max(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:
+    """Each candidate's score on `side` mapped onto 0-1 over that side's own candidates (best
+    1, worst 0; all 1 when they score alike); candidates the side did not offer are left out."""
+    scores = {c.hit.chunk_id: e.score for c in candidates if (e := c.on(side)) is not None}
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    if high == low:
+        return dict.fromkeys(scores, 1.0)
+    return {chunk: (score - low) / (high - low) for chunk, score in scores.items()}
+
+
+def distribution(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:
+    """Each candidate's score on `side` placed in the side's own score distribution over its
+    candidates, (score - (mean - 3 sd)) / 6 sd clipped to 0-1: a side whose best candidate
+    barely stands out from the rest gives it less than 1 (min_max gives every side's best 1)."""
+    scores = {c.hit.chunk_id: e.score for c in candidates if (e := c.on(side)) is not None}
+    if len(scores) < 2:
+        return dict.fromkeys(scores, 1.0)
+    mean, spread = statistics.fmean(scores.values()), statistics.pstdev(scores.values())
+    if spread == 0:
+        return dict.fromkeys(scores, 1.0)
+    low = mean - 3 * spread
+    return {chunk: min(1.0, max(0.0, (s - low) / (6 * spread))) for chunk, s in scores.items()}
+
+
+def confidence(candidates: Sequence[Candidate], side: Side) -> float:
+    """How far the side's best candidate stands above its others, in standard deviations
+    (0 when it offered fewer than two): a side sure of its answer has a clear winner."""
+    scores = [e.score for c in candidates if (e := c.on(side)) is not None]
+    if len(scores) < 2:
+        return 0.0
+    spread = statistics.pstdev(scores)
+    return (max(scores) - statistics.fmean(scores)) / spread if spread else 0.0
+
+
+SCALINGS = {"min_max": min_max, "distribution": distribution}
+
+
+def convex(
+    candidates: Sequence[Candidate], weights: Mapping[Side, float], scaling: str = "min_max"
+) -> dict[int, float]:
+    """Sum over the sides of weight x the side's scaled score (absent: 0)."""
+    fused = {c.hit.chunk_id: 0.0 for c in candidates}
+    for side, weight in weights.items():
+        for chunk, scaled in SCALINGS[scaling](candidates, side).items():
+            fused[chunk] += weight * scaled
+    return fused
+
+
+def reciprocal_rank(
+    candidates: Sequence[Candidate], weights: Mapping[Side, float], k: int
+) -> dict[int, float]:
+    """Sum over the sides of weight / (k + rank): reciprocal rank fusion."""
+    fused = {c.hit.chunk_id: 0.0 for c in candidates}
+    for candidate in candidates:
+        for side, weight in weights.items():
+            evidence = candidate.on(side)
+            if evidence is not None:
+                fused[candidate.hit.chunk_id] += weight / (k + evidence.rank)
+    return fused
+
+
+def fuse(
+    candidates: Sequence[Candidate],
+    fusion: Fusion,
+    weights: Mapping[Side, float],
+    rrf_k: int,
+    scaling: str = "min_max",
+) -> dict[int, float]:
+    """Each candidate's fused score by the configured fusion."""
+    if fusion is Fusion.RRF:
+        return reciprocal_rank(candidates, weights, rrf_k)
+    return convex(candidates, weights, scaling)
+
+
+def ordered(candidates: Sequence[Candidate], scores: Mapping[int, float]) -> list[Candidate]:
+    """The candidates best first (ties: lower chunk id first, as the store orders them)."""
+    return sorted(candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id))

@@ -1,0 +1,165 @@
+"""The ranking a search returns: candidates fused into one score each, lifted by what the
+question names (definitions, file names), lowered for tests and generated code, best first."""
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragspace.models import Fusion, Hit
+from ragspace.ranking.candidates import Candidate, Side
+from ragspace.ranking.definitions import defines
+from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered
+from ragspace.ranking.paths import is_secondary, name_match
+from ragspace.ranking.query import QueryProfile
+from ragspace.ranking.selection import one_per_section, spread_files
+
+
+@dataclass(frozen=True)
+class RankingOptions:
+    """How the sides' candidates are fused and which evidence lifts or lowers a chunk.
+
+    The boosts are fractions of the best fused score, so they mean the same whatever the
+    fusion's scale; 0 turns a signal off.
+    """
+
+    fusion: Fusion = Fusion.CONVEX
+    vector_share: float = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
+    rrf_k: int = 10
+    keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
+    # of the fast tier's ranking: convex, times the vector share; RRF, against quality's 1
+    fast_weight: float = 1.0
+    # how each side's scores are mapped onto 0-1 before convex fusion (fusion.SCALINGS)
+    scaling: str = "min_max"
+    # whole documents' BM25 (Side.DOCUMENT), scaled like the sides, added to each of their
+    # chunks times this; 0: off (and the store does not score documents)
+    document_weight: float = 0.0
+    # the vector share for a question naming code symbols (None: vector_share)
+    symbol_vector_share: float | None = None
+    # each side's weight times its confidence (fusion.confidence) to this power; 0: off
+    confidence_power: float = 0.0
+    definition_boost: float = 0.0  # a chunk defining a symbol the question names
+    name_boost: float = 0.0  # times the share of the file's name words the question uses
+    coherence_boost: float = 0.0  # times the file's summed scores over the best file's
+    secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
+    file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
+
+
+def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -> dict[Side, float]:
+    """Each side's weight in the fusion: a share of the score (convex) or of 1 / (k + rank)."""
+    if options.fusion is Fusion.CONVEX:
+        share = options.vector_share
+        if profile is not None and profile.symbols and options.symbol_vector_share is not None:
+            share = options.symbol_vector_share
+        return {
+            Side.VECTOR: share,
+            Side.KEYWORD: 1.0 - share,
+            Side.FAST: share * options.fast_weight,
+        }
+    return {Side.VECTOR: 1.0, Side.KEYWORD: options.keyword_weight, Side.FAST: options.fast_weight}
+
+
+def confident_weights(
+    candidates: Sequence[Candidate], weights: dict[Side, float], power: float
+) -> dict[Side, float]:
+    """The weights scaled by each side's confidence in its own best candidate, keeping their
+    sum: the side with the clearer winner leads this question."""
+    if power == 0:
+        return weights
+    scaled = {side: w * confidence(candidates, side) ** power for side, w in weights.items()}
+    total, wanted = sum(scaled.values()), sum(weights.values())
+    return {side: w * wanted / total for side, w in scaled.items()} if total > 0 else weights
+
+
+def rank(
+    candidates: Sequence[Candidate],
+    options: RankingOptions,
+    question: str = "",
+    limit: int | None = None,
+    per_section: bool = True,
+) -> list[Hit]:
+    """The best `limit` candidates (all without) as hits carrying their final score, best
+    first; with `per_section`, at most one hit per prose section (selection.py)."""
+    profile = QueryProfile(question)
+    weights = confident_weights(
+        candidates, side_weights(options, profile), options.confidence_power
+    )
+    scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
+    if options.document_weight:
+        _add_documents(candidates, scores, options.document_weight, options.scaling)
+    scores = adjusted(candidates, scores, options, profile)
+    ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(candidates, scores)]
+    ranked = spread_files(ranked, options.file_decay)
+    if per_section:
+        ranked = one_per_section(ranked)
+    return [hit.model_copy(update={"score": score}) for score, hit in ranked[:limit]]
+
+
+def adjusted(
+    candidates: Sequence[Candidate],
+    scores: dict[int, float],
+    options: RankingOptions,
+    profile: QueryProfile,
+) -> dict[int, float]:
+    """The fused scores with the question's evidence applied (see RankingOptions)."""
+    if not scores or not _adjusts(options):
+        return scores
+    unit = max(scores.values()) or 1.0
+    result = dict(scores)
+    for candidate in candidates:
+        hit = candidate.hit
+        score = result[hit.chunk_id]
+        if options.definition_boost and profile.symbols and _defines(hit, profile):
+            score += unit * options.definition_boost
+        if options.name_boost:
+            score += unit * options.name_boost * name_match(profile, hit.path)
+        if options.secondary_factor != 1.0 and not profile.asks_about_tests:
+            score *= options.secondary_factor if is_secondary(hit.path) else 1.0
+        result[hit.chunk_id] = score
+    if options.coherence_boost:
+        _lift_coherent_files(candidates, result, unit * options.coherence_boost)
+    return result
+
+
+def _adjusts(options: RankingOptions) -> bool:
+    return bool(
+        options.definition_boost
+        or options.name_boost
+        or options.coherence_boost
+        or options.secondary_factor != 1.0
+    )
+
+
+def _defines(hit: Hit, profile: QueryProfile) -> bool:
+    declared = hit.metadata.get("defines")
+    names = [str(d) for d in declared] if isinstance(declared, list) else None
+    return defines(hit.content, profile.symbols, names)
+
+
+def _add_documents(
+    candidates: Sequence[Candidate], scores: dict[int, float], weight: float, scaling: str
+) -> None:
+    """Every chunk of a document the document side scored gains weight x that scaled score."""
+    offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
+    per_document = {
+        offered[chunk]: scaled
+        for chunk, scaled in SCALINGS[scaling](candidates, Side.DOCUMENT).items()
+    }
+    for candidate in candidates:
+        hit = candidate.hit
+        scores[hit.chunk_id] += weight * per_document.get(hit.document_id, 0.0)
+
+
+def _lift_coherent_files(
+    candidates: Sequence[Candidate], scores: dict[int, float], boost: float
+) -> None:
+    """Every chunk of a file gains `boost` times its file's summed scores over the best
+    file's: a file with several good chunks is about the question as a whole."""
+    per_file: dict[int, float] = defaultdict(float)
+    for candidate in candidates:
+        per_file[candidate.hit.document_id] += max(scores[candidate.hit.chunk_id], 0.0)
+    best = max(per_file.values(), default=0.0)
+    if best <= 0:
+        return
+    for candidate in candidates:
+        hit = candidate.hit
+        scores[hit.chunk_id] += boost * per_file[hit.document_id] / best

@@ -1,0 +1,149 @@
+"""Ranking is plain Python over candidate lists: every rule checked on constructed lists."""
+
+import pytest
+
+from ragspace.models import Fusion, Hit
+from ragspace.ranking.candidates import Candidate, Evidence, Side
+from ragspace.ranking.definitions import defines
+from ragspace.ranking.fusion import confidence, distribution, min_max
+from ragspace.ranking.paths import is_secondary, name_match
+from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
+from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.ranking.selection import spread_files
+
+
+def hit(chunk_id: int, path: str = "a.py", content: str = "", document_id: int = 0) -> Hit:
+    return Hit(
+        chunk_id=chunk_id,
+        document_id=document_id or chunk_id,
+        docset_name="d",
+        path=path,
+        title=path,
+        ordinal=0,
+        content=content,
+        start_line=1,
+        end_line=2,
+        score=0.0,
+    )
+
+
+def candidate(chunk: Hit, **sides: tuple[int, float]) -> Candidate:
+    return Candidate(chunk, {Side(name): Evidence(*value) for name, value in sides.items()})
+
+
+def test_symbols_are_told_from_words() -> None:
+    assert looks_like_symbol("from_item_and_call")
+    assert looks_like_symbol("HTTPAdapter") and looks_like_symbol("getUser")
+    assert looks_like_symbol("Session.request") and looks_like_symbol("run()")
+    assert not looks_like_symbol("session") and not looks_like_symbol("Session")
+    assert name_parts("HTTPAdapter") == ["http", "adapter"]
+    assert name_parts("test_from_item_and_call") == ["test", "from", "item", "and", "call"]
+
+
+def test_a_question_names_symbols_by_their_parts() -> None:
+    profile = QueryProfile("Why does `FixtureFunctionMarker.__call__` refuse Session objects?")
+    assert profile.symbols == (
+        "FixtureFunctionMarker.__call__",
+        "FixtureFunctionMarker",
+    )
+    assert not profile.is_symbol_lookup
+    assert QueryProfile("Session.request").is_symbol_lookup
+    assert QueryProfile("HTTPAdapter").is_symbol_lookup
+    assert not QueryProfile("how do retries work").symbols
+
+
+def test_definitions_are_found_in_any_common_language() -> None:
+    names = ("send",)
+    assert defines("class Session:\n    def send(self):\n", names)
+    assert defines("export async function send(x) {", names)
+    assert defines("pub fn send(&self) -> Result<()> {", names)
+    assert defines("func (c *Client) send() error {", ("Client",)) is False
+    assert defines("send = make_sender()", names)
+    assert not defines("    self.send(request)\n", names)
+    assert not defines("sender = 1", names)
+    assert defines("no definition in the text", names, declared=["send"])
+
+
+def test_file_names_and_secondary_paths() -> None:
+    profile = QueryProfile("How are fixtures finalized?")
+    assert name_match(profile, "src/_pytest/fixtures.py") == 1.0
+    assert name_match(profile, "testing/test_fixtures.py") == pytest.approx(1 / 2)
+    assert name_match(profile, "src/_pytest/main.py") == 0.0
+    for path in ("testing/test_x.py", "pkg/foo_test.go", "web/a.spec.ts", "examples/a.py"):
+        assert is_secondary(path), path
+    assert is_secondary("vendor/lib/x.go") and is_secondary("api/x_pb2.py")
+    assert not is_secondary("src/_pytest/fixtures.py") and not is_secondary("src/contest.py")
+
+
+def test_scalings_place_each_score_in_its_sides_distribution() -> None:
+    cands = [candidate(hit(i), keyword=(i, 10.0 - i)) for i in range(1, 5)]
+    assert min_max(cands, Side.KEYWORD) == {1: 1.0, 2: pytest.approx(2 / 3), 3: 1 / 3, 4: 0.0}
+    spread = distribution(cands, Side.KEYWORD)
+    assert spread[1] < 1.0 and spread[4] > 0.0  # no clear winner: nobody gets the extremes
+    assert list(spread.values()) == sorted(spread.values(), reverse=True)
+    peaked = [candidate(hit(1), vector=(1, 0.9))] + [
+        candidate(hit(i), vector=(i, 0.3)) for i in range(2, 10)
+    ]
+    flat = [candidate(hit(i), vector=(i, 0.5 - i / 1000)) for i in range(1, 10)]
+    assert confidence(peaked, Side.VECTOR) > confidence(flat, Side.VECTOR)
+    assert confidence(peaked[:1], Side.VECTOR) == 0.0
+
+
+def test_spreading_files_lets_the_next_file_pass_a_files_third_chunk() -> None:
+    ranked = [
+        (1.0, hit(1, "a.py", document_id=1)),
+        (0.9, hit(2, "a.py", document_id=1)),
+        (0.8, hit(3, "a.py", document_id=1)),
+        (0.5, hit(4, "b.py", document_id=2)),
+    ]
+    assert [h.chunk_id for _s, h in spread_files(ranked, 1.0)] == [1, 2, 3, 4]
+    assert [h.chunk_id for _s, h in spread_files(ranked, 0.5)] == [1, 4, 2, 3]
+
+
+def test_a_definition_of_a_named_symbol_rises() -> None:
+    cands = [
+        candidate(hit(1, "calls.py", "    session.send(request)"), vector=(1, 0.6)),
+        candidate(hit(2, "sessions.py", "def send(self, request):"), vector=(2, 0.55)),
+        candidate(hit(3, "other.py", "x = 1"), vector=(3, 0.3)),
+    ]
+    plain = RankingOptions(fusion=Fusion.CONVEX)
+    boosted = RankingOptions(fusion=Fusion.CONVEX, definition_boost=0.5)
+    question = "What does `send` do with the request?"
+    assert [h.chunk_id for h in rank(cands, plain, question)] == [1, 2, 3]
+    assert [h.chunk_id for h in rank(cands, boosted, question)] == [2, 1, 3]
+
+
+def test_tests_sink_unless_the_question_asks_about_tests() -> None:
+    cands = [
+        candidate(hit(1, "tests/test_retry.py"), keyword=(1, 5.0)),
+        candidate(hit(2, "src/retry.py"), keyword=(2, 4.5)),
+        candidate(hit(3, "src/other.py"), keyword=(3, 1.0)),
+    ]
+    options = RankingOptions(secondary_factor=0.5)
+    assert [h.chunk_id for h in rank(cands, options, "how does retry back off")] == [2, 1, 3]
+    assert [h.chunk_id for h in rank(cands, options, "how is retry tested")] == [1, 2, 3]
+
+
+def _one_side_knows(side: str, other: str) -> list[Candidate]:
+    """`side` has a clear winner (chunk 1) that `other` did not find; `other` has no clear
+    opinion: a flat list of near-equal scores led by chunks 2, 3, ..."""
+    clear = {"vector": (0.92, 0.40), "keyword": (24.0, 3.0)}[side]
+    flat = {"vector": 0.55, "keyword": 6.0}[other]
+    cands = [candidate(hit(1), **{side: (1, clear[0])})]
+    for i in range(2, 13):
+        cands.append(
+            candidate(hit(i), **{side: (i, clear[1] - i / 1000), other: (i - 1, flat - i / 1000)})
+        )
+    return cands
+
+
+@pytest.mark.parametrize(("side", "other"), [("vector", "keyword"), ("keyword", "vector")])
+def test_the_side_sure_of_its_answer_leads_the_fused_list(side: str, other: str) -> None:
+    """Fixed weights put the unsure side's leader first (each side's best scales to 1); with
+    each side weighed by its confidence the clear winner comes first, as the sure side alone
+    would rank it: the fused list is not worse than that side."""
+    cands = _one_side_knows(side, other)
+    fixed = rank(cands, RankingOptions(vector_share=0.5), "which chunk")
+    adaptive = rank(cands, RankingOptions(vector_share=0.5, confidence_power=1.0), "which chunk")
+    assert fixed[0].chunk_id != 1
+    assert adaptive[0].chunk_id == 1
