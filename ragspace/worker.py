@@ -66,6 +66,7 @@ class Ingestor:
         self._chunker = chunker
         self._embedder = embedder
         self._options = options or IngestOptions()
+        # runtime.build_ingestor passes both; the defaults serve tests and scripts
         self._jobs = jobs or JobQueue(store.pool)
         self._cache = cache or EmbeddingCache(store.pool)
         self._fast = fast

@@ -15,11 +15,6 @@ class AnswerActions:
         self._pipeline = pipeline
         self._scope = scope
 
-    @property
-    def written_by_model(self) -> bool:
-        """True when a chat model writes answers; else they are extractive."""
-        return self._pipeline.chat is not None
-
     def ask(
         self,
         question: str,
