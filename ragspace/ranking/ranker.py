@@ -130,8 +130,12 @@ def _adjusts(options: RankingOptions) -> bool:
 
 
 def _defines(hit: Hit, profile: QueryProfile) -> bool:
+    """The chunk defines a symbol the question names: by its parse (`defines` in the chunk's
+    metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
     declared = hit.metadata.get("defines")
-    names = [str(d) for d in declared] if isinstance(declared, list) else None
+    names = None
+    if isinstance(declared, list):
+        names = [str(d.get("name")) for d in declared if isinstance(d, dict)]
     return defines(hit.content, profile.symbols, names)
 
 
