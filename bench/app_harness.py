@@ -45,6 +45,14 @@ def default_eval_dir() -> Path:
     return ROOT.parent / "shared" / "eval"
 
 
+def commit_id() -> str:
+    """The checkout's commit (short), recorded with every result."""
+    found = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return found.stdout.strip() or "unknown"
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as sock:

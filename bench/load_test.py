@@ -40,6 +40,7 @@ from app_harness import (
     Backend,
     GradioApi,
     SideService,
+    commit_id,
     corpus_files,
     default_eval_dir,
     eval_datasets,
@@ -218,6 +219,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             side.close()
     return {
         "date": datetime.now().isoformat(timespec="seconds"),
+        "commit": commit_id(),
         "settings": {k: v for k, v in vars(args).items() if k != "eval_dir"},
         "preingest_seconds": preingest,
         "seconds": seconds,

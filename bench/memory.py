@@ -18,6 +18,7 @@ is the fair total, USS what each process alone holds.
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import threading
 import time
@@ -34,6 +35,7 @@ from app_harness import (
     Backend,
     GradioApi,
     SideService,
+    commit_id,
     corpus_files,
     default_eval_dir,
     eval_datasets,
@@ -140,6 +142,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = [q.text for q in code.queries]
     phases: dict[str, dict[str, dict[str, float]]] = {}
     extra_env = dict(item.split("=", 1) for item in args.env)
+    load_before = os.getloadavg()
     with running_app(cast(Backend, args.backend), extra_env) as app:
         sampler = Sampler(app, args.interval)
         time.sleep(args.settle)
@@ -167,6 +170,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             side.close()
     return {
         "date": datetime.now().isoformat(timespec="seconds"),
+        "commit": commit_id(),
+        "loadavg_before": load_before,
+        "loadavg_after": os.getloadavg(),
         "settings": {k: str(v) for k, v in vars(args).items()},
         "phases": phases,
         "busy_seconds": busy,

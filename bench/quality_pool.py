@@ -132,9 +132,15 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
             docset = store.get_docset_by_name(pool_set.docset).id
             with target.open("w") as out:
                 for query in load_questions(pool_set).queries:
-                    found = retriever.candidates(query.text, [docset], DEPTH, RetrievalMode.HYBRID)
-                    out.write(json.dumps({"question": query.text, "candidates": found_json(found)}))
-                    out.write("\n")
+                    mode = RetrievalMode.HYBRID
+                    found = retriever.candidates(query.text, [docset], DEPTH, mode)
+                    parts = retriever.part_candidates(query.text, [docset], DEPTH, mode)
+                    row = {
+                        "question": query.text,
+                        "candidates": found_json(found),
+                        "parts": [{"question": p, "candidates": found_json(c)} for p, c in parts],
+                    }
+                    out.write(json.dumps(row) + "\n")
         finally:
             runtime.close()
         print(f"{pool_set.name}: candidates saved", file=sys.stderr)
@@ -166,6 +172,7 @@ class Question:
     text: str
     query: Any  # EvalQuery
     candidates: list[Any]  # ragspace.ranking.candidates.Candidate
+    parts: list[tuple[str, list[Any]]]  # its sub-questions with their candidates
 
 
 def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
@@ -179,23 +186,28 @@ def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
         questions = []
         for line in (work / f"candidates-{pool_set.name}.jsonl").open():
             row = json.loads(line)
-            candidates = [
-                Candidate(
-                    Hit.model_validate(c["hit"]),
-                    {
-                        Side(side): Evidence(int(r), float(s))
-                        for side, (r, s) in c["evidence"].items()
-                    },
-                )
-                for c in row["candidates"]
-            ]
-            questions.append(Question(row["question"], queries[row["question"]], candidates))
+
+            def loaded(found: list[dict[str, Any]]) -> list[Any]:
+                return [
+                    Candidate(
+                        Hit.model_validate(c["hit"]),
+                        {
+                            Side(side): Evidence(int(r), float(s))
+                            for side, (r, s) in c["evidence"].items()
+                        },
+                    )
+                    for c in found
+                ]
+
+            parts = [(p["question"], loaded(p["candidates"])) for p in row.get("parts", [])]
+            text = row["question"]
+            questions.append(Question(text, queries[text], loaded(row["candidates"]), parts))
         pool[pool_set.name] = questions
     return pool
 
 
-# (question, candidates) -> the K hits a search returns (at most one per prose section)
-Ranking = Callable[[str, list[Any]], list[Any]]
+# a question -> the K hits a search returns (at most one per prose section)
+Ranking = Callable[[Question], list[Any]]
 
 
 def scores(questions: Sequence[Question], ranking: Ranking) -> dict[str, float]:
@@ -204,7 +216,7 @@ def scores(questions: Sequence[Question], ranking: Ranking) -> dict[str, float]:
 
     totals: dict[str, float] = {}
     for question in questions:
-        hits = ranking(question.text, question.candidates)
+        hits = ranking(question)
         files = whole_files(question.query)
         for level, gold in (("chunk", question.query.gold), ("file", files.gold)):
             for metric, value in score_query(match_hits(hits, gold), len(gold)).items():
@@ -289,9 +301,9 @@ def side_alone(side: Any) -> Ranking:
     from ragspace.ranking.candidates import Candidate
     from ragspace.ranking.ranker import RankingOptions, rank
 
-    def ranking(question: str, candidates: list[Any]) -> list[Any]:
-        offered = [Candidate(c.hit, {side: c.on(side)}) for c in candidates if c.on(side)]
-        return rank(offered, RankingOptions(), question, K)
+    def ranking(question: Question) -> list[Any]:
+        offered = [Candidate(c.hit, {side: c.on(side)}) for c in question.candidates if c.on(side)]
+        return rank(offered, RankingOptions(), question.text, K)
 
     return ranking
 
@@ -299,7 +311,7 @@ def side_alone(side: Any) -> Ranking:
 def at_depth(ranking: Ranking, depth: int) -> Ranking:
     """The ranking over only the first `depth` candidates of each side (the app's setting)."""
 
-    def ranked(question: str, candidates: list[Any]) -> list[Any]:
+    def cut(candidates: list[Any]) -> list[Any]:
         from ragspace.ranking.candidates import Candidate
 
         kept = []
@@ -307,7 +319,13 @@ def at_depth(ranking: Ranking, depth: int) -> Ranking:
             evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
             if evidence:
                 kept.append(Candidate(c.hit, evidence))
-        return ranking(question, kept)
+        return kept
+
+    def ranked(question: Question) -> list[Any]:
+        parts = [(text, cut(found)) for text, found in question.parts]
+        return ranking(
+            dataclasses.replace(question, candidates=cut(question.candidates), parts=parts)
+        )
 
     return ranked
 
@@ -320,7 +338,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     from ragspace.ranking.ranker import RankingOptions, rank
 
     def product(options: RankingOptions) -> Ranking:
-        return at_depth(lambda q, c: rank(c, options, q, K), depth)
+        return at_depth(lambda q: rank(q.candidates, options, q.text, K, parts=q.parts), depth)
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
         points = [RankingOptions()]
@@ -355,6 +373,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     yield "+ tests/examples lowered", product, grid(secondary_factor=(0.5, 0.7, 0.85))
     yield "+ files spread", product, grid(file_decay=(0.5, 0.7, 0.85))
     yield "+ whole-document BM25", product, grid(document_weight=(0.1, 0.25, 0.5, 1.0))
+    yield "+ sub-questions", product, grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
     yield (
         "all, tuned jointly",
         product,

@@ -26,6 +26,7 @@ import numpy as np
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
+from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, NewDocument, Store
@@ -158,7 +159,11 @@ def main() -> None:
             try:
                 store = Store(database.pool)
                 retrievers = {
-                    fusion: Retriever(store, embedder, RetrievalOptions(fusion=Fusion(fusion)))
+                    fusion: Retriever(
+                        store,
+                        embedder,
+                        RetrievalOptions(ranking=RankingOptions(fusion=Fusion(fusion))),
+                    )
                     for fusion in args.fusions
                 }
                 retriever = retrievers[args.fusions[0]]

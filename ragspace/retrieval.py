@@ -12,6 +12,7 @@ from ragspace.embeddings import Embedder
 from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode, SearchTier
 from ragspace.ranking.candidates import Candidate
+from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, rank
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
@@ -93,6 +94,17 @@ class Retriever:
         """What each side offers (at most `depth` chunks a side), before ranking."""
         return self._store.search(self._request(query, docset_ids, depth, mode, tier, ref))
 
+    def part_candidates(
+        self,
+        query: str,
+        docset_ids: Sequence[int],
+        depth: int,
+        mode: RetrievalMode | None = None,
+    ) -> list[tuple[str, list[Candidate]]]:
+        """Each sub-question of a compound question (query.sub_questions) with what each
+        side offers for it; none for a simple question."""
+        return self._parts(query, self._request(query, docset_ids, depth, mode, None, None))
+
     def with_similarity(
         self, query: str, hits: Sequence[Hit], vector: npt.NDArray[np.float32] | None = None
     ) -> list[Hit]:
@@ -130,7 +142,32 @@ class Retriever:
         self, query: str, request: SearchRequest, k: int, per_section: bool = True
     ) -> list[Hit]:
         ranking = self._ranking(uses_keywords=bool(request.keyword_terms))
-        return rank(self._store.search(request), ranking, query, k, per_section)
+        parts = self._parts(query, request) if ranking.sub_question_weight else []
+        return rank(self._store.search(request), ranking, query, k, per_section, parts)
+
+    def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
+        """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
+        their vectors embedded in one batch; the fast tier takes no part in them."""
+        questions = sub_questions(query)
+        if not questions:
+            return []
+        vectors: list[npt.NDArray[np.float32] | None] = [None] * len(questions)
+        if request.query_vector is not None:
+            vectors = list(self._embedder.embed(questions))
+        return [
+            (
+                question,
+                self._store.search(
+                    dataclasses.replace(
+                        request,
+                        query_vector=vector,
+                        keyword_terms=keyword_terms(question) if request.keyword_terms else (),
+                        fast_vector=None,
+                    )
+                ),
+            )
+            for question, vector in zip(questions, vectors, strict=True)
+        ]
 
     def _ranking(self, uses_keywords: bool) -> RankingOptions:
         """The fast tier's weight is set against keywords in hybrid search; vector search has

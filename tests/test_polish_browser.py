@@ -17,8 +17,9 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
+from ragspace.models import UploadedFile
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.sample import SAMPLE_DOCSET
+from ragspace.sample import SAMPLE_DOCSET, sample_files
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
@@ -31,6 +32,8 @@ WAIT_MS = journey.WAIT_MS
 PHONE = {"width": 390, "height": 844}
 # Gradio marks the outputs of a failed event with a red "Error" pill; none may appear
 ERROR_PILL = "[data-testid='status-tracker'] span.error"
+STATUS_DOCSET = "status-journey"
+PNG_HEADER = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 
 
 @dataclass
@@ -252,9 +255,25 @@ def test_sample_docset_escaped_names_skipped_files_and_a_remembered_selection(
 
 
 def test_status_chart_shows_every_status_with_overall_progress_and_asks_before_reembedding(
-    page: Page,
+    page: Page, app: App
 ) -> None:
+    # the documents it counts are its own: counting what the earlier tests happened to leave
+    # made it wait 60 s on "0 documents" whenever it ran without them (alone, or on a fresh app)
+    readable = [*sample_files(), UploadedFile("__init__.py", b"VERSION = 1\n")]
+    skipped = [UploadedFile("empty.md", b""), UploadedFile("logo.bin", PNG_HEADER)]
+    app.service.docsets.create(STATUS_DOCSET)
+    app.service.sources.add_files(STATUS_DOCSET, readable + skipped)
+    # the page listed the DocSets when it loaded, before this one existed: load it again and
+    # wait for its list before choosing from it
+    page.reload()
+    table = page.get_by_role("grid", name="DocSets")
+    expect(table.get_by_role("gridcell", name=STATUS_DOCSET, exact=True)).to_be_visible()
     journey.open_tab(page, "Embedding status")
+    docset_filter = page.locator("#status-docset input")
+    docset_filter.click()
+    page.get_by_role("option", name=STATUS_DOCSET).click()
+    expect(docset_filter).to_have_value(STATUS_DOCSET)
+
     summary = page.locator("#status-summary")
     expect(summary).to_contain_text(
         re.compile(r"Documents: 4 of 6 done \(2 failed\)"), timeout=60_000
@@ -264,13 +283,11 @@ def test_status_chart_shows_every_status_with_overall_progress_and_asks_before_r
     for status in ("pending", "processing", "done", "error"):  # zero counts included
         expect(chart).to_contain_text(status)
 
-    page.locator("#status-docset input").click()
-    page.get_by_role("option", name=SAMPLE_DOCSET).click()
     button = page.get_by_role("button", name="Re-embed whole DocSet")
     expect(button).to_be_enabled()
     button.click()
     expect(
-        page.get_by_text(re.compile(r"Re-embed all 6 document\(s\) of ragspace-sample"))
+        page.get_by_text(re.compile(rf"Re-embed all 6 document\(s\) of {STATUS_DOCSET}"))
     ).to_be_visible()
     page.get_by_role("button", name="Cancel").last.click()
     expect(page.get_by_role("button", name="Yes, re-embed it")).to_be_hidden()

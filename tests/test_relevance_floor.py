@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from bench.relevance_floor import off_topic_questions
+from bench.experiments.relevance_floor import off_topic_questions
 from ragspace.actions import Actions
 from ragspace.answering.answer import NOTHING_FOUND
 from ragspace.embeddings import Embedder

@@ -42,6 +42,7 @@ class RankingOptions:
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
+    sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
 
 
 def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -> dict[Side, float]:
@@ -76,9 +77,39 @@ def rank(
     question: str = "",
     limit: int | None = None,
     per_section: bool = True,
+    parts: Sequence[tuple[str, Sequence[Candidate]]] = (),
 ) -> list[Hit]:
     """The best `limit` candidates (all without) as hits carrying their final score, best
-    first; with `per_section`, at most one hit per prose section (selection.py)."""
+    first; with `per_section`, at most one hit per prose section (selection.py).
+
+    `parts` are the question's sub-questions (query.sub_questions) with their own
+    candidates: a chunk also scores `sub_question_weight` times its best rank there, on the
+    question's scale, so a passage answering one part alone can compete.
+    """
+    scores = scored(candidates, options, question)
+    offered = {c.hit.chunk_id: c for c in candidates}
+    top = max(scores.values(), default=0.0)
+    for part, part_candidates in parts if options.sub_question_weight else ():
+        part_scores = scored(part_candidates, options, part)
+        part_top = max(part_scores.values(), default=0.0)
+        if part_top <= 0 or top <= 0:
+            continue
+        for candidate in part_candidates:
+            chunk = candidate.hit.chunk_id
+            lifted = options.sub_question_weight * part_scores[chunk] * top / part_top
+            scores[chunk] = max(scores.get(chunk, 0.0), lifted)
+            offered.setdefault(chunk, candidate)
+    ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(list(offered.values()), scores)]
+    ranked = spread_files(ranked, options.file_decay)
+    if per_section:
+        ranked = one_per_section(ranked)
+    return [hit.model_copy(update={"score": score}) for score, hit in ranked[:limit]]
+
+
+def scored(
+    candidates: Sequence[Candidate], options: RankingOptions, question: str
+) -> dict[int, float]:
+    """Each candidate's final score: the sides fused, the question's evidence applied."""
     profile = QueryProfile(question)
     weights = confident_weights(
         candidates, side_weights(options, profile), options.confidence_power
@@ -86,12 +117,7 @@ def rank(
     scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
     if options.document_weight:
         _add_documents(candidates, scores, options.document_weight, options.scaling)
-    scores = adjusted(candidates, scores, options, profile)
-    ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(candidates, scores)]
-    ranked = spread_files(ranked, options.file_decay)
-    if per_section:
-        ranked = one_per_section(ranked)
-    return [hit.model_copy(update={"score": score}) for score, hit in ranked[:limit]]
+    return adjusted(candidates, scores, options, profile)
 
 
 def adjusted(
@@ -130,8 +156,12 @@ def _adjusts(options: RankingOptions) -> bool:
 
 
 def _defines(hit: Hit, profile: QueryProfile) -> bool:
+    """The chunk defines a symbol the question names: by its parse (`defines` in the chunk's
+    metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
     declared = hit.metadata.get("defines")
-    names = [str(d) for d in declared] if isinstance(declared, list) else None
+    names = None
+    if isinstance(declared, list):
+        names = [str(d.get("name")) for d in declared if isinstance(d, dict)]
     return defines(hit.content, profile.symbols, names)
 
 

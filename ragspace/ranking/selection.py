@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 
+from ragspace.languages import is_prose
 from ragspace.models import Hit
 
 Scored = tuple[float, Hit]  # a hit with its final score, before the score is written in it
@@ -29,14 +30,18 @@ def one_per_section(ranked: Sequence[Scored]) -> list[Scored]:
 
 
 def spread_files(ranked: Sequence[Scored], decay: float) -> list[Scored]:
-    """The hits reordered so that each further chunk of a file already listed counts `decay`
-    times less (1: no change): the next file's best chunk can pass a file's third. The
-    scores stay as they were; only the order changes."""
+    """The hits reordered so that each further chunk of a code file already listed counts
+    `decay` times less (1: no change): the next file's best chunk can pass a file's third.
+    Prose is left alone: one_per_section already spreads it over sections, and a page's
+    sections are each an answer of their own. The scores stay; only the order changes."""
     if decay >= 1.0:
         return list(ranked)
     listed: dict[int, int] = {}
     placed: list[tuple[float, int]] = []
     for position, (score, hit) in enumerate(ranked):  # best first: earlier chunks count
+        if is_prose(str(hit.metadata.get("language", ""))):
+            placed.append((score, position))
+            continue
         seen = listed.get(hit.document_id, 0)
         listed[hit.document_id] = seen + 1
         placed.append((score * decay**seen, position))

@@ -424,8 +424,7 @@ class Store:
     # Search
 
     def search(self, request: SearchRequest) -> list[Candidate]:
-        """The candidates of vector KNN and/or full-text search in the given DocSets, each
-        with every side's rank and score, one query; ranking/ orders them."""
+        """Each side's candidates with their ranks and scores, one query (ranking/ orders)."""
         return run_search(self._pool, request)
 
     def similarities(

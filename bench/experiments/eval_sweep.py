@@ -1,7 +1,8 @@
 """Chunk-size sweep: ingest each evaluation set per size and report retrieval metrics.
 
 Usage (from the repository root):
-    python bench/eval_sweep.py --code-sizes 800 1200 --prose-sizes 600 1000 --out sweep.json
+    python bench/experiments/eval_sweep.py --code-sizes 800 1200 --prose-sizes 600 1000 \
+        --out sweep.json
 """
 
 import argparse
@@ -25,7 +26,10 @@ from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
-EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+EVAL_DIR = next(
+    (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+    Path("../shared/eval"),
+)
 
 
 def run(

@@ -12,7 +12,7 @@ then the same two figures for the default floors, and the similarity ranges per 
 
 Run (the first command builds both corpora into DIR; later runs reuse them):
     ragspace eval --data-dir DIR --modes hybrid ../shared/eval/claude-docs ../shared/eval/codebase
-    python bench/relevance_floor.py --data-dir DIR
+    python bench/experiments/relevance_floor.py --data-dir DIR
 """
 
 import argparse
@@ -32,7 +32,7 @@ EVAL_DIR = next(
     (p / "shared" / "eval" for p in HERE.parents if (p / "shared").is_dir()),
     Path("../shared/eval"),
 )
-OFF_TOPIC = HERE / "data" / "off_topic_questions.txt"
+OFF_TOPIC = HERE.parent / "data" / "off_topic_questions.txt"
 K = 10
 CANDIDATES = [round(0.10 + 0.02 * i, 2) for i in range(21)]  # 0.10 .. 0.50
 

@@ -7,20 +7,23 @@ every question of the two shared sets, alternately, over the DocSets `claude-doc
 them), with the app's candidate count (50). Prints the medians and 95th percentiles of each
 and their ratio. Run it on a quiet machine:
 
-    python bench/keyword_latency.py --data-dir /work/evaldata --rounds 3
+    python bench/experiments/keyword_latency.py --data-dir /work/evaldata --rounds 3
 
 With --synthetic N it searches instead the DocSet bench-N that `bench/query_latency.py` builds
 (real passages repeated, N chunks), building it in DATA_DIR first if it is not there:
 
-    python bench/keyword_latency.py --data-dir /work/lat10k --synthetic 10000 --rounds 2
+    python bench/experiments/keyword_latency.py --data-dir /work/lat10k --synthetic 10000 --rounds 2
 """
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from embedder_throughput import DEFAULT_EVAL_DIR
 from fusion_functions import TS_RANK_SCORES
 from psycopg import sql

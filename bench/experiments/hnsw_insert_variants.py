@@ -1,6 +1,6 @@
 """Rows per second into an HNSW-indexed table, for index variants that trade recall for speed.
 
-Run: python bench/hnsw_insert_variants.py [--rows 20000] [--eval-dir ../shared/eval]
+Run: python bench/experiments/hnsw_insert_variants.py [--rows 20000] [--eval-dir ../shared/eval]
 
 Why: chunk storage is bounded by inserting each row into the HNSW graph (see
 docs/benchmarks.md, Ingestion). This measures, on a scratch table in a throwaway
@@ -11,11 +11,14 @@ half-precision vectors, binary-quantized vectors (hamming), and no vector index.
 """
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from query_latency import EVAL, seed_passages
 
 from ragspace.embeddings import LocalEmbedder

@@ -1,13 +1,13 @@
 """Fusion sweep: hybrid retrieval on both shared sets for each (RRF k, keyword weight).
 
 (Reciprocal rank fusion; the app fuses by convex combination by default since issue 19:
-`bench/fusion_functions.py` compares the two.)
+`bench/experiments/fusion_functions.py` compares the two.)
 
 Runs `ragspace eval` once per setting (through RAGSPACE_RRF_K / RAGSPACE_KEYWORD_WEIGHT) on a
 database that already holds both corpora, and prints one row per setting, chunk level.
 
 Usage (from the repository root; the first `ragspace eval` into DATA_DIR ingests the corpora):
-    python bench/fusion_sweep.py --data-dir /tmp/ragspace-eval --rrf-k 5 10 20 60 \
+    python bench/experiments/fusion_sweep.py --data-dir /tmp/ragspace-eval --rrf-k 5 10 20 60 \
         --keyword-weight 0.75 1 1.25 1.5
 """
 
@@ -20,6 +20,7 @@ import tempfile
 from itertools import product
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from app_harness import default_eval_dir
 
 EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree

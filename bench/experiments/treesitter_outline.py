@@ -6,7 +6,7 @@ Needs: pip install tree-sitter tree-sitter-python tree-sitter-rust tree-sitter-c
 tree-sitter-cpp tree-sitter-java
 
 Usage (from the repository root):
-    python bench/treesitter_outline.py --code-sizes 1200
+    python bench/experiments/treesitter_outline.py --code-sizes 1200
 """
 
 import importlib

@@ -16,14 +16,16 @@ that checkout's passages with the same two rules (`PYTHONPATH=OLD python bench/.
 
 Run (the first command builds the corpora into DIR; later runs reuse them):
     ragspace eval --data-dir DIR --modes hybrid ../shared/eval/claude-docs
-    python bench/lead_quality.py --data-dir DIR
+    python bench/experiments/lead_quality.py --data-dir DIR
 """
 
 import argparse
 import statistics
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from app_harness import default_eval_dir
 
 from ragspace.answering.focus import is_prose_passage, sentences

@@ -39,12 +39,13 @@ is the app's former SQL, idf x ts_rank over the app's own candidate terms (`TS_R
 Usage (the DocSets `claude-docs` and `codebase` in DATA_DIR, as `bench/quality_model.py
 --model minilm --data-dir DATA_DIR` leaves them):
 
-    python bench/fusion_functions.py --data-dir /work/evaldata \
+    python bench/experiments/fusion_functions.py --data-dir /work/evaldata \
         --rrf 10:1.25 10:0.75 --cc 0.3 0.5 0.7 --prf 0.5 1
 """
 
 import argparse
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -53,6 +54,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from embedder_throughput import DEFAULT_EVAL_DIR
 from psycopg import sql
 from psycopg.rows import dict_row

@@ -1,7 +1,7 @@
 """Before/after of one hit per prose section, side by side on the same DocSets and hits.
 
 Run: ragspace eval --data-dir DIR ../shared/eval/claude-docs ../shared/eval/codebase
-     python bench/section_diversity.py --data-dir DIR
+     python bench/experiments/section_diversity.py --data-dir DIR
 "Before" takes the k best fused chunks (`Retriever.fused`); "after" is what
 `Retriever.search` returns (3k fetched, then at most one chunk per prose section).
 """

@@ -2,7 +2,7 @@
 
 Run (needs the bench extra and langchain-postgres without its pgvector<0.4 pin:
 pip install -e '.[bench]' && pip install --no-deps 'langchain-postgres==0.0.19'):
-    python bench/baseline_langchain.py --set codebase --repeats 3
+    python bench/experiments/baseline_langchain.py --set codebase --repeats 3
 
 One throwaway embedded Postgres. Each repeat ingests the corpus both ways, in alternating
 order: RAGSpace through its real worker path (chunk, embed, binary COPY into the indexed

@@ -1,6 +1,6 @@
 """The job queue side by side: `store/jobs.py` against procrastinate, on the real embedded Postgres.
 
-Run: PYTHONPATH=. python bench/job_queue.py [--jobs 2000] [--rounds 3]
+Run: PYTHONPATH=. python bench/experiments/job_queue.py [--jobs 2000] [--rounds 3]
 
 procrastinate is not a dependency of RAGSpace (issue 18 item 5 evaluated it; see
 docs/architecture.md, "Job queue: procrastinate evaluated"). Install it to run this:
@@ -62,7 +62,7 @@ from ragspace.store import ClaimedJob, Database, JobQueue, JobResult
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import WorkerPool
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 LEASE_SECONDS = 3.0
 POLL_SECONDS = 0.2
 SLOW_SECONDS = 8.0

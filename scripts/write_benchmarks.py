@@ -1,0 +1,237 @@
+"""Write the figures of docs/benchmarks.md and README.md from the results files in bench/results/.
+
+Each generated part sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->`; this script
+replaces what is between them by what `TABLES[NAME]` renders from the results file today, so a
+figure shown is a figure a benchmark wrote. tests/test_benchmark_figures.py checks that both
+pages equal what this renders.
+
+    python scripts/write_benchmarks.py           # rewrite the generated parts of both pages
+    python scripts/write_benchmarks.py --check   # exit 1, naming them, if a page differs
+"""
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results"
+BENCHMARKS_PAGE = ROOT / "docs" / "benchmarks.md"
+README = ROOT / "README.md"
+ALONE = "the two sets alone (2,994 chunks)"  # shared_sets_crowded.jsonl: the published figures
+MODES = ("hybrid", "vector")
+
+
+def read_json(name: str) -> dict[str, Any]:
+    """One JSON results file (`bench/results/NAME`)."""
+    data: dict[str, Any] = json.loads((RESULTS / name).read_text(encoding="utf-8"))
+    return data
+
+
+def read_lines(name: str) -> list[dict[str, Any]]:
+    """Every record of a JSON-lines results file, oldest first."""
+    text = (RESULTS / name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _load(data: dict[str, Any]) -> str:
+    before, after = data.get("loadavg_before"), data.get("loadavg_after")
+    if before and after:
+        return f"{before[0]:.1f} before, {after[0]:.1f} after"
+    return "not recorded"
+
+
+def _when(data: dict[str, Any]) -> str:
+    return str(data["date"]).replace("T", " ")[:16] + " UTC"
+
+
+def filtered_search() -> str:
+    """bench/filtered_search.py's own report of its results file."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        module = importlib.import_module("filtered_search")
+        report: str = module.report(RESULTS / "filtered_search.jsonl")
+        return report
+    finally:
+        sys.path.remove(str(BENCH))
+        sys.modules.pop("filtered_search", None)
+
+
+def load_test() -> str:
+    """Calls of the simulated users during an ingestion (bench/results/load_test.json)."""
+    data = read_json("load_test.json")
+    settings, ingestion = data["settings"], data["ingestion"]
+    lines = [
+        "| call | calls | errors | p50 ms | p95 ms | p99 ms | date | commit | load |",
+        "|---|---:|---:|---:|---:|---:|---|---|---|",
+    ]
+    for name in ("search", "ask", "list_docsets"):
+        op = data["operations"][name]
+        lines.append(
+            f"| {name} | {op['ok'] + op['errors']:,} | {op['errors']} | {op['p50_ms']:.0f} | "
+            f"{op['p95_ms']:.0f} | {op['p99_ms']:.0f} | {_when(data)} | "
+            f"{data.get('commit', 'not recorded')} | {_load(data)} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{settings['users']} users for {settings['duration']:.0f} s, think time "
+        f"{settings['think']} s, {settings['ask_share']:.0%} asks, {settings['backend']} backend; "
+        f"{ingestion['chunks']:,} chunks embedded during the run "
+        f"({ingestion['chunks_per_second']:.0f} chunks/s)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def memory() -> str:
+    """The app's and the embedded Postgres's memory per phase (bench/results/memory.json)."""
+    data = read_json("memory.json")
+    lines = [
+        "| phase | app RSS MiB | app USS MiB | Postgres PSS MiB (processes) | date | commit "
+        "| load |",
+        "|---|---:|---:|---:|---|---|---|",
+    ]
+    for phase, sides in data["phases"].items():
+        app, postgres = sides["app"], sides["postgres"]
+        lines.append(
+            f"| {phase} | {app['rss']:.0f} | {app['uss']:.0f} | "
+            f"{postgres['pss']:.0f} ({postgres['processes']:.0f}) | {_when(data)} | "
+            f"{data.get('commit', 'not recorded')} | {_load(data)} |"
+        )
+    settings, calls = data["settings"], data["calls"]
+    lines.append("")
+    lines.append(
+        f"{settings['backend']} backend, {settings['users']} users searching and asking during "
+        f"the ingestion: {calls['search']['ok']:,} searches and {calls['ask']['ok']:,} asks, "
+        f"{sum(c['errors'] for c in calls.values())} errors."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _metrics(record: dict[str, Any], key: str) -> str:
+    m = record[key]
+    return f"{m['recall@5']:.3f} / {m['recall@10']:.3f} / {m['mrr@10']:.3f}"
+
+
+def shared_sets() -> str:
+    """Both shared sets scored alone and beside 100,000 other chunks (shared_sets_crowded)."""
+    lines = [
+        "| code | database | docs hybrid R@5 / R@10 / MRR | docs vector | code hybrid | "
+        "code vector | date | load |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in read_lines("shared_sets_crowded.jsonl"):
+        cells = " | ".join(
+            _metrics(r, f"{corpus} {mode}")
+            for corpus in ("claude-docs", "codebase")
+            for mode in MODES
+        )
+        date, load = r.get("date", "not recorded"), r.get("load", "not recorded")
+        lines.append(f"| {r['code']} | {r['database']} | {cells} | {date} | {load} |")
+    return "\n".join(lines) + "\n"
+
+
+def _published() -> dict[str, Any]:
+    """The latest record of the shared sets alone: the figures the README publishes."""
+    return [r for r in read_lines("shared_sets_crowded.jsonl") if r["database"] == ALONE][-1]
+
+
+def readme_quality() -> str:
+    """The README's quality table and latency, load and memory line, from the same files."""
+    r = _published()
+    lines = ["| set | mode | Recall@5 | Recall@10 | MRR@10 |", "|---|---|---|---|---|"]
+    for corpus, label in (
+        ("claude-docs", "docs (100 questions)"),
+        ("codebase", "code (248 questions)"),
+    ):
+        for mode in MODES:
+            m = r[f"{corpus} {mode}"]
+            lines.append(
+                f"| {label} | {mode} | {m['recall@5']:.3f} | {m['recall@10']:.3f} | "
+                f"{m['mrr@10']:.3f} |"
+            )
+    commit = r["code"].split("(")[-1].rstrip(")")  # "after (94f925f)"
+    lines.append("")
+    lines.append(f"Chunk level, k = 10, at {commit}, {r.get('date', 'date not recorded')}.")
+    lines.extend(_readme_speed())
+    return "\n".join(lines) + "\n"
+
+
+def _readme_speed() -> list[str]:
+    cells = read_lines("filtered_search.jsonl")
+    latest = [c for c in cells if c["other_chunks"] == 0 and c["target_chunks"] == 100_000][-1]
+    load = read_json("load_test.json")
+    search = load["operations"]["search"]
+    mem = read_json("memory.json")
+    idle = mem["phases"]["idle after start"]["app"]["rss"]
+    return [
+        "Retrieval (query embedding + hybrid search, no LLM) in a DocSet of 100,000 chunks:",
+        f"p50 {latest['hybrid_p50_ms']:.0f} ms / p95 {latest['hybrid_p95_ms']:.0f} ms "
+        f"({latest['date']}, {latest['commit']}).",
+        f"With {load['settings']['users']} users searching and asking during an ingestion: "
+        f"search p95 {search['p95_ms']:.0f} ms ({_when(load)}, {load.get('commit', '?')}).",
+        f"Memory of the app: {idle:.0f} MiB RSS idle after start ({_when(mem)}, "
+        f"{mem.get('commit', '?')}).",
+    ]
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "filtered_search": filtered_search,
+    "load_test": load_test,
+    "memory": memory,
+    "shared_sets": shared_sets,
+    "readme_quality": readme_quality,
+}
+PAGES = {
+    BENCHMARKS_PAGE: ("load_test", "memory", "shared_sets", "filtered_search"),
+    README: ("readme_quality",),
+}
+
+
+def markers(name: str) -> tuple[str, str]:
+    """The lines around a generated part."""
+    return f"<!-- {name}:begin -->\n", f"<!-- {name}:end -->"
+
+
+def shown(page: str, name: str) -> str:
+    """What a page shows between the markers `name`."""
+    begin, end = markers(name)
+    if begin not in page or end not in page:
+        raise ValueError(f"no <!-- {name}:begin/end --> markers")
+    return page.split(begin, 1)[1].split(end, 1)[0]
+
+
+def rendered(path: Path) -> str:
+    """The page with every generated part as the results files render it today."""
+    page = path.read_text(encoding="utf-8")
+    for name in PAGES[path]:
+        begin, end = markers(name)
+        head, rest = page.split(begin, 1)
+        tail = rest.split(end, 1)[1]
+        page = f"{head}{begin}{TABLES[name]()}{end}{tail}"
+    return page
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say which pages differ")
+    args = parser.parse_args()
+    stale = []
+    for path in PAGES:
+        text = rendered(path)
+        if text != path.read_text(encoding="utf-8"):
+            stale.append(path.relative_to(ROOT).as_posix())
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        print(f"not what bench/results/ holds: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    print(f"{'rewritten' if stale else 'up to date'}: {', '.join(stale) or 'both pages'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Size limits: no module over 400 lines, no class over 250, no function over 60.
+
+Counted with `ast` over every top-level package but the tests and scripts: `ragspace/`,
+`ragspace_ui/`, and the CLI's own package once it has one (a class or function from its first
+line, decorators excluded, to its last; a nested function counts on its own and inside its
+parent). `ALLOWED` lists the offenders as they stood when the limits were
+set (issue 41), each with its size then. The test fails when a new offender appears or a
+listed one grows; listed ones that have come under the limit (or are gone) are reported
+as a warning, so they can be struck from the list.
+
+The allowlist must only shrink: strike an entry once it is under its limit, lower a size
+when its offender shrinks, and never add an entry or raise a size to make a change pass:
+split the code instead.
+"""
+
+import ast
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NOT_PRODUCT = {"tests", "scripts"}
+PACKAGES = sorted(
+    p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file() and p.name not in NOT_PRODUCT
+)
+LIMITS = {"module": 400, "class": 250, "function": 60}
+
+# offender -> its size in lines when it was listed; only ever lower these, or strike them
+ALLOWED: dict[str, int] = {
+    "module ragspace/models.py": 564,
+    "module ragspace/settings.py": 552,
+    "class ragspace/settings.py::Settings": 522,
+    "module ragspace/sources/web.py": 439,
+    "class ragspace/sources/web.py::WebCrawler": 290,
+    "module ragspace/store/store.py": 606,
+    "class ragspace/store/store.py::Store": 403,
+}
+
+
+def _definitions(node: ast.AST, prefix: str) -> Iterator[tuple[str, str, int]]:
+    """(kind, dotted name, lines) of every class and function under `node`, nested ones too."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            kind = "class" if isinstance(child, ast.ClassDef) else "function"
+            name = f"{prefix}{child.name}"
+            assert child.end_lineno is not None
+            yield kind, name, child.end_lineno - child.lineno + 1
+            yield from _definitions(child, f"{name}.")
+        else:
+            yield from _definitions(child, prefix)
+
+
+def measure() -> dict[str, int]:
+    """Every module, class and function over its limit, with its size in lines."""
+    over: dict[str, int] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            text = path.read_text(encoding="utf-8")
+            lines = len(text.splitlines())
+            if lines > LIMITS["module"]:
+                over[f"module {relative}"] = lines
+            for kind, name, size in _definitions(ast.parse(text), ""):
+                if size > LIMITS[kind]:
+                    over[f"{kind} {relative}::{name}"] = size
+    return over
+
+
+def test_every_product_package_is_measured() -> None:
+    assert {"ragspace", "ragspace_ui"} <= set(PACKAGES)
+
+
+def test_no_module_class_or_function_grows_past_its_limit() -> None:
+    over = measure()
+    new = {name: size for name, size in over.items() if name not in ALLOWED}
+    grown = {
+        name: f"{ALLOWED[name]} -> {size}"
+        for name, size in over.items()
+        if name in ALLOWED and size > ALLOWED[name]
+    }
+    assert not new, f"over the limits {LIMITS} (split them, do not list them): {new}"
+    assert not grown, f"listed offenders grew (they may only shrink): {grown}"
+    fixed = sorted(name for name in ALLOWED if name not in over)
+    if fixed:
+        warnings.warn(f"under the limits now, strike from ALLOWED: {fixed}", stacklevel=1)
+
+
+def test_the_measure_sees_a_long_function_a_long_class_and_nested_ones() -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(61))
+    source = f"class Big:\n    def method(self):\n    {body.replace(chr(10), chr(10) + '    ')}\n"
+    found = {(kind, name): size for kind, name, size in _definitions(ast.parse(source), "")}
+    assert found == {("class", "Big"): 63, ("function", "Big.method"): 62}
