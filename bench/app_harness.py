@@ -23,10 +23,10 @@ from typing import Any, Literal
 import httpx
 import psutil
 
+from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.eval.evaluation import Dataset, load_claude_docs, load_codebase
-from ragspace.runtime import build_embedder, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_embedder
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, Store
@@ -231,25 +231,25 @@ def running_app(
                 shutil.copyfile(app.log_path, keep_log)
 
 
-class SideService:
-    """A RagspaceService in this process on the app's database: queues ingestion work.
+class SideActions:
+    """The app's actions in this process on the app's database: queues ingestion work.
 
     The bench process joins the app's embedded Postgres (pgserver shares one server between
-    processes) and calls the same service the UI calls; the app's workers do the embedding.
+    processes) and calls the same actions the UI calls; the app's workers do the embedding.
     """
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.database = Database.open(settings.model_copy(update={"db_pool_max_size": 2}))
         self.store = Store(self.database.pool)
-        self.service: RagspaceService = build_service(
+        self.actions: Actions = build_actions(
             settings, self.store, embedder or build_embedder(settings)
         )
 
     def progress(self, docset: str) -> tuple[int, int, int]:
         """(documents done or failed, documents in total, chunks) of one DocSet."""
-        documents = self.service.list_documents(docset)
+        documents = self.actions.documents.all(docset)
         finished = sum(1 for d in documents if d.embedding_status in ("done", "error"))
-        return finished, len(documents), self.service.get_docset(docset).chunk_count
+        return finished, len(documents), self.actions.docsets.get(docset).chunk_count
 
     def wait_embedded(self, docset: str, timeout: float) -> None:
         """Block until every document of the DocSet is done (or failed)."""

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ragspace.actions import Actions
 from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.models import ChunkDraft
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, NewDocument, Store
@@ -153,16 +153,16 @@ def _load_then_index(store: Store, count: int) -> dict[str, float]:
 
 
 def bench_end_to_end(
-    service: RagspaceService, ingestor: Ingestor, files: list[UploadedFile]
+    actions: Actions, ingestor: Ingestor, files: list[UploadedFile]
 ) -> tuple[float, int]:
     """Seconds from upload to searchable for the code corpus, and the chunk count."""
     started = time.perf_counter()
-    service.create_docset("codebase")
-    service.add_files("codebase", files)
+    actions.docsets.create("codebase")
+    actions.sources.add_files("codebase", files)
     ingestor.process_all()
     elapsed = time.perf_counter() - started
-    assert service.search("parse the configuration", ["codebase"], k=1)
-    return elapsed, service.get_docset("codebase").chunk_count
+    assert actions.search.hits("parse the configuration", ["codebase"], k=1)
+    return elapsed, actions.docsets.get("codebase").chunk_count
 
 
 def main() -> None:
@@ -182,12 +182,12 @@ def main() -> None:
         try:
             store = Store(database.pool)
             embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
-            service = build_service(settings, store, embedder)
+            actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             embed_rate = bench_embedding(embedder, args.repeats)
             store_rate = bench_storage(store, args.repeats, args.chunks)
             files = codebase_files(args.eval_dir)
-            seconds, chunks = bench_end_to_end(service, ingestor, files)
+            seconds, chunks = bench_end_to_end(actions, ingestor, files)
             variants = (
                 bench_storage_variants(store, args.repeats, args.chunks) if args.variants else {}
             )

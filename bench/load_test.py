@@ -39,7 +39,7 @@ from app_harness import (
     AppUnderTest,
     Backend,
     GradioApi,
-    SideService,
+    SideActions,
     commit_id,
     corpus_files,
     default_eval_dir,
@@ -88,7 +88,7 @@ class OpStats:
 class Ingestion:
     """Keeps the app's workers busy: an upload, then forced re-embeds round after round."""
 
-    side: SideService
+    side: SideActions
     files: int = 0
     rounds: int = 0
     documents: int = 0
@@ -103,14 +103,14 @@ class Ingestion:
             self.failure = f"{type(exc).__name__}: {exc}"
 
     def _rounds(self) -> None:
-        service = self.side.service
+        actions = self.side.actions
         while not self.stop.is_set():
             finished, total, chunks = self.side.progress(INGEST_DOCSET)
             if total and finished == total:
                 self.rounds += 1
                 self.documents += total
                 self.chunks += chunks
-                service.reembed_docset(INGEST_DOCSET)
+                actions.documents.reembed_docset(INGEST_DOCSET)
             self.stop.wait(0.25)
         finished, total, chunks = self.side.progress(INGEST_DOCSET)
         if total and finished < total:  # the round under way when the run ended
@@ -195,16 +195,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"--first-token {args.llm_first_token} --piece-interval {args.llm_piece_interval}"
         )
     with running_app(cast(Backend, args.backend), extra_env, args.app_log) as app:
-        side = SideService(app.settings())
+        side = SideActions(app.settings())
         try:
             started = time.monotonic()
-            side.service.create_docset(SEARCH_DOCSET, "codebase evaluation corpus")
-            side.service.add_files(SEARCH_DOCSET, corpus_files(code))
+            side.actions.docsets.create(SEARCH_DOCSET, "codebase evaluation corpus")
+            side.actions.sources.add_files(SEARCH_DOCSET, corpus_files(code))
             side.wait_embedded(SEARCH_DOCSET, timeout=1800)
             preingest = time.monotonic() - started
-            side.service.create_docset(INGEST_DOCSET, "claude-docs, re-embedded in rounds")
+            side.actions.docsets.create(INGEST_DOCSET, "claude-docs, re-embedded in rounds")
             ingestion = Ingestion(side, files=len(docs.documents))
-            side.service.add_files(INGEST_DOCSET, corpus_files(docs))
+            side.actions.sources.add_files(INGEST_DOCSET, corpus_files(docs))
             thread = threading.Thread(target=ingestion.run, daemon=True)
             processes = app.processes()
             cpu_before = {name: cpu_seconds(p) for name, p in processes.items()}

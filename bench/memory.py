@@ -34,7 +34,7 @@ from app_harness import (
     AppUnderTest,
     Backend,
     GradioApi,
-    SideService,
+    SideActions,
     commit_id,
     corpus_files,
     default_eval_dir,
@@ -120,7 +120,7 @@ async def queries(
     return stats
 
 
-def wait_then_set(side: SideService, done: threading.Event) -> None:
+def wait_then_set(side: SideActions, done: threading.Event) -> None:
     """Set `done` when the corpus is embedded (or after the 30-minute cap)."""
     try:
         side.wait_embedded(DOCSET, timeout=1800)
@@ -147,16 +147,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         sampler = Sampler(app, args.interval)
         time.sleep(args.settle)
         phases["idle after start"] = steady(sampler, args.steady)
-        side = SideService(app.settings())
+        side = SideActions(app.settings())
         try:
-            side.service.create_docset(DOCSET, "codebase evaluation corpus")
+            side.actions.docsets.create(DOCSET, "codebase evaluation corpus")
             asyncio.run(warm_up(app, questions[0]))
             time.sleep(args.settle)
             phases["idle after one search and one ask"] = steady(sampler, args.steady)
             thread = threading.Thread(target=sampler.run, daemon=True)
             thread.start()
             started = time.monotonic()
-            side.service.add_files(DOCSET, corpus_files(code))
+            side.actions.sources.add_files(DOCSET, corpus_files(code))
             done = threading.Event()
             threading.Thread(target=wait_then_set, args=(side, done), daemon=True).start()
             stats = asyncio.run(queries(app, questions, args, done))

@@ -37,11 +37,11 @@ from pathlib import Path
 import numpy as np
 from embedder_throughput import DEFAULT_EVAL_DIR, chunk_texts
 
+from ragspace.actions import Actions
 from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.eval.evaluation import Dataset, evaluate, ingest, load_claude_docs, load_codebase
 from ragspace.models import RetrievalMode
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
@@ -70,10 +70,10 @@ class E5Embedder:
 
 
 def scores(
-    service: RagspaceService, docset: str, dataset: Dataset, mode: RetrievalMode
+    actions: Actions, docset: str, dataset: Dataset, mode: RetrievalMode
 ) -> dict[str, float]:
     """Chunk-level Recall@5, Recall@10 and MRR@10 of one search mode on one set."""
-    values = evaluate(lambda q: service.search(q, [docset], 10, mode=mode), [dataset])[
+    values = evaluate(lambda q: actions.search.hits(q, [docset], 10, mode=mode), [dataset])[
         dataset.name
     ].values
     return {k: round(values[k], 3) for k in ("recall@5", "recall@10", "mrr@10")}
@@ -156,17 +156,17 @@ def main() -> None:
         database = Database.open(settings)
         try:
             store = Store(database.pool)
-            service = build_service(settings, store, embedder)
+            actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
-            held = {docset.name for docset in service.list_docsets()}
+            held = {docset.name for docset in actions.docsets.all()}
             for name, dataset in sets:
                 if name in held:
                     continue
-                service.create_docset(name)
+                actions.docsets.create(name)
                 started = time.perf_counter()
                 ingest(store, ingestor, name, dataset)
                 seconds = time.perf_counter() - started
-                chunks = service.get_docset(name).chunk_count
+                chunks = actions.docsets.get(name).chunk_count
                 result[f"{name} ingest"] = {
                     "seconds": round(seconds, 1),
                     "chunks": chunks,
@@ -176,7 +176,7 @@ def main() -> None:
                 embedder.queries = True
             for name, dataset in sets:
                 for mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR):
-                    result[f"{name} {mode.value}"] = scores(service, name, dataset, mode)
+                    result[f"{name} {mode.value}"] = scores(actions, name, dataset, mode)
             variants = {
                 f"rrf {rrf_k}:{weight}": {
                     "fusion": "rrf",
@@ -189,7 +189,7 @@ def main() -> None:
                 for share in args.vector_share
             }
             for label, update in variants.items():
-                fused = build_service(settings.model_copy(update=update), store, embedder)
+                fused = build_actions(settings.model_copy(update=update), store, embedder)
                 for name, dataset in sets:
                     result[f"{name} hybrid {label}"] = scores(
                         fused, name, dataset, RetrievalMode.HYBRID

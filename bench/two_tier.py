@@ -66,13 +66,13 @@ def _settings(data_dir: Path, static_dir: Path, fast: bool, workers: int) -> Set
 
 
 def _upload(runtime: Runtime, corpus: str, args: argparse.Namespace) -> None:
-    service = runtime.service
-    service.create_docset(corpus)
+    actions = runtime.actions
+    actions.docsets.create(corpus)
     if corpus == "repo":
-        service.add_directory(corpus, args.repo)
+        actions.sources.add_folder(corpus, args.repo)
     else:
         files = corpus_files(load_codebase(args.eval_dir / "codebase"))
-        service.add_files(corpus, files[: args.limit] if args.limit else files)
+        actions.sources.add_files(corpus, files[: args.limit] if args.limit else files)
 
 
 def _watch(runtime: Runtime, corpus: str, started: float, timeout: float) -> dict[str, float]:
@@ -80,7 +80,7 @@ def _watch(runtime: Runtime, corpus: str, started: float, timeout: float) -> dic
     seen: dict[str, float] = {}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        documents = runtime.service.list_documents(corpus)
+        documents = runtime.actions.documents.all(corpus)
         counts = tier_counts(documents)
         errors = sum(d.embedding_status is EmbeddingStatus.ERROR for d in documents)
         now = time.monotonic() - started
@@ -110,7 +110,7 @@ def measure(corpus: str, fast: bool, args: argparse.Namespace) -> Timing:
             _upload(runtime, corpus, args)
             started = time.monotonic()
             seen = _watch(runtime, corpus, started, args.timeout)
-            documents = runtime.service.list_documents(corpus)
+            documents = runtime.actions.documents.all(corpus)
         finally:
             runtime.close()
     return Timing(

@@ -47,9 +47,9 @@ def take(output: Path) -> list[Path]:
                 api_key="sk-local-fake", model="gpt-4o-mini", base_url=fake.base_url, timeout=30
             )
             workers = WorkerPool(Ingestor(store, build_chunker(settings), embedder), 1, 0.5)
-            service = build_actions(settings, store, embedder, chat, on_new_work=workers.wake)
+            actions = build_actions(settings, store, embedder, chat, on_new_work=workers.wake)
             workers.start()
-            demo = build_ui(service)
+            demo = build_ui(actions)
             url = launch_on_localhost(demo, css=CSS)
             try:
                 return _walk(url, output)

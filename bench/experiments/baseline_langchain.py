@@ -28,14 +28,14 @@ from langchain_core.documents import Document as LCDocument
 from langchain_core.embeddings import Embeddings
 from langchain_postgres import PGVector
 
+from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.datasets import load_dataset
 from ragspace.eval.evaluation import Dataset, ingest, match_hits, recall_at_k
 from ragspace.eval.runner import percentiles_ms
 from ragspace.models import Hit, RetrievalMode
-from ragspace.runtime import build_chunker, build_service
-from ragspace.services import RagspaceService
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
@@ -102,15 +102,15 @@ def query_run(dataset: Dataset, search: Callable[[str], list[Hit]]) -> tuple[flo
 
 
 def ours_ingest(
-    service: RagspaceService, store: Store, ingestor: Ingestor, dataset: Dataset, name: str
+    actions: Actions, store: Store, ingestor: Ingestor, dataset: Dataset, name: str
 ) -> float:
     """Seconds to make the corpus searchable through RAGSpace, embedding cache emptied."""
     with store.pool.connection() as conn:
         conn.execute("delete from embedding_cache")  # throwaway database: nothing reused
-    if name in {d.name for d in service.list_docsets()}:
-        service.delete_docset(name)
+    if name in {d.name for d in actions.docsets.all()}:
+        actions.docsets.delete(name)
     started = time.perf_counter()
-    service.create_docset(name)
+    actions.docsets.create(name)
     ingest(store, ingestor, name, dataset)
     return time.perf_counter() - started
 
@@ -139,18 +139,18 @@ def median_row(rows: Sequence[dict[str, float]], key: str) -> float:
 def run_repeat(
     number: int,
     settings: Settings,
-    parts: tuple[RagspaceService, Store, Ingestor, LocalEmbedder],
+    parts: tuple[Actions, Store, Ingestor, LocalEmbedder],
     dataset: Dataset,
     connection: str,
 ) -> dict[str, float]:
     """One side-by-side round; the side that ingests first alternates between rounds."""
-    service, store, ingestor, embedder = parts
+    actions, store, ingestor, embedder = parts
     chunker = build_chunker(settings)
     row: dict[str, float] = {}
     store_ref: list[PGVector] = []
 
     def ours() -> None:
-        row["ours_ingest"] = ours_ingest(service, store, ingestor, dataset, "baseline")
+        row["ours_ingest"] = ours_ingest(actions, store, ingestor, dataset, "baseline")
 
     def theirs() -> None:
         seconds, vectors = theirs_ingest(connection, LocalEmbeddings(embedder), dataset, chunker)
@@ -161,10 +161,10 @@ def run_repeat(
         step()
     vectors = store_ref[0]
     row["ours_p50"], row["ours_recall5"] = query_run(
-        dataset, lambda q: service.search(q, ["baseline"], K, RetrievalMode.HYBRID)
+        dataset, lambda q: actions.search.hits(q, ["baseline"], K, RetrievalMode.HYBRID)
     )
     row["ours_vector_p50"], row["ours_vector_recall5"] = query_run(
-        dataset, lambda q: service.search(q, ["baseline"], K, RetrievalMode.VECTOR)
+        dataset, lambda q: actions.search.hits(q, ["baseline"], K, RetrievalMode.VECTOR)
     )
     row["theirs_p50"], row["theirs_recall5"] = query_run(
         dataset,
@@ -215,14 +215,14 @@ def main() -> None:
         try:
             store = Store(database.pool)
             embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
-            service = build_service(settings, store, embedder)
+            actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             connection = database.pool.conninfo.replace("postgresql://", "postgresql+psycopg://")
-            parts = (service, store, ingestor, embedder)
+            parts = (actions, store, ingestor, embedder)
             rows = [
                 run_repeat(n, settings, parts, dataset, connection) for n in range(args.repeats)
             ]
-            chunks = service.get_docset("baseline").chunk_count
+            chunks = actions.docsets.get("baseline").chunk_count
         finally:
             database.close()
     print(report(rows, dataset, chunks))

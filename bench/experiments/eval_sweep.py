@@ -21,7 +21,7 @@ from ragspace.eval.evaluation import (
     load_claude_docs,
     load_codebase,
 )
-from ragspace.runtime import build_service
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
@@ -36,13 +36,13 @@ def run(
     store: Store, embedder: LocalEmbedder, chunker: Chunker, name: str, datasets: list[Dataset]
 ) -> dict[str, object]:
     """Ingest datasets[0]'s documents with `chunker` and score every view of it."""
-    service = build_service(Settings(_env_file=None), store, embedder)
-    service.create_docset(name)
+    actions = build_actions(Settings(_env_file=None), store, embedder)
+    actions.docsets.create(name)
     started = time.perf_counter()
     ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])
     seconds = time.perf_counter() - started
-    chunks = service.get_docset(name).chunk_count
-    scores = evaluate(lambda query: service.search(query, [name], 10), datasets)
+    chunks = actions.docsets.get(name).chunk_count
+    scores = evaluate(lambda query: actions.search.hits(query, [name], 10), datasets)
     result = {"run": name, "chunks": chunks, "ingest_seconds": round(seconds, 1)}
     result |= {ds: {k: round(v, 4) for k, v in s.values.items()} for ds, s in scores.items()}
     print(json.dumps(result), flush=True)

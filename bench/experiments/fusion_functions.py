@@ -255,7 +255,7 @@ def ordered(corpus: Corpus, fused: Scores, diversity: float = 1.0) -> list[Hit]:
     the same document already taken (greedy, best adjusted score first).
     """
     best = sorted(fused, key=lambda cid: (-fused[cid], cid))[:FETCH]
-    hits = one_per_section([corpus.hits[cid] for cid in best])
+    hits = [hit for _, hit in one_per_section([(fused[cid], corpus.hits[cid]) for cid in best])]
     if diversity >= 1.0:
         return hits
     taken: list[Hit] = []

@@ -11,7 +11,7 @@ It prints, per rule, over the questions:
 - answer-word recall of the first lead / of all leads (share of the reference answer's
   words, stemmed, stop words left out, that the lead sentences hold), mean;
 - the share of first leads taken from a passage that overlaps a gold section.
-The script reads passages through the service, so run from another checkout it measures
+The script reads passages through the actions, so run from another checkout it measures
 that checkout's passages with the same two rules (`PYTHONPATH=OLD python bench/...`).
 
 Run (the first command builds the corpora into DIR; later runs reuse them):
@@ -32,7 +32,7 @@ from ragspace.answering.focus import is_prose_passage, sentences
 from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import EvalQuery, Gold, Span, load_claude_docs
 from ragspace.models import Passage
-from ragspace.runtime import build_service
+from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 from ragspace.terms import term_pairs, terms
@@ -116,10 +116,10 @@ def main() -> None:
     settings = Settings(_env_file=None, data_dir=args.data_dir, openai_api_key=None)
     database = Database.open(settings)
     try:
-        service = build_service(settings, Store(database.pool), LocalEmbedder())
+        actions = build_actions(settings, Store(database.pool), LocalEmbedder())
         asked = []
         for query in dataset.queries:
-            *_, last = service.ask(query.text, [DOCSET])
+            *_, last = actions.answers.ask(query.text, [DOCSET])
             asked.append(list(last.answer.passages) if last.answer else [])
     finally:
         database.close()
