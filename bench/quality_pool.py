@@ -261,9 +261,16 @@ def tuned_jointly(
     family: Callable[[Any], Ranking],
     axes: dict[str, Sequence[Any]],
     start: Any,
+    floors: dict[str, dict[str, float]],
 ) -> tuple[dict[str, dict[str, Any]], Any]:
     """Coordinate ascent over the axes from `start`, for each fold on its four training
-    sets (scored on the held-out one), and once on every set: the point the app ships."""
+    sets (scored on the held-out one), and once on every set: the point the app ships.
+
+    A point is worth its mean objective on the training sets plus its worst change there
+    against `start` (a gain on three sets does not pay for a loss on the fourth), minus every
+    shortfall below `floors` (the better single side's R@10 and MRR less 0.01, per set and
+    level): the guarantee that fusion never loses to one of its inputs is part of what is
+    learnt."""
     memo: dict[tuple[str, str], dict[str, float]] = {}
 
     def figures(name: str, point: Any) -> dict[str, float]:
@@ -274,7 +281,13 @@ def tuned_jointly(
 
     def climb(training: Sequence[str]) -> Any:
         def value(point: Any) -> float:
-            return sum(objective(figures(n, point)) for n in training) / len(training)
+            total, worst = 0.0, float("inf")
+            for name in training:
+                got = figures(name, point)
+                total += objective(got)
+                total -= sum(max(0.0, floor - got[key]) for key, floor in floors[name].items())
+                worst = min(worst, objective(got) - objective(figures(name, start)))
+            return total / len(training) + worst
 
         point, best = start, value(start)
         for _round in range(3):
@@ -299,11 +312,11 @@ def side_alone(side: Any) -> Ranking:
     """One side's own order (what the app's vector or keyword mode returns)."""
 
     from ragspace.ranking.candidates import Candidate
-    from ragspace.ranking.ranker import RankingOptions, rank
+    from ragspace.ranking.ranker import rank
 
     def ranking(question: Question) -> list[Any]:
         offered = [Candidate(c.hit, {side: c.on(side)}) for c in question.candidates if c.on(side)]
-        return rank(offered, RankingOptions(), question.text, K)
+        return rank(offered, today_ranking(), question.text, K)
 
     return ranking
 
@@ -341,7 +354,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
         return at_depth(lambda q: rank(q.candidates, options, q.text, K, parts=q.parts), depth)
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
-        points = [RankingOptions()]
+        points = [today_ranking()]
         for field, values in axes.items():
             points = [dataclasses.replace(p, **{field: v}) for p in points for v in values]
         return points
@@ -349,7 +362,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     shares = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
     yield "vector", lambda _p: at_depth(side_alone(Side.VECTOR), depth), [None]
     yield "keyword", lambda _p: at_depth(side_alone(Side.KEYWORD), depth), [None]
-    yield "hybrid (today)", product, [RankingOptions()]
+    yield "hybrid (today)", product, [today_ranking()]
     yield "convex, share chosen", product, grid(vector_share=shares)
     yield (
         "rrf, k and weight chosen",
@@ -367,39 +380,65 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
         product,
         grid(vector_share=(0.5, 0.6, 0.7), symbol_vector_share=(0.2, 0.3, 0.4, 0.5)),
     )
-    yield "+ definitions", product, grid(definition_boost=(0.1, 0.25, 0.5, 1.0))
+    yield "+ definitions", product, grid(definition_boost=(0.1, 0.25, 0.5, 1.0, 2.0))
     yield "+ file names", product, grid(name_boost=(0.1, 0.25, 0.5))
     yield "+ file coherence", product, grid(coherence_boost=(0.1, 0.2, 0.4))
     yield "+ tests/examples lowered", product, grid(secondary_factor=(0.5, 0.7, 0.85))
     yield "+ files spread", product, grid(file_decay=(0.5, 0.7, 0.85))
     yield "+ whole-document BM25", product, grid(document_weight=(0.1, 0.25, 0.5, 1.0))
     yield "+ sub-questions", product, grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
-    yield (
-        "all, tuned jointly",
-        product,
-        {  # type: ignore[misc]
-            "vector_share": (0.4, 0.5, 0.6, 0.7),
-            "confidence_power": (0.0, 0.5, 1.0),
-            "definition_boost": (0.0, 0.25, 0.5, 1.0),
-            "name_boost": (0.0, 0.1, 0.25),
-            "coherence_boost": (0.0, 0.1),
-            "secondary_factor": (1.0, 0.85, 0.7),
-            "file_decay": (1.0, 0.85, 0.7),
-            "document_weight": (0.0, 0.1, 0.25),
-        },
-    )
+    yield "kept signals, tuned jointly", product, {}  # type: ignore[misc]
+
+
+def today_ranking() -> Any:
+    """The ranking before this round (round 2): fusion only, every signal off."""
+    from ragspace.ranking.ranker import RankingOptions, fusion_only
+
+    return fusion_only(RankingOptions())
+
+
+def axes_of(grid: Sequence[Any]) -> dict[str, list[Any]]:
+    """The fields a grid varies, with the values it tries and the default's."""
+
+    default = today_ranking()
+    axes: dict[str, list[Any]] = {}
+    for point in grid:
+        for field in dataclasses.fields(point):
+            value = getattr(point, field.name)
+            if value != getattr(default, field.name):
+                values = axes.setdefault(field.name, [getattr(default, field.name)])
+                if value not in values:
+                    values.append(value)
+    return axes
+
+
+def wins(row: dict[str, Any], today: dict[str, Any]) -> bool:
+    """A change is kept when, on the held-out folds, no set's headline figures fall more
+    than 0.01 below today's ranking and their mean rises."""
+    gains = []
+    for name, (first, second) in HEADLINE.items():
+        if name not in row["folds"]:
+            continue
+        for metric in (first, second):
+            gain = fold_scores(row, name)[metric] - fold_scores(today, name)[metric]
+            if gain < -0.01:
+                return False
+            gains.append(gain)
+    return sum(gains) > 0
 
 
 def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explore: bool) -> None:
-    from ragspace.ranking.ranker import RankingOptions
 
     pool = load_pool(work, sets)
     rows = []
     print(f"{'held-out folds':32s} " + "  ".join(f"{name:>11s}" for name in pool))
+    kept: dict[str, list[Any]] = {}
     for name, family, grid in variants(depth):
-        if isinstance(grid, dict):  # axes searched jointly
-            folds, shipped = tuned_jointly(pool, family, grid, RankingOptions())
-            rows.append({"variant": name, "axes": list(grid), "folds": folds})
+        if isinstance(grid, dict):  # the kept signals' axes, searched jointly
+            print(f"    kept: {', '.join(kept) or 'none'}")
+            start = today_ranking()
+            folds, shipped = tuned_jointly(pool, family, kept, start, side_floors(rows))
+            rows.append({"variant": name, "axes": kept, "folds": folds, "shipped": short(shipped)})
             print_row(name, folds)
             for set_name, fold in folds.items():
                 print(f"    without {set_name}: {fold['chosen']}")
@@ -410,8 +449,15 @@ def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explo
                 in_sample = {n: {"scores": scores(q, family(point))} for n, q in pool.items()}
                 print_row(f"  {short(point)}", in_sample)
         folds = leave_one_set_out(pool, family, grid)
-        rows.append({"variant": name, "grid": len(grid), "folds": folds})
-        print_row(name, folds)
+        row = {"variant": name, "grid": len(grid), "folds": folds}
+        if len(rows) > 2 and grid[0] is not None:  # a change to today's ranking (row 3)
+            row["kept"] = wins(row, rows[2])
+            if row["kept"]:
+                for field, values in axes_of(grid).items():
+                    kept.setdefault(field, [])
+                    kept[field] += [v for v in values if v not in kept[field]]
+        rows.append(row)
+        print_row(name + (" (kept)" if row.get("kept") else ""), folds)
     if write:
         run = {
             "command": "python bench/quality_pool.py evaluate --write",
@@ -424,6 +470,20 @@ def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explo
         }
         RESULTS.write_text(json.dumps({"run": run, "rows": rows}, indent=1) + "\n")
         print(report(RESULTS))
+
+
+def side_floors(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per set, each level's R@10 and MRR@10 of the better single side, less 0.01."""
+    sides = [row for row in rows if row["variant"] in ("vector", "keyword")]
+    floors: dict[str, dict[str, float]] = {}
+    for name in sides[0]["folds"]:
+        floors[name] = {
+            f"{level} {metric}": max(fold_scores(r, name)[f"{level} {metric}"] for r in sides)
+            - 0.01
+            for level in ("chunk", "file")
+            for metric in LEVEL_METRICS
+        }
+    return floors
 
 
 def git_commit() -> str:
@@ -517,9 +577,8 @@ HEADLINE = {
 
 def short(point: Any) -> str:
     """A grid point by the fields that differ from the defaults."""
-    from ragspace.ranking.ranker import RankingOptions
 
-    default = RankingOptions()
+    default = today_ranking()
     changed = {
         f.name: getattr(point, f.name)
         for f in dataclasses.fields(point)

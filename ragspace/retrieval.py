@@ -13,7 +13,7 @@ from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode, SearchTier
 from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
-from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
@@ -141,7 +141,8 @@ class Retriever:
     def _ranked(
         self, query: str, request: SearchRequest, k: int, per_section: bool = True
     ) -> list[Hit]:
-        ranking = self._ranking(uses_keywords=bool(request.keyword_terms))
+        vectors = request.query_vector is not None or request.fast_vector is not None
+        ranking = self._ranking(bool(request.keyword_terms), vectors)
         parts = self._parts(query, request) if ranking.sub_question_weight else []
         return rank(self._store.search(request), ranking, query, k, per_section, parts)
 
@@ -169,12 +170,14 @@ class Retriever:
             for question, vector in zip(questions, vectors, strict=True)
         ]
 
-    def _ranking(self, uses_keywords: bool) -> RankingOptions:
-        """The fast tier's weight is set against keywords in hybrid search; vector search has
-        no other ranking for a chunk still waiting for its quality vector."""
-        if uses_keywords:
+    def _ranking(self, uses_keywords: bool, uses_vectors: bool = True) -> RankingOptions:
+        """Hybrid search ranks with every signal; one side alone is shown as it ranks
+        (fusion_only). The fast tier's weight is set against keywords in hybrid search;
+        vector search has no other ranking for a chunk still waiting for its quality vector."""
+        if uses_keywords and uses_vectors:
             return self.options.ranking
-        return dataclasses.replace(self.options.ranking, fast_weight=1.0)
+        alone = fusion_only(self.options.ranking)
+        return alone if uses_keywords else dataclasses.replace(alone, fast_weight=1.0)
 
     def _request(
         self,

@@ -5,7 +5,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.models import Fusion, Hit, RetrievalMode
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -102,7 +102,9 @@ def test_convex_scores_add_each_sides_scaled_score(
     retriever = Retriever(
         store,
         embedder,
-        RetrievalOptions(ranking=RankingOptions(fusion=Fusion.CONVEX, vector_share=share)),
+        RetrievalOptions(
+            ranking=fusion_only(RankingOptions(fusion=Fusion.CONVEX, vector_share=share))
+        ),
     )
 
     def scores(mode: RetrievalMode) -> dict[int, Hit]:
@@ -142,7 +144,7 @@ def test_keyword_scores_follow_bm25(
     docset = store.get_docset_by_name("animals").id
     share = 0.5
     retriever = Retriever(
-        store, embedder, RetrievalOptions(ranking=RankingOptions(vector_share=share))
+        store, embedder, RetrievalOptions(ranking=fusion_only(RankingOptions(vector_share=share)))
     )
     hits = retriever.fused("zebra", [docset], 10, RetrievalMode.KEYWORD)
     assert [h.path for h in hits] == ["thrice.md", "once.md", "long.md"]
@@ -171,7 +173,7 @@ def test_keyword_scores_follow_bm25(
 @pytest.mark.usefixtures("corpus")
 def test_rrf_scores_are_fused_reciprocal_ranks(store: Store, embedder: Embedder) -> None:
     options = RetrievalOptions(
-        ranking=RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25)
+        ranking=fusion_only(RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25))
     )
     ops = [store.get_docset_by_name("ops").id]
     hits = Retriever(store, embedder, options).fused("E4711 lease", ops, 3, RetrievalMode.HYBRID)
@@ -312,7 +314,9 @@ def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedd
 
     def fused(keyword_weight: float) -> dict[int, Hit]:
         options = RetrievalOptions(
-            ranking=RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=keyword_weight)
+            ranking=fusion_only(
+                RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=keyword_weight)
+            )
         )
         retriever = Retriever(store, embedder, options)
         return {h.chunk_id: h for h in retriever.fused(question, docsets, 20, RetrievalMode.HYBRID)}

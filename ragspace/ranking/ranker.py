@@ -1,6 +1,7 @@
 """The ranking a search returns: candidates fused into one score each, lifted by what the
 question names (definitions, file names), lowered for tests and generated code, best first."""
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +20,10 @@ class RankingOptions:
     """How the sides' candidates are fused and which evidence lifts or lowers a chunk.
 
     The boosts are fractions of the best fused score, so they mean the same whatever the
-    fusion's scale; 0 turns a signal off.
+    fusion's scale; 0 turns a signal off. Every default is what bench/quality_pool.py chose
+    under leave-one-set-out over the five shared sets: a signal is on only when its own
+    held-out row beat today's ranking (docs/benchmarks.md, "Retrieval quality"); the others
+    stay here, off, so the protocol can try them again on new sets.
     """
 
     fusion: Fusion = Fusion.CONVEX
@@ -37,12 +41,27 @@ class RankingOptions:
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
     confidence_power: float = 0.0
-    definition_boost: float = 0.0  # a chunk defining a symbol the question names
+    definition_boost: float = 1.0  # a chunk defining a symbol the question names
     name_boost: float = 0.0  # times the share of the file's name words the question uses
-    coherence_boost: float = 0.0  # times the file's summed scores over the best file's
+    coherence_boost: float = 0.1  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
+
+
+def fusion_only(options: RankingOptions) -> RankingOptions:
+    """The options with every signal beyond fusion off: one side alone (vector or keyword
+    mode) is shown as that side ranks it."""
+    return dataclasses.replace(
+        options,
+        document_weight=0.0,
+        definition_boost=0.0,
+        name_boost=0.0,
+        coherence_boost=0.0,
+        secondary_factor=1.0,
+        file_decay=1.0,
+        sub_question_weight=0.0,
+    )
 
 
 def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -> dict[Side, float]:
