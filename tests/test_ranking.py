@@ -128,7 +128,7 @@ def test_the_parse_says_what_a_chunk_defines() -> None:
         ),
         candidate(hit(3, "Other.hs", "x = 1"), vector=(3, 0.3)),
     ]
-    assert [h.chunk_id for h in rank(cands, RankingOptions(), "what does `render` do")][0] == 2
+    assert rank(cands, RankingOptions(), "what does `render` do")[0].chunk_id == 2
 
 
 def test_tests_sink_unless_the_question_asks_about_tests() -> None:
