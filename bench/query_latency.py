@@ -26,7 +26,6 @@ import numpy as np
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
-from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, NewDocument, Store
@@ -158,6 +157,8 @@ def main() -> None:
             database = Database.open(settings)  # the server restarts with this cache size
             try:
                 store = Store(database.pool)
+                from ragspace.ranking.ranker import RankingOptions  # this round's API
+
                 retrievers = {
                     fusion: Retriever(
                         store,
