@@ -518,7 +518,15 @@ def report(results: Path) -> str:
             first, second = HEADLINE[name]
             figures = row["folds"][name]["scores"]
             cells.append(f"{figures[first]:.3f} / {figures[second]:.3f}")
-        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
+        kept = " (kept)" if row.get("kept") else ""
+        lines.append(f"| {row['variant']}{kept} | " + " | ".join(cells) + " |")
+    shipped = rows[-1]
+    lines += [
+        "",
+        "Chosen for the last row, per held-out set: "
+        + "; ".join(f"{name}: {shipped['folds'][name]['chosen']}" for name in names)
+        + f"; on all five (the app's default): {shipped.get('shipped', '-')}.",
+    ]
     lines += ["", *never_below_a_side(rows, names), "", *both_levels(rows, names)]
     return "\n".join(lines) + "\n"
 

@@ -51,11 +51,10 @@ def test_a_new_result_changes_the_readme_so_a_stale_readme_fails(
 ) -> None:
     results = tmp_path / "results"
     shutil.copytree(BENCH / "results", results)
-    crowded = results / "shared_sets_crowded.jsonl"
-    records = [json.loads(line) for line in crowded.read_text(encoding="utf-8").splitlines()]
-    newer = {**records[1], "code": "after (abc1234)", "date": "2026-12-01 00:00 UTC"}
-    newer["codebase hybrid"] = {**newer["codebase hybrid"], "recall@10": 0.951}
-    crowded.write_text("\n".join(json.dumps(r) for r in [*records, newer]) + "\n", encoding="utf-8")
+    pool = json.loads((results / "quality_pool.json").read_text(encoding="utf-8"))
+    pool["run"] |= {"commit": "abc1234", "date": "2026-12-01"}
+    pool["rows"][-1]["folds"]["codebase"]["scores"]["chunk recall@10"] = 0.951
+    (results / "quality_pool.json").write_text(json.dumps(pool), encoding="utf-8")
     load = json.loads((results / "load_test.json").read_text(encoding="utf-8"))
     load["operations"]["search"]["p95_ms"] = 321.0
     (results / "load_test.json").write_text(json.dumps(load), encoding="utf-8")
@@ -64,8 +63,8 @@ def test_a_new_result_changes_the_readme_so_a_stale_readme_fails(
     readme = rendered(write_benchmarks.README)
     assert readme != write_benchmarks.README.read_text(encoding="utf-8")
     table = shown(readme, "readme_quality")
-    assert "| code (248 questions) | hybrid | 0.881 | 0.951 | 0.761 |" in table
-    assert "at abc1234, 2026-12-01 00:00 UTC" in table
+    assert "| code chunks (248) | R@10 / MRR@10 | 0.816 / 0.607 | 0.902 / 0.752 | 0.951 / " in table
+    assert "at abc1234, 2026-12-01" in table
     assert "search p95 321 ms" in table
 
 
