@@ -46,6 +46,9 @@ _READ_ONLY_BODY = (
     f"This RAGSpace is read-only: request bodies are limited to {MAX_FORM_BYTES:,} bytes."
 )
 _UPLOAD_PATHS = frozenset({"/gradio_api/upload", "/gradio_api/upload/", "/upload", "/upload/"})
+# logins on: an event's JSON body is read (up to this) to check the files it names
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+_FOREIGN_FILE = "That file was uploaded by another account: upload it yourself."
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,28 @@ class AccessGuard:
             await _refuse(send, 404, "No such file.")  # another account's upload
         elif path in _UPLOAD_PATHS:
             await self._app(scope, receive, self._recording_owner(send, user))
+        elif scope.get("method") == "POST":
+            replay = await self._own_files_only(scope, receive, send, user)
+            if replay is not None:
+                await self._app(scope, replay, send)
         else:
             await self._app(scope, receive, send)
+
+    async def _own_files_only(
+        self, scope: Scope, receive: Receive, send: Send, user: str
+    ) -> Receive | None:
+        """An event names files by their path in Gradio's upload folder (a file input's
+        `{"path": ...}`): one naming another account's upload, or one whose owner this run
+        does not know, is refused (403) before any handler reads it. Returns the replayed
+        body, or None when it answered itself."""
+        limit, headers = MAX_EVENT_BYTES, _headers(scope)
+        body = await _read_body(receive, send, limit, _EVENT_TOO_LARGE, headers)
+        if body is None:
+            return None
+        if any(not self._may_read(p, user, scope["app"]) for p in _named_paths(body)):
+            await _refuse(send, 403, _FOREIGN_FILE)
+            return None
+        return _replaying(body, receive)
 
     async def _small_body(
         self, scope: Scope, receive: Receive, send: Send, path: str
@@ -105,30 +128,8 @@ class AccessGuard:
         if path in _UPLOAD_PATHS or kind.startswith("multipart/"):
             await _refuse(send, 403, _READ_ONLY_UPLOADS)
             return None
-        declared = headers.get("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
-            await _refuse(send, 413, _READ_ONLY_BODY)
-            return None
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if len(body) > MAX_FORM_BYTES:
-                await _refuse(send, 413, _READ_ONLY_BODY)
-                return None
-            if not message.get("more_body", False):
-                break
-        replayed = [False]
-
-        async def replay() -> Message:
-            if not replayed[0]:
-                replayed[0] = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        return replay
+        body = await _read_body(receive, send, MAX_FORM_BYTES, _READ_ONLY_BODY, headers)
+        return None if body is None else _replaying(body, receive)
 
     def _user(self, scope: Scope) -> str | None:
         """The signed-in account: the MCP header's user, or the owner of a session cookie."""
@@ -179,6 +180,68 @@ class AccessGuard:
         for path in paths if isinstance(paths, list) else []:
             if isinstance(path, str):
                 self._owners[_resolved(path)] = user
+
+
+_EVENT_TOO_LARGE = f"A request body is limited to {MAX_EVENT_BYTES:,} bytes."
+
+
+async def _read_body(
+    receive: Receive,
+    send: Send,
+    limit: int,
+    too_large: str,
+    headers: dict[str, str] | None = None,
+) -> bytes | None:
+    """The request's body, read whole up to `limit` bytes however it is sent (declared or
+    chunked); over it, answers 413 itself and returns None."""
+    declared = (headers or {}).get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limit:
+        await _refuse(send, 413, too_large)
+        return None
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        body += message.get("body", b"")
+        if len(body) > limit:
+            await _refuse(send, 413, too_large)
+            return None
+        if not message.get("more_body", False):
+            break
+    return bytes(body)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app the body already read, then the connection's own."""
+    replayed = [False]
+
+    async def replay() -> Message:
+        if not replayed[0]:
+            replayed[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _named_paths(body: bytes) -> list[str]:
+    """Every absolute path a JSON body holds as a string, resolved (a body that is not
+    JSON, a login form say, names none). Walked without recursion: nesting is no attack."""
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        return []
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and item.startswith("/") and len(item) < 4096:
+            found.append(_resolved(item))
+    return found
 
 
 def _path(scope: Scope) -> str:

@@ -199,8 +199,8 @@ def test_read_only_ui_handlers_refuse_and_change_controls_are_hidden(
 class BrowserSession:
     """Calls events the way the browser does (queue join + SSE), even those of hidden buttons."""
 
-    def __init__(self, url: str) -> None:
-        self._client = httpx.Client(base_url=url, timeout=30)
+    def __init__(self, url: str, client: httpx.Client | None = None) -> None:
+        self._client = client or httpx.Client(base_url=url, timeout=30)
         self._session = uuid.uuid4().hex
         config = self._client.get("/config").json()
         self._index = {d.get("api_name"): d["id"] for d in config["dependencies"]}
@@ -209,9 +209,9 @@ class BrowserSession:
         """Close the HTTP connection."""
         self._client.close()
 
-    def call(self, name: str, data: list[Any]) -> dict[str, Any]:
-        """Run the event handled by the function `name`; returns the completion message."""
-        joined = self._client.post(
+    def join(self, name: str, data: list[Any]) -> httpx.Response:
+        """Queue the event handled by the function `name` (the answer to the join itself)."""
+        return self._client.post(
             "/gradio_api/queue/join",
             json={
                 "data": data,
@@ -220,6 +220,10 @@ class BrowserSession:
                 "trigger_id": None,
             },
         )
+
+    def call(self, name: str, data: list[Any]) -> dict[str, Any]:
+        """Run the event handled by the function `name`; returns the completion message."""
+        joined = self.join(name, data)
         assert joined.status_code == 200, joined.text
         params = {"session_hash": self._session}
         with self._client.stream("GET", "/gradio_api/queue/data", params=params) as sse:
@@ -518,3 +522,38 @@ def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(
     assert declared.status_code == 413
     # an ordinary request still reaches the app
     assert httpx.get(f"{url}config", timeout=30).status_code == 200
+
+
+def test_an_event_cannot_take_another_accounts_upload_as_its_input(
+    service: Actions, launch_app: Callable[..., str]
+) -> None:
+    """Bob knows the path of Alice's pending upload and hands it to the upload and folder
+    handlers as their file input, the way the browser sends a file (also spelled through
+    `..` and nested deeper): refused before any handler reads it, nothing of Alice's is
+    indexed into Bob's DocSet, and her file stays where it was."""
+    service.docsets.create("bobs")  # before the page is built: the pickers list them
+    service.docsets.create("alices")
+    url = launch_app(service, parse_auth(SecretStr("alice:s3cret,bob:pw")))
+    alice, bob = _signed_in(url, "alice", "s3cret"), _signed_in(url, "bob", "pw")
+    [path] = alice.post("gradio_api/upload", files={"files": ("diary.md", b"# Alice\n")}).json()
+    file_data = {"path": path, "orig_name": "diary.md", "meta": {"_type": "gradio.FileData"}}
+    session = BrowserSession(url, bob)
+    session.call("refresh_docset_lists", [None, [], None])  # the page load: pickers filled
+    for name, data in (
+        ("on_upload", ["bobs", [file_data]]),
+        ("on_add_folder", ["bobs", [file_data], '[["diary/diary.md", 8]]', "", ""]),
+        ("on_upload", ["bobs", [{**file_data, "path": f"/tmp/../{path.lstrip('/')}"}]]),
+        ("on_upload", ["bobs", [{"nested": [[{**file_data}]]}]]),
+    ):
+        refused = session.join(name, data)
+        assert refused.status_code == 403, (name, refused.text)
+        assert "another account" in refused.json()["error"]
+    assert service.documents.all("bobs") == []
+    assert Path(path).read_bytes() == b"# Alice\n"  # not consumed by Bob's handler
+    # the same call by Alice herself adds it: the refusal above is the owner check's
+    own = BrowserSession(url, alice)
+    own.call("refresh_docset_lists", [None, [], None])
+    own.call("on_upload", ["alices", [file_data]])
+    assert [d.path for d in service.documents.all("alices")] == ["diary.md"]
+    session.close()
+    own.close()
