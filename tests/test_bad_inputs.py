@@ -692,8 +692,9 @@ def test_bad_files_in_a_repository_do_not_stop_the_good_ones(
     [
         ({"max_files": 2}, "has 3 files after filters; the limit is 2"),
         ({"max_archive_bytes": 100}, "is larger than 100 bytes"),
+        ({"max_text_bytes": 30}, "hold more than 30 bytes of text together"),
     ],
-    ids=["too-many-repository-files", "oversized-tarball"],
+    ids=["too-many-repository-files", "oversized-tarball", "too-much-text"],
 )
 def test_github_repository_limits_are_source_errors(
     config: dict[str, int],

@@ -45,6 +45,9 @@ class GithubConfig:
     max_files: int = 5000
     max_file_bytes: int = 1024 * 1024
     max_archive_bytes: int = 500 * 1024 * 1024
+    # the wanted files' bytes together, as read from the archive: a sync reads at most this
+    # much text (uploads, folders and crawls have RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES)
+    max_text_bytes: int = 256 * 1024 * 1024
     allow_private_urls: bool = False
 
 
@@ -139,6 +142,14 @@ def _valid_ref(ref: str) -> bool:
     )
 
 
+def _too_much_text(listing: RepoListing, config: GithubConfig) -> str:
+    return (
+        f"The files wanted from {listing.full_name} hold more than "
+        f"{config.max_text_bytes:,} bytes of text together; narrow the source with "
+        "include/exclude filters."
+    )
+
+
 def _shown(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
@@ -207,6 +218,7 @@ class GithubClient:
             return {}
         archive = self._get_archive(f"{listing.api_url}/tarball/{listing.commit}", listing)
         contents: dict[str, bytes] = {}
+        read = 0
         with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
             for member in tar:
                 path = member.name.split("/", 1)[1] if "/" in member.name else ""
@@ -214,6 +226,9 @@ class GithubClient:
                     handle = tar.extractfile(member)
                     if handle is not None:  # never trust a member's size: read at most the cap
                         contents[path] = handle.read(self._config.max_file_bytes + 1)
+                        read += len(contents[path])
+                        if read > self._config.max_text_bytes:
+                            raise SourceError(_too_much_text(listing, self._config))
         missing = wanted - contents.keys()
         if missing:
             raise SourceError(
