@@ -33,7 +33,7 @@ from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.scheduler import ResyncScheduler
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler

@@ -18,7 +18,7 @@ from ragspace_ui.docsets_tab import (
     layout_docsets_tab,
     wire_docsets_tab,
 )
-from ragspace_ui.errors import user_errors
+from ragspace_ui.error_messages import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools

@@ -10,7 +10,7 @@ from ragspace.actions import Actions
 from ragspace.answering.answer import fenced
 from ragspace.answering.citations import link_citations, version_text
 from ragspace.models import Answer, Citation, Message, RetrievalMode
-from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
 from ragspace_ui.ref_picker import chosen_ref, ref_choices, ref_picker
 from ragspace_ui.viewer import EMPTY_VIEWER, open_citation, viewer_notice

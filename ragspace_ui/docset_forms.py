@@ -13,7 +13,7 @@ from ragspace.actions import Actions
 from ragspace.actions.source_requests import globs
 from ragspace.models import Document, FolderOptions
 from ragspace.sources.files import UploadedFile
-from ragspace_ui.errors import inline_errors
+from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
 

@@ -27,7 +27,7 @@ from ragspace_ui.documents_panel import (
     layout_documents_panel,
     wire_documents_panel,
 )
-from ragspace_ui.errors import inline_errors
+from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md
 from ragspace_ui.sources_panel import SourcesPanel, layout_sources_panel, wire_sources_panel
 

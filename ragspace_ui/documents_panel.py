@@ -10,7 +10,7 @@ from gradio.events import Dependency
 from ragspace.actions import Actions
 from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
-from ragspace_ui.errors import inline_errors
+from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md
 from ragspace_ui.viewer import EMPTY_VIEWER, open_document
 

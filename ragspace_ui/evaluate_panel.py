@@ -24,7 +24,7 @@ from ragspace.eval.runner import (
 )
 from ragspace.models import DocSet, RetrievalMode
 from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
-from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
 
 FORMAT_HELP = (

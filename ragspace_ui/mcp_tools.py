@@ -19,7 +19,7 @@ from gradio.utils import get_function_description
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.actions import Actions
 from ragspace.errors import AuthenticationError
-from ragspace_ui.errors import user_errors
+from ragspace_ui.error_messages import user_errors
 from ragspace_ui.mcp_change_tools import CHANGE
 from ragspace_ui.mcp_read_tools import READ
 

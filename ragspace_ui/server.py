@@ -18,7 +18,7 @@ from ragspace_ui.guard import guard_middleware
 from ragspace_ui.mcp_server import mcp_lifespan
 from ragspace_ui.routes import app_routes
 from ragspace_ui.session_state import build_session_configs_on_read
-from ragspace_ui.webhooks import webhook_middleware
+from ragspace_ui.webhook_endpoint import webhook_middleware
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from ragspace.models import (
     SyncReport,
     interval_text,
 )
-from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md, md_code
 
 PREVIEW_ITEMS_SHOWN = 50

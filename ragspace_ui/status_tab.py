@@ -10,7 +10,7 @@ import pandas as pd
 from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
-from ragspace_ui.errors import inline_errors, user_errors
+from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
 
 STATUS_HEADERS = [

@@ -26,7 +26,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 from ragspace_ui.app import READ_ONLY_BANNER, UPLOAD_CACHE_SWEEP, build_ui
-from ragspace_ui.errors import ERROR_CLASS
+from ragspace_ui.error_messages import ERROR_CLASS
 from ragspace_ui.guard import MAX_FORM_BYTES
 from ragspace_ui.mcp_tools import READ_TOOLS
 from tests.test_mcp import call, error_text, result_json, with_mcp

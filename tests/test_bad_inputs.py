@@ -28,7 +28,7 @@ from ragspace.models import Document, SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler

@@ -11,7 +11,7 @@ from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDo
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.fetcher import PreviousSync
-from ragspace.sources.github import GithubClient, GithubConfig, parse_location
+from ragspace.sources.github_client import GithubClient, GithubConfig, parse_location
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store

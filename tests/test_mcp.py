@@ -23,7 +23,7 @@ from ragspace.errors import AuthenticationError
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store

@@ -23,7 +23,7 @@ from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.filters import FileFilter
-from ragspace.sources.github import GithubClient, GithubConfig, RepoListing, parse_location
+from ragspace.sources.github_client import GithubClient, GithubConfig, RepoListing, parse_location
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.netguard import (
     GuardedTransport,

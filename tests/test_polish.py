@@ -17,13 +17,13 @@ from ragspace.runtime import build_actions
 from ragspace.sample import SAMPLE_DOCSET, sample_files, sample_questions_path
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.sources.network import network_problem
+from ragspace.sources.network_errors import network_problem
 from ragspace.store import Store
 from ragspace.worker import Ingestor
 from ragspace_ui.app import checked_update, mode_text, pick_docset, selection_update
 from ragspace_ui.docset_forms import size_text, upload_report
 from ragspace_ui.docsets_tab import add_sample
-from ragspace_ui.errors import ERROR_CLASS, UNEXPECTED, inline_errors
+from ragspace_ui.error_messages import ERROR_CLASS, UNEXPECTED, inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.status_tab import overall_progress, progress_text, status_chart
 

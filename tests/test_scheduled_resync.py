@@ -14,7 +14,7 @@ from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.scheduler import ResyncScheduler
 from ragspace.settings import Settings
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store, SyncSchedule

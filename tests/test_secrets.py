@@ -20,7 +20,7 @@ from ragspace.models import SourceKind
 from ragspace.runtime import build_actions, build_chat_model
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Database, Store
@@ -57,7 +57,7 @@ def assert_no_secret(*texts: str) -> None:
 
 def ui_message(exc: Exception) -> str:
     """What the web UI would show for this error."""
-    from ragspace_ui.errors import _translate
+    from ragspace_ui.error_messages import _translate
 
     return str(_translate(exc).message)
 

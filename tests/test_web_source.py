@@ -13,7 +13,7 @@ from ragspace.extract import html_to_markdown
 from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_syncer
 from ragspace.settings import Settings
-from ragspace.sources.github import GithubClient, GithubConfig
+from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler

@@ -16,10 +16,10 @@ from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import ReadOnlyError
 from ragspace.models import GithubOptions, Source, SourceKind
+from ragspace.push_events import PushEvent, push_matches, sign, signature_valid
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
-from ragspace.webhooks import PushEvent, push_matches, sign, signature_valid
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.test_github_source import FILES, make_service
 from tests.test_scheduled_resync import resync_scheduler

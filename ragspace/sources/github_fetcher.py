@@ -8,7 +8,7 @@ from ragspace.sources.classify import BINARY
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
-from ragspace.sources.github import GithubClient, RepoFile, RepoListing, parse_location
+from ragspace.sources.github_client import GithubClient, RepoFile, RepoListing, parse_location
 
 
 class GithubFetcher:

@@ -26,7 +26,7 @@ from ragspace.models import (
 )
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.netguard import NetGuard, guarded_client
-from ragspace.sources.network import host_of, network_problem
+from ragspace.sources.network_errors import host_of, network_problem
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 from ragspace.url_credentials import without_credentials
 

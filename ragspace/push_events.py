@@ -8,7 +8,7 @@ from typing import Any
 
 from ragspace.errors import ConflictError, SourceError, ValidationError
 from ragspace.models import Source
-from ragspace.sources.github import parse_location
+from ragspace.sources.github_client import parse_location
 
 SIGNATURE_PREFIX = "sha256="
 _COMMIT = re.compile(r"^[0-9a-fA-F]{7,40}$")

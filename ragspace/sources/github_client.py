@@ -16,7 +16,7 @@ import httpx
 from ragspace.errors import SourceError
 from ragspace.sources.filters import FileFilter, SkippedItem
 from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
-from ragspace.sources.network import host_of, network_problem
+from ragspace.sources.network_errors import host_of, network_problem
 
 if TYPE_CHECKING:
     import github
