@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ragspace.cli.main import main as ragspace_main
+from ragspace_cli.main import main as ragspace_main
 
 # ../shared/eval next to the checkout (also found from a worktree one level deeper)
 EVAL_DIR = next(

@@ -147,7 +147,7 @@ def print_timings(timings: list[Timing]) -> None:
 
 def tier_quality(args: argparse.Namespace) -> None:
     """Each tier's retrieval quality on both shared sets via `ragspace eval --tier`."""
-    from ragspace.cli.main import main
+    from ragspace_cli.main import main
 
     os.environ["RAGSPACE_FAST_TIER"] = "on"
     os.environ["RAGSPACE_STATIC_EMBEDDER_DIR"] = str(args.static_dir)

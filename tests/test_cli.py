@@ -20,11 +20,11 @@ import httpx
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.cli.main import main
-from ragspace.cli.query import MODES
 from ragspace.models import EmbeddingStatus, GithubOptions, RetrievalMode, WebOptions
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
+from ragspace_cli.main import main
+from ragspace_cli.query import MODES
 from tests.fakes import chat_server
 from tests.fakes.chat_server import FakeChat
 from tests.fakes.docs_site import DocsSite, running_site
@@ -721,7 +721,7 @@ def test_docset_list_does_not_import_onnxruntime(cli: Run) -> None:
     heavy = ["onnxruntime", "github", "trafilatura", "pypdf"]
     probe = (
         "import sys\n"
-        "from ragspace.cli.main import main\n"
+        "from ragspace_cli.main import main\n"
         "code = main(['docset', 'list'])\n"
         f"print(any(name in sys.modules for name in {heavy!r}), code)\n"
     )

@@ -1,7 +1,7 @@
 """Size limits: no module over 400 lines, no class over 250, no function over 60.
 
 Counted with `ast` over every top-level package but the tests and scripts: `ragspace/`,
-`ragspace_ui/`, and the CLI's own package once it has one (a class or function from its first
+`ragspace_ui/` and `ragspace_cli/` (a class or function from its first
 line, decorators excluded, to its last; a nested function counts on its own and inside its
 parent). `ALLOWED` lists the offenders as they stood when the limits were
 set (issue 41), each with its size then. The test fails when a new offender appears or a
@@ -67,7 +67,7 @@ def measure() -> dict[str, int]:
 
 
 def test_every_product_package_is_measured() -> None:
-    assert {"ragspace", "ragspace_ui"} <= set(PACKAGES)
+    assert {"ragspace", "ragspace_ui", "ragspace_cli"} <= set(PACKAGES)
 
 
 def test_no_module_class_or_function_grows_past_its_limit() -> None:

@@ -6,9 +6,6 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.cli import evaluate as cli_eval
-from ragspace.cli.evaluate import corpus_docset
-from ragspace.cli.main import main
 from ragspace.embeddings import Embedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
 from ragspace.eval.datasets import load_dataset, parse_question_set
@@ -25,6 +22,9 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from ragspace_cli import evaluate as cli_eval
+from ragspace_cli.evaluate import corpus_docset
+from ragspace_cli.main import main
 from tests.test_evaluation import write_eval_docs
 
 QUESTIONS = """\

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.cli.main import main
 from ragspace.errors import ValidationError
 from ragspace.extract import extract
 from ragspace.models import EmbeddingStatus, FolderOptions, SkippedItem, UploadedFile
@@ -27,6 +26,7 @@ from ragspace.sources.folder import (
     select_files,
 )
 from ragspace.worker import Ingestor
+from ragspace_cli.main import main
 
 pytestmark = pytest.mark.slow  # ingests a 259-file checkout
 

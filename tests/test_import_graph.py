@@ -8,6 +8,7 @@ from scripts.import_graph import import_graph, problems
 def test_ragspace_has_no_import_cycles_or_upward_imports() -> None:
     graph = import_graph()
     assert "ragspace.actions.search" in graph and "ragspace_ui.app" in graph
+    assert "ragspace_cli.main" in graph
     assert problems() == []
 
 
@@ -31,10 +32,12 @@ def test_cycles_and_upward_imports_are_reported(tmp_path: Path) -> None:
                 "    from ragspace.actions import Actions\n"
             ),
             "ragspace/models.py": "def f() -> None:\n    import ragspace_ui.app\n",
-            "ragspace/cli/__init__.py": "",
-            "ragspace/cli/main.py": "from ragspace_ui.app import serve\n",  # a front end
+            "ragspace/settings.py": "import ragspace_cli.main\n",
+            "ragspace_cli/__init__.py": "",
+            "ragspace_cli/main.py": "from ragspace_ui.app import serve\n",  # outer front end
             "ragspace_ui/__init__.py": "",
             "ragspace_ui/app.py": "from ragspace import models\n",
+            "ragspace_ui/routes.py": "from ragspace_cli import main\n",
         },
     )
     assert problems(tmp_path) == [
@@ -42,4 +45,6 @@ def test_cycles_and_upward_imports_are_reported(tmp_path: Path) -> None:
         "cycle: ragspace.models <-> ragspace_ui.app",
         "ragspace.eval.runner -> ragspace.actions (upward import)",
         "ragspace.models -> ragspace_ui.app (upward import)",
+        "ragspace.settings -> ragspace_cli.main (upward import)",
+        "ragspace_ui.routes -> ragspace_cli.main (upward import)",
     ]

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.cli.main import main
 from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
 from ragspace.models import EmbeddingStatus, RetrievalMode, SearchTier, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker, build_retriever, open_runtime
@@ -19,6 +18,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Store
 from ragspace.worker import Ingestor
+from ragspace_cli.main import main
 from ragspace_ui.status_tab import status_view
 from tests.test_evaluation import write_eval_docs
 

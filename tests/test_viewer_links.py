@@ -17,13 +17,13 @@ from pydantic import SecretStr
 
 from ragspace.access import parse_auth
 from ragspace.actions import Actions
-from ragspace.cli.main import main
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink, parse_line_link, view_url
 from ragspace.models import Citation, NewDocument
 from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
 from ragspace.sources.files import UploadedFile, classify_bytes
 from ragspace.worker import Ingestor
+from ragspace_cli.main import main
 from ragspace_ui.mcp_read_tools import read_document
 from ragspace_ui.viewer import open_citation, open_document, open_line_link
 
@@ -176,7 +176,7 @@ def test_every_reader_gets_a_capped_range_with_a_continuation(
     assert len(read_document(service, "large", "big.txt", 2500, 2500)) < MAX_READ_CHARS + 2000
 
     # CLI docs show
-    with patch("ragspace.cli.docs.opened_actions", lambda: nullcontext(service)):
+    with patch("ragspace_cli.docs.opened_actions", lambda: nullcontext(service)):
         assert main(["docs", "show", "large", "big.txt", "--lines", "1-999999"]) == 0
     shown = capsys.readouterr()
     assert shown.out.count("\n") == MAX_READ_LINES and "read lines 1001-2000" in shown.err

@@ -22,7 +22,7 @@ DATA = Path(__file__).parent / "data"
 PROJECT = Path(__file__).resolve().parent.parent
 # 23 chunks each; with one text per embedding call a document takes a few seconds
 DOCUMENTS = [f"textwrap{n}.py" for n in range(6)]
-WORKER = "from ragspace.cli.main import main; raise SystemExit(main(['worker']))"
+WORKER = "from ragspace_cli.main import main; raise SystemExit(main(['worker']))"
 
 ChunkSets = dict[str, list[tuple[int, str]]]
 StartWorker = Callable[[str], "subprocess.Popen[bytes]"]

@@ -37,7 +37,7 @@ def hybrid_chunk_metrics(data_dir: str, rrf_k: int, keyword_weight: float) -> di
     }
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "eval.json"
-        command = [sys.executable, "-m", "ragspace.cli", "eval", *(str(EVAL_DIR / s) for s in SETS)]
+        command = [sys.executable, "-m", "ragspace_cli", "eval", *(str(EVAL_DIR / s) for s in SETS)]
         command += ["--data-dir", data_dir, "--no-grade", "--modes", "hybrid", "--json", str(out)]
         subprocess.run(command, env=env, check=True, capture_output=True)
         reports = json.loads(out.read_text())["reports"]

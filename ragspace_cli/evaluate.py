@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragspace.cli.support import Subcommands, UsageError, note
 from ragspace.settings import load_settings
+from ragspace_cli.support import Subcommands, UsageError, note
 
 if TYPE_CHECKING:  # the runner pulls in the actions and the models; `--help` should be instant
     from ragspace.actions import Actions
@@ -89,7 +89,7 @@ def add_eval_parser(commands: Subcommands) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Load the sets, open the database, evaluate each set, print the results.
 
-    Errors propagate to `ragspace.cli.main`: RagspaceError exits 1, UsageError 2.
+    Errors propagate to `ragspace_cli.main`: RagspaceError exits 1, UsageError 2.
     """
     from ragspace.errors import ConfigError
     from ragspace.eval.datasets import load_dataset

@@ -4,7 +4,8 @@ import argparse
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ragspace.cli.support import (
+from ragspace.models import DocSet, SourceKind
+from ragspace_cli.support import (
     Subcommands,
     confirm,
     note,
@@ -13,7 +14,6 @@ from ragspace.cli.support import (
     print_table,
     timestamp,
 )
-from ragspace.models import DocSet, SourceKind
 
 if TYPE_CHECKING:
     from ragspace.actions import Actions

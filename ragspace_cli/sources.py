@@ -10,16 +10,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from ragspace.actions.source_requests import SourceRequest, github_request, globs, web_request
-from ragspace.cli.support import (
-    FINISHED,
-    Subcommands,
-    error,
-    note,
-    opened_actions,
-    report_documents,
-    timestamp,
-    wait_for_documents,
-)
 from ragspace.errors import NotFoundError, RagspaceError, ValidationError
 from ragspace.models import (
     Document,
@@ -30,6 +20,16 @@ from ragspace.models import (
     SourcePreview,
     SyncReport,
     interval_text,
+)
+from ragspace_cli.support import (
+    FINISHED,
+    Subcommands,
+    error,
+    note,
+    opened_actions,
+    report_documents,
+    timestamp,
+    wait_for_documents,
 )
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from ragspace.answering.citations import cite_hit, version_data, version_text
-from ragspace.cli.support import Subcommands, note, opened_actions, print_json
 from ragspace.links import citation_link, view_url
 from ragspace.models import Answer, Citation, Hit
 from ragspace.settings import load_settings
+from ragspace_cli.support import Subcommands, note, opened_actions, print_json
 
 if TYPE_CHECKING:
     from ragspace.models import RetrievalMode

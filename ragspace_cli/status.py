@@ -4,17 +4,6 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from ragspace.cli.sources import WAIT_HELP
-from ragspace.cli.support import (
-    Subcommands,
-    cell,
-    note,
-    opened_actions,
-    print_json,
-    status_counts,
-    timestamp,
-    wait_for_documents,
-)
 from ragspace.models import (
     Document,
     EmbeddingStatus,
@@ -23,6 +12,17 @@ from ragspace.models import (
     interval_text,
     tier_counts,
     tier_text,
+)
+from ragspace_cli.sources import WAIT_HELP
+from ragspace_cli.support import (
+    Subcommands,
+    cell,
+    note,
+    opened_actions,
+    print_json,
+    status_counts,
+    timestamp,
+    wait_for_documents,
 )
 
 

@@ -11,16 +11,16 @@ import threading
 import pydantic
 
 from ragspace import __version__
-from ragspace.cli import docs as cli_docs
-from ragspace.cli import docsets as cli_docsets
-from ragspace.cli import query as cli_query
-from ragspace.cli import sources as cli_sources
-from ragspace.cli import status as cli_status
-from ragspace.cli.evaluate import add_eval_parser
-from ragspace.cli.support import UsageError, error, opened_actions
 from ragspace.errors import RagspaceError
 from ragspace.logging_setup import configure_logging
 from ragspace.settings import Settings, load_settings
+from ragspace_cli import docs as cli_docs
+from ragspace_cli import docsets as cli_docsets
+from ragspace_cli import query as cli_query
+from ragspace_cli import sources as cli_sources
+from ragspace_cli import status as cli_status
+from ragspace_cli.evaluate import add_eval_parser
+from ragspace_cli.support import UsageError, error, opened_actions
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +29,13 @@ INTERRUPTED = 130
 
 
 def _serve(_: argparse.Namespace) -> int:
-    from ragspace_ui.server import (
-        serve,  # the CLI is a front end, like ragspace_ui/; only `serve` needs Gradio
-    )
+    """Start the web app with `ragspace_ui.server.serve`, the function `app.py` calls too.
+
+    The CLI is the outermost front end: it may start the web app, and nothing below it (the
+    core, the web app) imports the CLI (scripts/import_graph.py). Imported here, because only
+    `serve` needs Gradio and every other command starts faster without it.
+    """
+    from ragspace_ui.server import serve
 
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C is how the app is meant to stop
         serve(load_settings())

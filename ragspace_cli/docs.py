@@ -3,7 +3,9 @@
 import argparse
 from typing import Any
 
-from ragspace.cli.support import (
+from ragspace.errors import ValidationError
+from ragspace.models import Document
+from ragspace_cli.support import (
     Subcommands,
     confirm,
     note,
@@ -12,8 +14,6 @@ from ragspace.cli.support import (
     print_table,
     timestamp,
 )
-from ragspace.errors import ValidationError
-from ragspace.models import Document
 
 LIST_HEADERS = ["PATH", "STATUS", "CHUNKS", "UPDATED", "ERROR"]
 

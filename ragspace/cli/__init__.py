@@ -1,1 +1,0 @@
-"""The `ragspace` command line (entry point `ragspace.cli.main:main`)."""
