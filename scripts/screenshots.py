@@ -22,7 +22,7 @@ from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.server import launch_on_localhost
-from tests import journey
+from tests.browser import journey
 from tests.fakes.chat_server import running_fake_chat
 
 OUTPUT = Path("docs/screenshots")

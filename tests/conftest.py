@@ -27,10 +27,10 @@ from ragspace.static_embedder import StaticEmbedder
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
+from tests.browser.journey import WAIT_MS
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.embedders import RememberingEmbedder
 from tests.fakes.github_server import FakeGithub, running_github
-from tests.journey import WAIT_MS
 
 # browser assertions without their own limit give up after WAIT_MS too, not Playwright's 5 s
 expect.set_options(timeout=WAIT_MS)
@@ -123,14 +123,14 @@ def settings_for(database_url: str, data_dir: Path) -> Settings:
     """Settings pointing at a test database, ignoring any `.env` file.
 
     The fake GitHub and web servers listen on 127.0.0.1, so the SSRF guard is off here;
-    tests/test_netguard.py and tests/test_bad_inputs.py test it switched on.
+    tests/sources/test_netguard.py and tests/actions/test_bad_inputs.py test it switched on.
     """
     return Settings(
         _env_file=None,
         database_url=database_url,
         data_dir=data_dir,
         allow_private_urls=True,
-        # the single-tier path; tests/test_two_tier.py turns the fast tier on
+        # the single-tier path; tests/embeddings/test_two_tier.py turns the fast tier on
         fast_tier="off",
     )
 

@@ -14,7 +14,7 @@ process running this file with `--worker old|new`:
 - new: `procrastinate.App.run_worker` (concurrency 1) on a `PsycopgConnector`, with a
   worker heartbeat every second and a periodic task that re-queues stalled jobs (the
   recovery procrastinate documents; it does not do it by itself).
-Both use a 3 s lease / stalled timeout, as tests/test_worker_processes.py does.
+Both use a 3 s lease / stalled timeout, as tests/worker/test_worker_processes.py does.
 
 Sections (each bounded; the script stops its workers and the server by itself):
 1. throughput: --jobs trivial jobs through two worker processes of each queue, queues
@@ -31,7 +31,7 @@ Sections (each bounded; the script stops its workers and the server by itself):
 5. database down: the server stopped for --outage-seconds and started again (what the app's
    supervisor does after a crash); the same question.
 6. a late writer: a job re-queued as stalled and taken by a second worker; whether the
-   first worker can still finish it (jobs.py refuses: tests/test_ingestion.py checks it).
+   first worker can still finish it (jobs.py refuses: tests/worker/test_ingestion.py checks it).
 7. periodic: two procrastinate workers with a task every second; runs per timestamp.
 """
 

@@ -1,0 +1,252 @@
+"""A DocSet's search results do not depend on what else the database holds (issue 42).
+
+Small selections are ranked by exact vector distance over their own rows; larger ones walk the
+HNSW graph shared by every DocSet with limits that grow as their share of the table shrinks.
+"""
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragspace.embeddings import Embedder
+from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
+from ragspace.ranking.candidates import Side
+from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.store import Store
+from ragspace.store.docset_graphs import build_missing_graphs, graph_name
+from ragspace.store.search import explain_search
+from ragspace.store.search_request import SearchRequest
+from ragspace.store.vector_plan import (
+    HNSW_DEFAULT_MAX_SCAN_TUPLES,
+    HNSW_MAX_EF_SEARCH,
+    HNSW_MAX_SCAN_TUPLES,
+    VectorPlan,
+    plan_vector_search,
+)
+
+MODEL = "local/all-MiniLM-L6-v2-int8"
+ROOT = Path(__file__).resolve().parent.parent.parent
+Vectors = np.ndarray  # type: ignore[type-arg]
+
+
+def test_a_selection_up_to_the_limit_is_ranked_exactly() -> None:
+    assert plan_vector_search(20_000, 0.001, 50, 400, exact_max_chunks=20_000).exact
+    assert plan_vector_search(0, 0.0, 50, 400, exact_max_chunks=0).exact
+    assert not plan_vector_search(20_001, 1.0, 50, 400, exact_max_chunks=20_000).exact
+
+
+def test_a_larger_selection_walks_further_as_its_share_shrinks() -> None:
+    whole = plan_vector_search(200_000, 1.0, 50, 400, exact_max_chunks=1000)
+    half = plan_vector_search(100_000, 0.5, 50, 400, exact_max_chunks=1000)
+    tenth = plan_vector_search(100_000, 0.1, 50, 400, exact_max_chunks=1000)
+    tiny = plan_vector_search(100_000, 0.0001, 50, 400, exact_max_chunks=1000)
+    assert whole == VectorPlan(False, 400, HNSW_DEFAULT_MAX_SCAN_TUPLES)
+    assert half.ef_search == 800 and tenth.ef_search == tiny.ef_search == HNSW_MAX_EF_SEARCH
+    assert whole.max_scan_tuples <= half.max_scan_tuples <= tenth.max_scan_tuples
+    assert tenth.max_scan_tuples < tiny.max_scan_tuples == HNSW_MAX_SCAN_TUPLES  # bounded
+    unknown = plan_vector_search(100_000, 0.0, 50, 400, exact_max_chunks=1000)
+    assert unknown == VectorPlan(False, HNSW_MAX_EF_SEARCH, HNSW_MAX_SCAN_TUPLES)
+
+
+def _docset(store: Store, name: str, vectors: Vectors, texts: Sequence[str]) -> int:
+    """A DocSet holding one chunk per vector (text `texts[i % len(texts)]`), 500 per document."""
+    docset = store.create_docset(name, "", MODEL, vectors.shape[1])
+    for first in range(0, len(vectors), 500):
+        part = vectors[first : first + 500]
+        chunks = [
+            ChunkDraft(
+                ordinal=i,
+                content=f"{name} {first + i}: {texts[(first + i) % len(texts)]}",
+                start_line=i + 1,
+                end_line=i + 1,
+            )
+            for i in range(len(part))
+        ]
+        [document] = store.upsert_documents(
+            docset.id, None, [NewDocument(f"{name}-{first}.md", name, "markdown", "x", name)]
+        )
+        store.replace_chunks(document, docset.id, chunks, part, [str(first)] * len(part))
+    return docset.id
+
+
+def _near(rng: np.random.Generator, seeds: Vectors, count: int, noise: float) -> Vectors:
+    """`count` unit vectors, each a seed plus Gaussian noise (real embeddings' neighbours)."""
+    picks = rng.integers(0, len(seeds), count)
+    vectors = seeds[picks] + rng.normal(0, noise, (count, seeds.shape[1]))
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.parametrize("dimensions", [384, 1536])
+def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above(
+    store: Store, dimensions: int
+) -> None:
+    rng = np.random.default_rng(dimensions)
+    vectors = _near(rng, rng.normal(size=(20, dimensions)), 3000, 0.1)
+    docset_id = _docset(store, "small", vectors, ["alpha beta"])
+    _docset(store, "other", _near(rng, vectors, 3000, 0.1), ["gamma"])
+    with store.pool.connection() as conn:
+        conn.execute("analyze chunks")  # table large enough that the planner likes the index
+    index = f"chunks_embedding_{dimensions}_idx"
+
+    def plan(exact_max_chunks: int) -> str:
+        request = SearchRequest(
+            [docset_id],
+            dimensions,
+            query_vector=vectors[0],
+            candidates=10,
+            exact_max_chunks=exact_max_chunks,
+        )
+        return explain_search(store.pool, request)
+
+    assert index not in plan(3000) and "chunks_docset_idx" in plan(3000)
+    assert index in plan(2999)
+
+
+def test_the_fast_tier_is_ranked_exactly_below_the_limit(store: Store) -> None:
+    rng = np.random.default_rng(5)
+    vectors = _near(rng, rng.normal(size=(20, 384)), 3000, 0.1)
+    docset_id = _docset(store, "waiting", vectors, ["gamma"])
+    with store.pool.connection() as conn:  # every chunk waits for its quality vector
+        conn.execute("update chunks set fast_embedding = embedding, embedding = null")
+        conn.execute("analyze chunks")
+        ids = [row[0] for row in conn.execute("select id from chunks order by id")]
+    query = _near(rng, vectors[:1], 1, 0.05)[0]
+    request = SearchRequest(
+        [docset_id], 384, fast_vector=query, candidates=10, exact_max_chunks=3000
+    )
+
+    assert "chunks_fast_embedding_idx" not in explain_search(store.pool, request)
+    exact = [ids[i] for i in np.argsort(1 - vectors @ query, kind="stable")[:10]]
+    assert _ranked_ids(store, request, Side.FAST) == exact
+    # above the limit the waiting chunks' share is unknown: the walk goes as far as allowed
+    walked = _ranked_ids(store, dataclasses.replace(request, exact_max_chunks=100), Side.FAST)
+    assert len(walked) == 10 and walked[0] == exact[0]
+
+
+def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
+    """The exact top-k of these DocSets' chunks, computed here with NumPy."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select id, embedding from chunks where docset_id = any(%s) order by id",
+            (docset_ids,),
+        ).fetchall()
+    vectors = np.stack([row[1].to_numpy() for row in rows])
+    order = np.argsort(1 - vectors @ query, kind="stable")[:k]
+    return [rows[i][0] for i in order]
+
+
+def _ranked_ids(store: Store, request: SearchRequest, side: Side) -> list[int]:
+    """The chunks one side offered, in that side's order."""
+    offered = [(e.rank, c.hit.chunk_id) for c in store.search(request) if (e := c.on(side))]
+    return [chunk_id for _rank, chunk_id in sorted(offered)]
+
+
+def _graphs(store: Store) -> set[str]:
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select relname from pg_class where relname like %s", ("%\\_docset\\_%\\_idx",)
+        )
+        return {str(row[0]) for row in rows}
+
+
+@pytest.mark.parametrize("dimensions", [384, 1536])
+def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensions: int) -> None:
+    rng = np.random.default_rng(dimensions + 1)
+    seeds = rng.normal(size=(30, dimensions))
+    large = _docset(store, "large", _near(rng, seeds, 3000, 0.1), ["large"])
+    small = _docset(store, "small", _near(rng, seeds, 400, 0.1), ["small"])
+
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 1
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 0  # built once
+    assert _graphs(store) == {graph_name(large, dimensions)}
+    with store.pool.connection() as conn:
+        conn.execute("analyze chunks")
+    query = _near(rng, seeds[:1], 1, 0.1)[0]
+    for docsets in ([large], [large, small]):
+        request = SearchRequest(
+            docsets, dimensions, query_vector=query, candidates=10, exact_max_chunks=2000
+        )
+        assert graph_name(large, dimensions) in explain_search(store.pool, request)
+        assert _ranked_ids(store, request, Side.VECTOR) == _nearest_ids(store, docsets, query, 10)
+
+    store.delete_docset(large)  # its graph goes at the next upkeep
+    assert build_missing_graphs(store.pool, min_chunks=2000) == 0
+    assert _graphs(store) == set()
+
+
+def _passages() -> list[str]:
+    """Real prose: the paragraphs of this repository's own documentation."""
+    text = "\n\n".join(p.read_text() for p in sorted((ROOT / "docs").glob("*.md")))
+    paragraphs = [p.strip() for p in text.split("\n\n") if len(p.strip()) > 200]
+    return [p[:600] for p in paragraphs[:120]]
+
+
+def _bulk_load(store: Store, load: Callable[[], object]) -> None:
+    """Run `load` as a restore would: the HNSW indexes dropped first and built again after,
+    which is much faster than inserting this many vectors into a live graph."""
+    with store.pool.connection() as conn:
+        indexes = conn.execute(
+            "select indexname, indexdef from pg_indexes"
+            " where tablename = 'chunks' and indexdef ilike '%using hnsw%'"
+        ).fetchall()
+        for name, _ in indexes:
+            conn.execute(f'drop index "{name}"'.encode())
+    load()
+    with store.pool.connection() as conn:
+        conn.execute("set maintenance_work_mem = '1GB'")
+        for _, definition in indexes:
+            conn.execute(definition.encode())
+        conn.execute("analyze chunks")
+
+
+@pytest.mark.slow
+def test_a_docsets_results_are_the_same_after_100k_chunks_of_other_docsets_arrive(
+    store: Store, embedder: Embedder
+) -> None:
+    texts = _passages()
+    # every chunk's vector is a real passage embedding plus noise (cosine about 0.7 to it, as
+    # bench/query_latency.py builds them), the other DocSets' drawn around the same passages
+    seeds = embedder.embed(texts)
+    mine = _near(np.random.default_rng(3), seeds, 10_000, 0.05)
+    _bulk_load(store, lambda: _docset(store, "mine", mine, texts))
+    docset_id = store.get_docset_by_name("mine").id
+    retriever = Retriever(store, embedder, RetrievalOptions())
+    questions = [
+        "How does hybrid search fuse the vector and keyword rankings?",
+        "Which figures does the benchmark page show and how are they measured?",
+        "How are GitHub sources synced at a commit?",
+        "What happens when the embedded Postgres server dies?",
+        "How are documents split into chunks with line ranges?",
+        "How does the relevance floor refuse off-topic questions?",
+        "Where are uploaded files stored and how large may they be?",
+        "How does the worker claim ingestion jobs?",
+        "What does the evaluation report measure?",
+        "How is the answer's citation linked to the exact lines?",
+    ]
+
+    def top10() -> dict[tuple[str, RetrievalMode], list[tuple[str, int]]]:
+        return {
+            (question, mode): [
+                (hit.path, hit.start_line)
+                for hit in retriever.search(question, [docset_id], 10, mode)
+            ]
+            for question in questions
+            for mode in (RetrievalMode.VECTOR, RetrievalMode.HYBRID)
+        }
+
+    alone = top10()
+    rng = np.random.default_rng(11)
+    short = [text[:80] for text in texts]  # real words, cheap to index
+
+    def crowd() -> None:
+        for n in range(10):
+            _docset(store, f"other-{n}", _near(rng, seeds, 10_000, 0.05), short)
+
+    _bulk_load(store, crowd)
+    with store.pool.connection() as conn:
+        row = conn.execute("select count(*) from chunks where docset_id <> %s", (docset_id,))
+        assert row.fetchone() == (100_000,)
+    assert top10() == alone

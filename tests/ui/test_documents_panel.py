@@ -1,0 +1,133 @@
+"""The DocSets tab's documents panel: what it lists, how it filters, what the viewer shows."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragspace.actions import Actions
+from ragspace.models import Citation, RetrievalMode
+from ragspace.sources.files import UploadedFile
+from ragspace.worker import Ingestor
+from ragspace_ui import documents_panel
+from ragspace_ui.documents_panel import document_rows, listing, size_text
+from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def _handbook(service: Actions, ingestor: Ingestor) -> None:
+    service.docsets.create("handbook")
+    service.sources.add_files(
+        "handbook",
+        [
+            UploadedFile("deployment-guide.md", (DATA / "deployment-guide.md").read_bytes()),
+            UploadedFile("textwrap.py", (DATA / "textwrap.py").read_bytes()),
+            UploadedFile("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"),
+        ],
+    )
+    ingestor.process_all()
+
+
+def test_rows_give_path_source_status_chunks_size_and_reason(
+    service: Actions, ingestor: Ingestor
+) -> None:
+    _handbook(service, ingestor)
+    rows = {row.path: row for row in document_rows(service, "handbook")}
+    assert list(rows) == ["deployment-guide.md", "logo.png", "textwrap.py"]  # by path
+    code = rows["textwrap.py"]
+    assert code.source.startswith("upload of 20")  # the upload's date and time
+    assert (code.status, code.reason) == ("done", "")
+    assert code.chunks > 1
+    size = (DATA / "textwrap.py").stat().st_size
+    assert code.size == f"{size / 1000:.1f} KB"
+    image = rows["logo.png"]
+    assert image.status == "error"
+    assert "binary" in image.reason
+
+
+def test_the_filter_matches_path_status_or_reason_in_any_case(
+    service: Actions, ingestor: Ingestor
+) -> None:
+    _handbook(service, ingestor)
+    table, choices, summary = listing(service, "handbook", "ERROR")
+    assert [row[0] for row in table] == ["logo.png"]
+    assert choices["choices"] == ["logo.png"]
+    assert summary == "1 of 3 document(s) of **handbook**."
+    table, _, summary = listing(service, "handbook", ".py")
+    assert [row[0] for row in table] == ["textwrap.py"]
+    table, _, summary = listing(service, "handbook", "nothing like this")
+    assert table == []
+    assert summary == "0 of 3 document(s) of **handbook** match the filter."
+    assert listing(service, None, "")[2].startswith("_Select a DocSet")
+
+
+def test_a_large_docset_lists_its_first_rows_and_says_so(
+    service: Actions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.docsets.create("many")
+    service.sources.add_files(
+        "many", [UploadedFile(f"note{n:02}.md", b"# Note\n") for n in range(12)]
+    )
+    monkeypatch.setattr(documents_panel, "MAX_LISTED", 5)
+    table, choices, summary = listing(service, "many", "note")
+    assert [row[0] for row in table] == [f"note{n:02}.md" for n in range(5)]
+    assert choices["choices"] == [row[0] for row in table]
+    assert summary == (
+        "12 of 12 document(s) of **many**; the first 5 are listed, narrow them with the filter."
+    )
+
+
+def test_a_removed_document_leaves_search_at_once(service: Actions, ingestor: Ingestor) -> None:
+    _handbook(service, ingestor)
+    question = "How does dedent remove common leading whitespace?"
+    before = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    assert any(hit.path == "textwrap.py" for hit in before)
+    service.documents.remove("handbook", ["textwrap.py"])
+    after = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    assert all(hit.path != "textwrap.py" for hit in after)
+    assert [row.path for row in document_rows(service, "handbook")] == [
+        "deployment-guide.md",
+        "logo.png",
+    ]
+
+
+def test_a_document_opens_numbered_from_its_first_line(
+    service: Actions, ingestor: Ingestor
+) -> None:
+    _handbook(service, ingestor)
+    shown = open_document(service, "handbook", "textwrap.py")
+    lines = (DATA / "textwrap.py").read_text().split("\n")
+    assert f"lines 1-{len(lines)} of {len(lines)}" in shown
+    assert 'id="rs-L1"' in shown
+    assert f'id="rs-L{len(lines)}"' in shown
+    assert "rs-focus" not in shown  # nothing is cited: no line is marked
+
+
+def test_sizes_read_the_way_people_read_them() -> None:
+    assert [size_text(n) for n in (0, 999, 12_345, 4_100_000)] == [
+        "0 B",
+        "999 B",
+        "12.3 KB",
+        "4.1 MB",
+    ]
+
+
+def test_a_long_passage_opens_at_its_best_lines_not_at_its_top(
+    service: Actions, ingestor: Ingestor
+) -> None:
+    _handbook(service, ingestor)
+    citation = Citation(
+        number=1,
+        label="textwrap.py (lines 1-300)",
+        path="textwrap.py",
+        start_line=1,
+        end_line=300,
+        focus_start_line=250,
+        focus_end_line=252,
+    )
+    shown = open_citation(service, citation, "handbook")
+    numbers = [int(n) for n in re.findall(r'id="rs-L(\d+)"', shown)]
+    assert numbers[0] == 250 - CONTEXT_LINES  # the best lines a screen's top away
+    assert numbers[-1] == 300 + CONTEXT_LINES  # the passage's end, then context
+    assert "lines 1-300" in shown and "best-matching lines 250-252" in shown

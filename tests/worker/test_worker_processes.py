@@ -1,0 +1,204 @@
+"""Standalone `ragspace worker` processes on one database: crashes and concurrency."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ragspace.actions import Actions
+from ragspace.models import EmbeddingStatus
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+from tests.conftest import ModuleParts
+
+pytestmark = pytest.mark.slow  # ragspace worker processes, one of them SIGKILLed
+
+DATA = Path(__file__).parent.parent / "data"
+PROJECT = Path(__file__).resolve().parent.parent.parent
+# 23 chunks each; with one text per embedding call a document takes a few seconds
+DOCUMENTS = [f"textwrap{n}.py" for n in range(6)]
+WORKER = "from ragspace_cli.main import main; raise SystemExit(main(['worker']))"
+
+ChunkSets = dict[str, list[tuple[int, str]]]
+StartWorker = Callable[[str], "subprocess.Popen[bytes]"]
+
+
+def _files() -> list[UploadedFile]:
+    data = (DATA / "textwrap.py").read_bytes()
+    # distinct paths give distinct chunk headers, so no chunk is a cache hit of another
+    return [UploadedFile(path, data) for path in DOCUMENTS]
+
+
+def _chunk_sets(store: Store, docset: str) -> ChunkSets:
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select d.path, c.ordinal, c.content_hash from chunks c"
+            " join documents d on d.id = c.document_id join docsets ds on ds.id = d.docset_id"
+            " where ds.name = %s order by d.path, c.ordinal",
+            (docset,),
+        ).fetchall()
+    sets: ChunkSets = {}
+    for path, ordinal, digest in rows:
+        sets.setdefault(path, []).append((ordinal, digest))
+    return sets
+
+
+def _counts(store: Store, docset: str) -> dict[str, int]:
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select d.embedding_status, count(*) from documents d"
+            " join docsets ds on ds.id = d.docset_id where ds.name = %s group by 1",
+            (docset,),
+        ).fetchall()
+    return {str(status): int(count) for status, count in rows}
+
+
+def _settled(store: Store) -> bool:
+    with store.pool.connection() as conn:
+        row = conn.execute(
+            "select count(*) from ingestion_jobs where state in ('queued', 'running')"
+        ).fetchone()
+    return row is not None and row[0] == 0
+
+
+def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def start_worker(database_url: str, tmp_path: Path) -> Iterator[StartWorker]:
+    """Start `ragspace worker` processes on the test database; all are stopped afterwards."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "RAGSPACE_DATA_DIR": str(tmp_path / name),
+            "RAGSPACE_EMBEDDING_BATCH_SIZE": "1",
+            "RAGSPACE_LOCAL_EMBEDDING_THREADS": "1",
+            "RAGSPACE_JOB_LEASE_SECONDS": "3",
+            "RAGSPACE_WORKER_POLL_SECONDS": "0.2",
+            "PYTHONPATH": str(PROJECT),
+        }
+        log = (tmp_path / f"{name}.log").open("wb")
+        process = subprocess.Popen(
+            [sys.executable, "-c", WORKER], env=env, cwd=tmp_path, stdout=log, stderr=log
+        )
+        processes.append(process)
+        return process
+
+    yield start
+    running = [process for process in processes if process.poll() is None]
+    for process in running:  # all asked to stop first: they wind down side by side
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def reference(module_parts: ModuleParts) -> ChunkSets:
+    """The chunk sets of an uninterrupted in-process run, in a database of its own (so the
+    workers' database starts with an empty embedding cache)."""
+    module_parts.service.docsets.create("reference")
+    module_parts.service.sources.add_files("reference", _files())
+    module_parts.ingestor.process_all()
+    sets = _chunk_sets(module_parts.store, "reference")
+    assert sorted(sets) == DOCUMENTS
+    return sets
+
+
+def test_sigkilled_worker_loses_nothing(
+    service: Actions, store: Store, reference: ChunkSets, start_worker: StartWorker
+) -> None:
+    service.docsets.create("crash")
+    service.sources.add_files("crash", _files())
+    first = start_worker("first")
+
+    def mid_docset() -> bool:
+        counts = _counts(store, "crash")
+        return counts.get("done", 0) >= 2 and counts.get("processing", 0) == 1
+
+    _wait(mid_docset, 180, "the first worker to be mid-DocSet")
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(10)
+    with store.pool.connection() as conn:
+        [(killed_document,)] = conn.execute(
+            "select d.path from documents d where d.embedding_status = 'processing'"
+        ).fetchall()
+
+    start_worker("second")
+    _wait(lambda: _settled(store), 240, "the second worker to finish")
+    assert _counts(store, "crash") == {"done": len(DOCUMENTS)}
+    assert _chunk_sets(store, "crash") == reference
+    with store.pool.connection() as conn:
+        jobs = conn.execute(
+            "select d.path, j.state, j.attempts, j.lease_owner from ingestion_jobs j"
+            " join documents d on d.id = j.document_id join docsets ds on ds.id = d.docset_id"
+            " where ds.name = 'crash'"
+        ).fetchall()
+    assert len(jobs) == len(DOCUMENTS)
+    assert all(state == "done" for _, state, _, _ in jobs)
+    [(_, _, attempts, _)] = [job for job in jobs if job[0] == killed_document]
+    assert attempts == 2  # taken over after the lease expired
+
+
+def test_two_workers_share_a_docset_without_doing_anything_twice(
+    service: Actions,
+    store: Store,
+    reference: ChunkSets,
+    module_parts: ModuleParts,
+    start_worker: StartWorker,
+) -> None:
+    with module_parts.store.pool.connection() as conn:  # what the reference run embedded
+        [(single_worker_texts,)] = conn.execute(
+            "select sum(texts_embedded) from ingestion_jobs"
+        ).fetchall()
+    assert single_worker_texts
+    service.docsets.create("shared")
+    service.sources.add_files("shared", _files())
+    start_worker("a")
+    start_worker("b")
+    running_per_document: list[int] = []
+
+    def settled() -> bool:
+        with store.pool.connection() as conn:
+            row = conn.execute(
+                "select coalesce(max(n), 0) from (select count(*) as n from ingestion_jobs"
+                " where state = 'running' group by document_id) as running"
+            ).fetchone()
+        assert row is not None
+        running_per_document.append(int(row[0]))
+        return _settled(store)
+
+    _wait(settled, 240, "both workers to finish")
+    assert max(running_per_document) == 1
+    assert _counts(store, "shared") == {"done": len(DOCUMENTS)}
+    assert _chunk_sets(store, "shared") == reference
+    with store.pool.connection() as conn:
+        jobs = conn.execute(
+            "select j.attempts, j.lease_owner, j.texts_embedded, j.texts_cached"
+            " from ingestion_jobs j join docsets ds on ds.id = j.docset_id"
+            " where ds.name = 'shared'"
+        ).fetchall()
+    assert len(jobs) == len(DOCUMENTS)
+    assert all(attempts == 1 for attempts, _, _, _ in jobs)  # nothing was processed twice
+    assert sum(embedded for _, _, embedded, _ in jobs) == single_worker_texts
+    assert sum(cached for _, _, _, cached in jobs) == 0
+    owners = {owner.split(":")[1] for _, owner, _, _ in jobs}
+    assert len(owners) == 2  # both processes took part
+    statuses = {d.embedding_status for d in service.documents.all("shared")}
+    assert statuses == {EmbeddingStatus.DONE}
