@@ -118,6 +118,7 @@ class Page:
     remembered: gr.BrowserState  # the DocSet last selected in this browser
     docsets_page: gr.Tab
     chat_page: gr.Tab
+    status_page: gr.Tab
     evaluate_page: gr.Tab
     docsets: DocsetsTab
     status: StatusTab
@@ -159,7 +160,7 @@ def layout_page(actions: Actions) -> Page:
     with gr.Tabs() as tabs:
         with gr.Tab("DocSets", id="docsets") as docsets_page:
             docsets = layout_docsets_tab(actions)
-        with gr.Tab("Embedding status", id="status"):
+        with gr.Tab("Embedding status", id="status") as status_page:
             status = layout_status_tab(actions)
         with gr.Tab("Chat", id="chat") as chat_page:
             chat = layout_chat_tab(actions)
@@ -170,6 +171,7 @@ def layout_page(actions: Actions) -> Page:
         remembered=remembered,
         docsets_page=docsets_page,
         chat_page=chat_page,
+        status_page=status_page,
         evaluate_page=evaluate_page,
         docsets=docsets,
         status=status,
@@ -184,7 +186,7 @@ def layout_page(actions: Actions) -> Page:
 def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     """Wire each tab, then what crosses tabs: DocSet lists, line links, page scripts."""
     changed = wire_docsets_tab(actions, page.docsets)
-    wire_status_tab(actions, page.status)
+    wire_status_tab(actions, page.status, page.status_page)
     wire_chat_tab(actions, page.chat)
     wire_evaluate_panel(actions, page.evaluate, page.evaluate_page)
     docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat

@@ -326,8 +326,9 @@ def layout_status_tab(actions: Actions) -> StatusTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_status_tab(actions: Actions, tab: StatusTab) -> None:
-    """Attach the tab's handlers; the table refreshes every few seconds (the timer's tick)."""
+def wire_status_tab(actions: Actions, tab: StatusTab, page: gr.Tab | None = None) -> None:
+    """Attach the tab's handlers; the table refreshes when the tab (`page`) is opened and
+    every few seconds (the timer's tick), so opening it never shows stale counts."""
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
@@ -370,7 +371,8 @@ def wire_status_tab(actions: Actions, tab: StatusTab) -> None:
     t = tab
     inputs = [t.docset_filter, t.status_filter, t.selection]
     outputs = [t.notice, t.summary, t.table, t.chart, t.selection]
-    for trigger in (t.refresh.click, t.docset_filter.change, t.status_filter.change, t.timer.tick):
+    triggers = [t.refresh.click, t.docset_filter.change, t.status_filter.change, t.timer.tick]
+    for trigger in [*triggers, *([page.select] if page is not None else [])]:
         trigger(load, inputs, outputs, show_progress="hidden")
     t.docset_filter.change(on_filter, [t.docset_filter], [t.docset_button, t.confirm_row])
     t.selected_button.click(

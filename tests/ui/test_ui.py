@@ -165,6 +165,25 @@ def test_status_chart_counts_documents_per_docset_and_status(service: Actions) -
     assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
 
 
+def test_opening_the_status_tab_refreshes_its_counts(service: Actions) -> None:
+    """The tab shows current counts as soon as it is opened, not at the timer's next tick
+    (it showed "No documents yet" for up to two seconds beside documents that exist)."""
+    demo = build_ui(service)
+    config = demo.get_config_file()
+    [tab] = [c["id"] for c in config["components"] if c["props"].get("label") == "Embedding status"]
+    timer_outputs = [
+        d["outputs"]
+        for d in config["dependencies"]
+        if any(trigger == "tick" for _id, trigger in d["targets"])
+    ]
+    on_open = [
+        d["outputs"]
+        for d in config["dependencies"]
+        if [tab, "select"] in [list(target) for target in d["targets"]]
+    ]
+    assert timer_outputs and timer_outputs[0] in on_open  # the same refresh, on opening
+
+
 def test_docsets_table_shows_counts_and_last_sync(service: Actions) -> None:
     service.docsets.create("alpha", "first")
     [row] = docset_rows(service)
