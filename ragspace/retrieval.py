@@ -9,11 +9,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ragspace.embeddings import Embedder
-from ragspace.languages import is_prose
 from ragspace.models import Hit, RetrievalMode, SearchTier
 from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
+from ragspace.ranking.selection import hit_is_prose
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
@@ -213,11 +213,6 @@ class Retriever:
             fast_everywhere=tier is SearchTier.FAST,
             ref=ref,
         )
-
-
-def hit_is_prose(hit: Hit) -> bool:
-    """The hit is documentation (markdown, rst, text, html), not code or configuration."""
-    return is_prose(str(hit.metadata.get("language", "")))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from pathlib import Path
 from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import Dataset, Gold, load_claude_docs, load_codebase, match_hits
 from ragspace.models import Hit, RetrievalMode
-from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever, hit_is_prose
+from ragspace.ranking.selection import hit_is_prose
+from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.store import Database, Store
 

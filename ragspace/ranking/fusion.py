@@ -7,10 +7,16 @@ from ragspace.models import Fusion
 from ragspace.ranking.candidates import Candidate, Side
 
 
+def side_scores(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:
+    """Each candidate's raw score on `side`, by chunk id; those the side did not offer are
+    left out."""
+    return {c.hit.chunk_id: e.score for c in candidates if (e := c.on(side)) is not None}
+
+
 def min_max(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:
     """Each candidate's score on `side` mapped onto 0-1 over that side's own candidates (best
     1, worst 0; all 1 when they score alike); candidates the side did not offer are left out."""
-    scores = {c.hit.chunk_id: e.score for c in candidates if (e := c.on(side)) is not None}
+    scores = side_scores(candidates, side)
     if not scores:
         return {}
     low, high = min(scores.values()), max(scores.values())
@@ -23,7 +29,7 @@ def distribution(candidates: Sequence[Candidate], side: Side) -> dict[int, float
     """Each candidate's score on `side` placed in the side's own score distribution over its
     candidates, (score - (mean - 3 sd)) / 6 sd clipped to 0-1: a side whose best candidate
     barely stands out from the rest gives it less than 1 (min_max gives every side's best 1)."""
-    scores = {c.hit.chunk_id: e.score for c in candidates if (e := c.on(side)) is not None}
+    scores = side_scores(candidates, side)
     if len(scores) < 2:
         return dict.fromkeys(scores, 1.0)
     mean, spread = statistics.fmean(scores.values()), statistics.pstdev(scores.values())
@@ -36,7 +42,7 @@ def distribution(candidates: Sequence[Candidate], side: Side) -> dict[int, float
 def confidence(candidates: Sequence[Candidate], side: Side) -> float:
     """How far the side's best candidate stands above its others, in standard deviations
     (0 when it offered fewer than two): a side sure of its answer has a clear winner."""
-    scores = [e.score for c in candidates if (e := c.on(side)) is not None]
+    scores = list(side_scores(candidates, side).values())
     if len(scores) < 2:
         return 0.0
     spread = statistics.pstdev(scores)

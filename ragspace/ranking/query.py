@@ -86,12 +86,6 @@ class QueryProfile:
         return tuple(names)
 
     @cached_property
-    def is_symbol_lookup(self) -> bool:
-        """The question is a bare identifier (`Session.request`, `HTTPAdapter`): a lookup."""
-        words = self.text.strip().strip("`?").split()
-        return len(words) == 1 and (looks_like_symbol(words[0]) or words[0][:1].isupper())
-
-    @cached_property
     def terms(self) -> frozenset[str]:
         """The stems of the question's telling words and of its symbols' parts."""
         parts = " ".join(" ".join(name_parts(s)) for s in self.symbols)

@@ -8,6 +8,11 @@ from ragspace.models import Hit
 Scored = tuple[float, Hit]  # a hit with its final score, before the score is written in it
 
 
+def hit_is_prose(hit: Hit) -> bool:
+    """The hit is documentation (markdown, rst, text, html), not code or configuration."""
+    return is_prose(str(hit.metadata.get("language", "")))
+
+
 def one_per_section(ranked: Sequence[Scored]) -> list[Scored]:
     """Drop hits whose prose section already has a better hit.
 
@@ -39,7 +44,7 @@ def spread_files(ranked: Sequence[Scored], decay: float) -> list[Scored]:
     listed: dict[int, int] = {}
     placed: list[tuple[float, int]] = []
     for position, (score, hit) in enumerate(ranked):  # best first: earlier chunks count
-        if is_prose(str(hit.metadata.get("language", ""))):
+        if hit_is_prose(hit):
             placed.append((score, position))
             continue
         seen = listed.get(hit.document_id, 0)

@@ -46,9 +46,6 @@ def test_a_question_names_symbols_by_their_parts() -> None:
         "FixtureFunctionMarker.__call__",
         "FixtureFunctionMarker",
     )
-    assert not profile.is_symbol_lookup
-    assert QueryProfile("Session.request").is_symbol_lookup
-    assert QueryProfile("HTTPAdapter").is_symbol_lookup
     assert not QueryProfile("how do retries work").symbols
 
 
