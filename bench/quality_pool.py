@@ -581,6 +581,41 @@ HEADLINE = {
     "sphinx": ("file recall@10", "file mrr@10"),
     "pylint": ("file recall@10", "file mrr@10"),
 }
+# what the headline figures are about, in the README's table
+HEADLINE_LABELS = {
+    "claude-docs": "docs sections",
+    "codebase": "code chunks",
+    "pytest": "pytest files",
+    "sphinx": "sphinx files",
+    "pylint": "pylint files",
+}
+
+
+def readme_report(results: Path) -> str:
+    """The README's table: each set's headline figures for each side alone and for the
+    shipped ranking, held out."""
+    saved = json.loads(results.read_text())
+    run, rows = saved["run"], saved["rows"]
+    by_name = {row["variant"]: row for row in rows}
+    shown = [("vector", by_name["vector"]), ("keyword", by_name["keyword"]), ("hybrid", rows[-1])]
+    lines = [
+        "| set (questions) | measure | " + " | ".join(n for n, _ in shown) + " |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, (recall, mrr) in HEADLINE.items():
+        cells = [
+            f"{fold_scores(row, name)[recall]:.3f} / {fold_scores(row, name)[mrr]:.3f}"
+            for _, row in shown
+        ]
+        label = f"{HEADLINE_LABELS[name]} ({run['sets'][name]})"
+        measure = recall.split("@")[-1]
+        lines.append(f"| {label} | R@{measure} / MRR@10 | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"k = 10; each hybrid figure is held out: its set scored with the ranking chosen on "
+        f"the other four (`bench/quality_pool.py`, at {run['commit']}, {run['date']}).",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def short(point: Any) -> str:

@@ -136,53 +136,23 @@ def ranking_latency() -> str:
     return _bench_report("filtered_search", RESULTS / "ranking_latency.jsonl")
 
 
-def _bench_report(module_name: str, results: Path) -> str:
+def _bench_report(module_name: str, results: Path, function: str = "report") -> str:
+    """What a benchmark's own report function renders from its results file."""
     sys.path.insert(0, str(BENCH))
     try:
         module = importlib.import_module(module_name)
-        report: str = module.report(results)
+        report: str = getattr(module, function)(results)
         return report
     finally:
         sys.path.remove(str(BENCH))
         sys.modules.pop(module_name, None)
 
 
-# the headline figures per set (as in bench/quality_pool.py): which level and recall
-HEADLINES = {
-    "claude-docs": ("docs sections", "chunk recall@5", "R@5"),
-    "codebase": ("code chunks", "chunk recall@10", "R@10"),
-    "pytest": ("pytest files", "file recall@10", "R@10"),
-    "sphinx": ("sphinx files", "file recall@10", "R@10"),
-    "pylint": ("pylint files", "file recall@10", "R@10"),
-}
-
-
 def readme_quality() -> str:
-    """The README's quality table (the protocol's held-out figures) and its latency, load and
-    memory line, from the same files."""
-    saved = read_json("quality_pool.json")
-    run, rows = saved["run"], saved["rows"]
-    by_name = {row["variant"]: row for row in rows}
-    shown = [("vector", by_name["vector"]), ("keyword", by_name["keyword"]), ("hybrid", rows[-1])]
-    lines = [
-        "| set (questions) | measure | " + " | ".join(n for n, _ in shown) + " |",
-        "|---|---|---:|---:|---:|",
-    ]
-    for name, (label, recall, short) in HEADLINES.items():
-        cells = [
-            f"{row['folds'][name]['scores'][recall]:.3f} / "
-            f"{row['folds'][name]['scores'][recall.split()[0] + ' mrr@10']:.3f}"
-            for _, row in shown
-        ]
-        questions = run["sets"][name]
-        lines.append(f"| {label} ({questions}) | {short} / MRR@10 | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append(
-        f"k = 10; each hybrid figure is held out: its set scored with the ranking chosen on "
-        f"the other four (`bench/quality_pool.py`, at {run['commit']}, {run['date']})."
-    )
-    lines.extend(_readme_speed())
-    return "\n".join(lines) + "\n"
+    """The README's quality table (bench/quality_pool.py's held-out figures) and its latency,
+    load and memory line, from the same files."""
+    table = _bench_report("quality_pool", RESULTS / "quality_pool.json", "readme_report")
+    return table + "\n".join(_readme_speed()) + "\n"
 
 
 def _readme_speed() -> list[str]:
