@@ -3,16 +3,18 @@
 from bisect import bisect_right
 from typing import Any
 
-from ragspace.chunking.chunker import Chunker
+from ragspace.chunking.chunker import ChunkedFile, Chunker
 from ragspace.errors import RagspaceError
 from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob
 
 
-def chunks_of(job: ClaimedJob, chunker: Chunker, max_chunks: int) -> list[ChunkDraft]:
-    """The document's chunks with its citation metadata, within the chunk limit."""
+def chunks_of(job: ClaimedJob, chunker: Chunker, max_chunks: int) -> ChunkedFile:
+    """The document's chunks with its citation metadata, within the chunk limit, and its
+    symbol table rows from the same parse."""
     check_length(job, chunker, max_chunks)
-    chunks = chunker.split(job.content, job.language, job.path)
+    chunked = chunker.split_file(job.content, job.language, job.path)
+    chunks = chunked.chunks
     if not chunks:
         raise RagspaceError(f"{job.path} has no text to index.")
     if len(chunks) > max_chunks:
@@ -21,7 +23,8 @@ def chunks_of(job: ClaimedJob, chunker: Chunker, max_chunks: int) -> list[ChunkD
             f"{max_chunks:,} per document (RAGSPACE_MAX_CHUNKS_PER_DOCUMENT). "
             "Split the file or raise the limit."
         )
-    return [with_document_metadata(chunk, job.metadata) for chunk in chunks]
+    cited = [with_document_metadata(chunk, job.metadata) for chunk in chunks]
+    return ChunkedFile(cited, chunked.symbols)
 
 
 def check_length(job: ClaimedJob, chunker: Chunker, max_chunks: int) -> None:

@@ -12,6 +12,7 @@ from ragspace.actions.evaluation import EvaluationActions
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.search import SearchActions
 from ragspace.actions.sources import SourceActions
+from ragspace.actions.symbols import SymbolActions
 from ragspace.answering.answer import AnswerOptions, AnswerPipeline
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.llm import ChatModel, OpenAIChatModel
@@ -48,6 +49,7 @@ from ragspace.store import (
     SyncSchedule,
 )
 from ragspace.store.docset_graphs import build_missing_graphs
+from ragspace.store.symbols import SymbolIndex
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
 log = logging.getLogger(__name__)
@@ -140,6 +142,7 @@ def build_actions(
     scope = SearchScope(store, embedder, requests)
     new_work = on_new_work or (lambda: None)
     read_only = settings.read_only
+    symbols = SymbolActions(SymbolIndex(store.pool), store, scope)
     return Actions(
         docsets=DocsetActions(store, embedder, scope, read_only),
         sources=SourceActions(
@@ -154,8 +157,9 @@ def build_actions(
         ),
         documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
         search=SearchActions(retriever, scope, answers.relevance_floor),
-        answers=AnswerActions(answers, scope),
+        answers=AnswerActions(answers, scope, symbols),
         evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
+        symbols=symbols,
         mode=AppMode(
             embedding_model=embedder.model_id,
             local_embeddings=embedder.model_id == LOCAL_MODEL_ID,

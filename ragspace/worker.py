@@ -143,9 +143,8 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
-        chunks, texts = embeddable(
-            chunks_of(job, self._chunker, self._options.max_chunks), self._embedder
-        )
+        chunked = chunks_of(job, self._chunker, self._options.max_chunks)
+        chunks, texts = embeddable(chunked.chunks, self._embedder)
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
         cached = {} if job.force else self._cache.vectors(model, hashes)
         static = self._fast.embedder if self._fast is not None else None
@@ -153,14 +152,17 @@ class Ingestor:
         # the fast tier on exactly the chunks the quality tier sees
         fast_vectors = static.embed([chunk.embedding_text for chunk in chunks]) if static else None
         if fast_vectors is not None and wants_fast_pass(job, hashes, cached):
-            if lost.is_set() or not self._jobs.complete_fast(job, chunks, fast_vectors, hashes):
+            completed = self._jobs.complete_fast(job, chunks, fast_vectors, hashes, chunked.symbols)
+            if lost.is_set() or not completed:
                 raise LeaseLostError(job.path)
             log.info("Fast tier: %s searchable (%d chunks)", job.path, len(chunks))
             return
         fresh = self._quality.embed_missing(job, hashes, texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)
-        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached, fast_vectors)
+        result = JobResult(
+            chunks, vectors, hashes, model, fresh, texts_cached, fast_vectors, chunked.symbols
+        )
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))

@@ -11,6 +11,7 @@ intent (`actions.docsets.create(...)`, `actions.search.hits(...)`, `actions.answ
     documents   DocumentActions    list, ingestion status, read, remove, re-embed
     search      SearchActions      ranked hits, with or without the relevance floor
     answers     AnswerActions      streamed or whole answers with verified citations
+    symbols     SymbolActions      definitions, references, repository map (symbol table)
     evaluation  EvaluationActions  a question set scored against a DocSet
 
 No action builds its collaborators: `ragspace.runtime.build_actions` wires them all.
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # importing the package stays light: the CLI's `--help` loads
     from ragspace.actions.evaluation import EvaluationActions
     from ragspace.actions.search import SearchActions
     from ragspace.actions.sources import SourceActions
+    from ragspace.actions.symbols import SymbolActions
 
 
 @dataclass(frozen=True)
@@ -51,5 +53,6 @@ class Actions:
     search: SearchActions
     answers: AnswerActions
     evaluation: EvaluationActions
+    symbols: SymbolActions
     mode: AppMode
     read_only: bool = False

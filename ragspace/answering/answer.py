@@ -86,7 +86,7 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
         parts = ["No single sentence of the passages matches the question; see the sources:"]
     parts.append(
         SOURCES_HEADING
-        + "\n".join(_source_line(c, p) for c, p in zip(citations, passages, strict=True))
+        + "\n".join(source_line(c, p) for c, p in zip(citations, passages, strict=True))
     )
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
 
@@ -117,7 +117,7 @@ def _lead_markdown(text: str, passage: Passage, number: int) -> str:
     return f"[{number}]\n{fenced(text, str(passage.metadata.get('language', '')))}"
 
 
-def _source_line(citation: Citation, passage: Passage) -> str:
+def source_line(citation: Citation, passage: Passage) -> str:
     label = escape_markdown(citation.label)  # `__init__.py` must not turn bold
     where = f"[{label}]({citation.url})" if citation.url else label
     context = f" · {escape_markdown(citation.context)}" if citation.context else ""

@@ -2,6 +2,7 @@
 
 from bisect import bisect_left
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -17,14 +18,24 @@ from ragspace.chunking.lines import (
     with_overlap,
 )
 from ragspace.chunking.prose import BLOCK, Section, sections
+from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SymbolTable, SyntaxParser
 from ragspace.languages import is_prose
 from ragspace.models import ChunkDraft
+from ragspace.symbols.records import FileSymbols
 from ragspace.tokens import counting_tokenizer
 
 SizeUnit = Literal["chars", "tokens"]
 
-__all__ = ["Chunker", "SizeUnit"]
+__all__ = ["ChunkedFile", "Chunker", "SizeUnit"]
+
+
+@dataclass(frozen=True)
+class ChunkedFile:
+    """A document's chunks and, for code with a grammar, its symbol table rows."""
+
+    chunks: list[ChunkDraft]
+    symbols: FileSymbols | None = None
 
 
 class Chunker:
@@ -46,13 +57,23 @@ class Chunker:
 
     def split(self, text: str, language: str, path: str) -> list[ChunkDraft]:
         """Chunks of `text` in order; each chunk's text lies within its line range."""
+        return self.split_file(text, language, path, with_symbols=False).chunks
+
+    def split_file(
+        self, text: str, language: str, path: str, with_symbols: bool = True
+    ) -> ChunkedFile:
+        """Chunks and (code with a grammar) definitions and references, from one parse."""
         table = LineTable.build(text, self._measure)
         if is_prose(language):
-            return self._split_prose(table, language, path)
-        return self._split_code(table, language, path)
-
-    def _split_code(self, table: LineTable, language: str, path: str) -> list[ChunkDraft]:
+            return ChunkedFile(self._split_prose(table, language, path))
         parsed = self.syntax.symbols(table.text, grammar_for(language, path), len(table))
+        chunks = self._split_code(table, language, path, parsed)
+        symbols = extract_symbols(parsed) if with_symbols and parsed is not None else None
+        return ChunkedFile(chunks, symbols)
+
+    def _split_code(
+        self, table: LineTable, language: str, path: str, parsed: SymbolTable | None
+    ) -> list[ChunkDraft]:
         # line patterns decide the cuts where they exist; else the parse's definitions do
         labels = None if parsed is None or has_patterns(language) else _labels(parsed)
         shape = outline(table, language, labels)

@@ -11,6 +11,7 @@ from typing import cast
 import tree_sitter
 
 from ragspace.chunking.grammar_queries import EXTRA_QUERIES
+from ragspace.chunking.reference_queries import EXTRA_REFERENCE_QUERIES
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +73,11 @@ def grammar_for(language: str, path: str) -> str:
 
 @dataclass(frozen=True)
 class Grammar:
-    """A loaded language and its definition query (reference patterns disabled)."""
+    """A loaded language, its definition query and its reference query (symbol table)."""
 
     language: tree_sitter.Language
     query: tree_sitter.Query
+    references: tree_sitter.Query | None = None
 
 
 def shipped_tags(module: ModuleType) -> str:
@@ -84,14 +86,16 @@ def shipped_tags(module: ModuleType) -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def _definition_query(language: tree_sitter.Language, source: str) -> tree_sitter.Query:
-    """Compile `source`, keeping only the patterns that capture a `@definition.*`."""
+def _definition_query(
+    language: tree_sitter.Language, source: str, capture: bytes = b"@definition."
+) -> tree_sitter.Query:
+    """Compile `source`, keeping only the patterns with a `capture` (`@definition.*`)."""
     query = tree_sitter.Query(language, source)
     encoded = source.encode("utf-8")
     # the stub says method, the binding has a property
     for index in range(cast(int, query.pattern_count)):
         pattern = encoded[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)]
-        if b"@definition." not in pattern:
+        if capture not in pattern:
             query.disable_pattern(index)
     return query
 
@@ -126,5 +130,10 @@ class Grammars:
         module = importlib.import_module(spec.module)
         loaded = tree_sitter.Language(getattr(module, spec.function)())
         parts = [shipped_tags(importlib.import_module(name)) for name in spec.tags_from]
-        parts.append(EXTRA_QUERIES.get(language, ""))
-        return Grammar(loaded, _definition_query(loaded, "\n".join(parts)))
+        definitions = "\n".join([*parts, EXTRA_QUERIES.get(language, "")])
+        references = "\n".join([*parts, EXTRA_REFERENCE_QUERIES.get(language, "")])
+        return Grammar(
+            loaded,
+            _definition_query(loaded, definitions),
+            _definition_query(loaded, references, b"@reference."),
+        )

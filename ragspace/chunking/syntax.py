@@ -8,7 +8,7 @@ from typing import Any
 
 import tree_sitter
 
-from ragspace.chunking.grammars import Grammars
+from ragspace.chunking.grammars import Grammar, Grammars
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,17 @@ class Symbol:
     end: int
     parent: int  # index of the enclosing symbol, or -1
     owner_type: str = ""  # Go receiver type, Lua table: part of the scope, not a parent
+    start_byte: int = 0
+    end_byte: int = 0
+
+
+@dataclass(frozen=True)
+class ParsedSource:
+    """The tree a table was read from, kept so symbol extraction need not parse again."""
+
+    tree: tree_sitter.Tree
+    data: bytes  # the bytes parsed (C-family macro lines blanked)
+    grammar: Grammar
 
 
 @dataclass
@@ -47,6 +58,7 @@ class SymbolTable:
     symbols: list[Symbol]
     owner: list[int]
     starts: list[int]  # first line of each symbol, ascending
+    source: ParsedSource | None = None
 
     def chain(self, index: int) -> list[int]:
         """Indices from the outermost definition down to `index`."""
@@ -147,7 +159,9 @@ class SyntaxParser:
                     end,
                     receiver,
                 )
-        return _nest([found[key] for key in sorted(found)], line_count)
+        table = _nest([found[key] for key in sorted(found)], line_count)
+        table.source = ParsedSource(tree, data, grammar)
+        return table
 
 
 # start byte, end byte, name, kind, first line, last line, receiver type
@@ -182,7 +196,7 @@ def _nest(rows: list[_Row], line_count: int) -> SymbolTable:
             continue
         if kind == "function" and parent_kind in _CONTAINERS:
             kind = "method"
-        symbols.append(Symbol(name, kind, line, end, parent, receiver))
+        symbols.append(Symbol(name, kind, line, end, parent, receiver, start, end_byte))
         if kind in _MEMBERS:
             continue
         stack.append(len(symbols) - 1)

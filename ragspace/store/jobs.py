@@ -14,6 +14,8 @@ from psycopg_pool import ConnectionPool
 from ragspace.models import ChunkDraft
 from ragspace.store.embedding_cache import Vector, store_vectors
 from ragspace.store.store import copy_chunks
+from ragspace.store.symbols import replace_symbols
+from ragspace.symbols.records import FileSymbols
 
 _REQUEUE_OR_FAIL = """
     state = case
@@ -57,6 +59,7 @@ class JobResult:
     new_cache: dict[str, Vector]
     texts_cached: int
     fast_vectors: Vector | None = None
+    symbols: FileSymbols | None = None  # the symbol table rows, swapped in with the chunks
 
 
 class JobQueue:
@@ -202,6 +205,7 @@ class JobQueue:
                 result.content_hashes,
                 result.fast_vectors,
             )
+            replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
             conn.execute(
@@ -233,6 +237,7 @@ class JobQueue:
         chunks: Sequence[ChunkDraft],
         fast_vectors: Vector,
         content_hashes: Sequence[str],
+        symbols: FileSymbols | None = None,
     ) -> bool:
         """Swap in a chunk set with fast vectors only and queue the job again for quality.
 
@@ -245,6 +250,7 @@ class JobQueue:
             copy_chunks(
                 conn, job.document_id, job.docset_id, chunks, None, content_hashes, fast_vectors
             )
+            replace_symbols(conn, job.document_id, job.docset_id, symbols)
             # the job first: the documents' pending trigger then finds it and adds nothing
             conn.execute(
                 f"""

@@ -1,0 +1,123 @@
+"""Symbol actions: definitions and references by name, a DocSet's repository map, and the
+navigation questions ("where is X defined", "what calls X") answered from the table."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragspace.actions.scope import SearchScope
+from ragspace.answering.symbol_answer import definition_answer, references_answer
+from ragspace.errors import ValidationError
+from ragspace.models import Answer, DocSet
+from ragspace.store import Store
+from ragspace.store.symbols import SymbolIndex
+from ragspace.symbols.names import is_symbol_name, last_part, names_it, normalised
+from ragspace.symbols.questions import symbol_question
+from ragspace.symbols.records import SymbolLocation
+from ragspace.symbols.repo_map import RepoMap, build_repo_map
+from ragspace.tokens import count_tokens
+
+MAX_RESULTS = 50
+MAX_MAP_TOKENS = 20_000
+DEFAULT_MAP_TOKENS = 2_000
+# rows read before a dotted name narrows them (`Session.request` among every `request`)
+_CANDIDATES = 500
+
+
+@dataclass(frozen=True)
+class References:
+    """Uses of a name: the first `limit` of them, and how many there are in all."""
+
+    name: str
+    places: list[SymbolLocation]
+    total: int
+
+
+class SymbolActions:
+    """Lookups in the symbol tables of the DocSets a caller selects."""
+
+    def __init__(self, index: SymbolIndex, store: Store, scope: SearchScope) -> None:
+        self._index = index
+        self._store = store
+        self._scope = scope
+
+    def definitions(
+        self,
+        name: str,
+        docset_names: Sequence[str] | None = None,
+        ref: str | None = None,
+        limit: int = 10,
+    ) -> list[SymbolLocation]:
+        """Where `name` (plain, dotted `Class.method`, or `ns::name`) is defined."""
+        wanted = _valid_name(name)
+        docsets, ref = self._docsets(docset_names, ref)
+        return self._definitions_in([d.id for d in docsets], wanted, ref, limit)
+
+    def references(
+        self,
+        name: str,
+        docset_names: Sequence[str] | None = None,
+        ref: str | None = None,
+        limit: int = 20,
+    ) -> References:
+        """Where `name` is used: calls, base classes, types (matched by name, not resolved)."""
+        wanted = _valid_name(name)
+        docsets, ref = self._docsets(docset_names, ref)
+        ids = [d.id for d in docsets]
+        places, total = self._index.references(ids, last_part(wanted), ref, _clamped(limit))
+        return References(wanted, places, total)
+
+    def repo_map(
+        self, docset_name: str, max_tokens: int = DEFAULT_MAP_TOKENS, ref: str | None = None
+    ) -> RepoMap:
+        """Files and their definitions, most referenced first, within `max_tokens`."""
+        docsets, ref = self._docsets([docset_name], ref)
+        budget = max(0, min(int(max_tokens), MAX_MAP_TOKENS))
+        entries = self._index.map_entries(docsets[0].id, ref)
+        return build_repo_map(docsets[0].name, entries, budget, count_tokens)
+
+    def answer(
+        self, question: str, docsets: Sequence[DocSet], ref: str | None, limit: int = 10
+    ) -> Answer | None:
+        """The answer to a navigation question from the table of `docsets` (already chosen
+        and checked by the caller), or None: not such a question, or the table knows nothing
+        of the name, and search answers it."""
+        asked = symbol_question(question)
+        if asked is None:
+            return None
+        ids = [d.id for d in docsets]
+        if asked.intent == "definition":
+            found = self._definitions_in(ids, asked.name, ref, limit)
+            return definition_answer(asked.name, found) if found else None
+        places, total = self._index.references(ids, last_part(asked.name), ref, _clamped(limit))
+        return references_answer(asked.name, places, total) if places else None
+
+    def _definitions_in(
+        self, docset_ids: list[int], wanted: str, ref: str | None, limit: int
+    ) -> list[SymbolLocation]:
+        rows = self._index.definitions(docset_ids, last_part(wanted), ref, _CANDIDATES)
+        return [r for r in rows if names_it(wanted, r.qualified_name, r.path)][: _clamped(limit)]
+
+    def _docsets(
+        self, names: Sequence[str] | None, ref: str | None
+    ) -> tuple[list[DocSet], str | None]:
+        """The named DocSets (all when none) and the ref checked against them. The table
+        needs no vectors, so a DocSet being re-embedded is still looked up."""
+        if names:
+            docsets = [self._store.get_docset_by_name(name) for name in names]
+        else:
+            docsets = self._store.list_docsets()
+        return docsets, self._scope.checked_ref(docsets, ref, named=bool(names))
+
+
+def _valid_name(name: str) -> str:
+    if not is_symbol_name(name):
+        shown = name if len(name) <= 60 else name[:60] + "…"
+        raise ValidationError(
+            f"{shown!r} is not a symbol name; give an identifier such as url_for, "
+            "Session.request or ns::Type."
+        )
+    return normalised(name)
+
+
+def _clamped(limit: int) -> int:
+    return max(1, min(int(limit), MAX_RESULTS))

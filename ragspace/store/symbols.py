@@ -1,0 +1,176 @@
+"""The symbol table's SQL: a document's definitions and references swapped in with its
+chunks, and the lookups (by name, by document, the repository map's counts)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ragspace.symbols.records import FileSymbols, MapEntry, SymbolLocation
+
+# The lines of a definition a lookup returns as its content (a long class is cut).
+CONTENT_LINES = 60
+
+_DEFINITION_COPY = (
+    "copy symbol_definitions (document_id, docset_id, name, qualified_name, kind,"
+    " start_line, end_line, signature, doc, depth) from stdin"
+)
+_REFERENCE_COPY = (
+    "copy symbol_references (document_id, docset_id, name, kind, line, enclosing,"
+    " enclosing_line) from stdin"
+)
+# where a hit lives, as search returns it: path, version and citation facts
+_LOCATION = """
+    s.document_id, ds.name as docset, d.path, d.title, d.language,
+    coalesce(d.metadata -> 'cite', '{}'::jsonb) as cite,
+    nullif(d.ref, '') as ref,
+    case when d.ref <> '' then src.sync_state ->> 'commit' end as resolved_sha,
+    coalesce(src.last_synced_at, d.updated_at) as indexed_at
+"""
+_JOINS = """
+    join documents d on d.id = s.document_id
+    join docsets ds on ds.id = s.docset_id
+    left join sources src on src.id = d.source_id
+"""
+_LINES = "array_to_string((string_to_array(d.content, E'\\n'))[{first}:{last}], E'\\n')"
+
+
+def replace_symbols(
+    conn: psycopg.Connection[Any], document_id: int, docset_id: int, symbols: FileSymbols | None
+) -> None:
+    """Swap in a document's symbol rows, inside the caller's transaction (None: no rows)."""
+    conn.execute("delete from symbol_definitions where document_id = %s", (document_id,))
+    conn.execute("delete from symbol_references where document_id = %s", (document_id,))
+    if symbols is None:
+        return
+    with conn.cursor().copy(_DEFINITION_COPY) as copy:
+        for d in symbols.definitions:
+            place = (d.start_line, d.end_line, d.signature, d.doc, d.depth)
+            copy.write_row((document_id, docset_id, d.name, d.qualified_name, d.kind, *place))
+    with conn.cursor().copy(_REFERENCE_COPY) as copy:
+        for r in symbols.references:
+            copy.write_row(
+                (document_id, docset_id, r.name, r.kind, r.line, r.enclosing, r.enclosing_line)
+            )
+
+
+class SymbolIndex:
+    """Reads the symbol table: definitions and references by name, counts for the map."""
+
+    def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]]) -> None:
+        self._pool = pool
+
+    def definitions(
+        self, docset_ids: Sequence[int], name: str, ref: str | None, limit: int
+    ) -> list[SymbolLocation]:
+        """Definitions called `name` (exactly, else case-insensitively), best-known first."""
+        lines = _LINES.format(
+            first="s.start_line", last=f"least(s.end_line, s.start_line + {CONTENT_LINES - 1})"
+        )
+        for column in ("s.name", "lower(s.name)"):
+            query = f"""
+                select s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature,
+                       s.doc, {lines} as content, {_LOCATION}
+                from symbol_definitions s {_JOINS}
+                where s.docset_id = any(%(ids)s) and {column} = %(name)s
+                  and (%(ref)s::text is null or d.ref = %(ref)s)
+                order by s.depth, d.path, s.start_line
+                limit %(limit)s
+            """
+            key = name if column == "s.name" else name.lower()
+            rows = self._rows(
+                query, {"ids": list(docset_ids), "name": key, "ref": ref, "limit": limit}
+            )
+            if rows:
+                return [_location(row) for row in rows]
+        return []
+
+    def references(
+        self, docset_ids: Sequence[int], name: str, ref: str | None, limit: int
+    ) -> tuple[list[SymbolLocation], int]:
+        """Uses of `name` (its line each, with the definition around it) and how many there are."""
+        query = f"""
+            select s.name, s.enclosing as qualified_name, s.kind, s.line as start_line,
+                   s.line as end_line, '' as signature, '' as doc,
+                   {_LINES.format(first="s.line", last="s.line")} as content,
+                   count(*) over () as total, {_LOCATION}
+            from symbol_references s {_JOINS}
+            where s.docset_id = any(%(ids)s) and s.name = %(name)s
+              and (%(ref)s::text is null or d.ref = %(ref)s)
+            order by d.path, s.line
+            limit %(limit)s
+        """
+        rows = self._rows(
+            query, {"ids": list(docset_ids), "name": name, "ref": ref, "limit": limit}
+        )
+        total = int(rows[0]["total"]) if rows else 0
+        return [_location(row) for row in rows], total
+
+    def map_entries(self, docset_id: int, ref: str | None, max_depth: int = 1) -> list[MapEntry]:
+        """Definitions down to `max_depth` with how often their name is referenced in the
+        DocSet (by name: a reference is not resolved to one definition)."""
+        query = """
+            with counts as (
+                select name, count(*) as uses from symbol_references
+                where docset_id = %(id)s group by name)
+            select d.path, s.name, s.kind, s.signature, s.start_line, s.depth,
+                   coalesce(c.uses, 0) as uses
+            from symbol_definitions s
+            join documents d on d.id = s.document_id
+            left join counts c on c.name = s.name
+            where s.docset_id = %(id)s and s.depth <= %(depth)s
+              and (%(ref)s::text is null or d.ref = %(ref)s)
+            order by d.path, s.start_line
+        """
+        rows = self._rows(query, {"id": docset_id, "depth": max_depth, "ref": ref})
+        return [
+            MapEntry(
+                r["path"],
+                r["name"],
+                r["kind"],
+                r["signature"],
+                r["start_line"],
+                r["depth"],
+                r["uses"],
+            )
+            for r in rows
+        ]
+
+    def counts(self, docset_id: int) -> tuple[int, int]:
+        """How many definitions and references the DocSet's table holds."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select (select count(*) from symbol_definitions where docset_id = %(id)s),"
+                " (select count(*) from symbol_references where docset_id = %(id)s)",
+                {"id": docset_id},
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def _rows(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+            return cursor.execute(query.encode(), params).fetchall()
+
+
+def _location(row: dict[str, Any]) -> SymbolLocation:
+    return SymbolLocation(
+        document_id=row["document_id"],
+        docset=row["docset"],
+        path=row["path"],
+        title=row["title"],
+        name=row["name"],
+        qualified_name=row["qualified_name"],
+        kind=row["kind"],
+        start_line=row["start_line"],
+        end_line=row["end_line"],
+        content=row["content"] or "",
+        signature=row["signature"],
+        doc=row["doc"],
+        cite=dict(row["cite"] or {}),
+        ref=row["ref"],
+        resolved_sha=row["resolved_sha"],
+        indexed_at=row["indexed_at"],
+        language=row["language"],
+    )

@@ -1,0 +1,66 @@
+"""Questions the symbol table answers: "where is X defined", "what calls X"."""
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ragspace.symbols.names import is_symbol_name, normalised
+
+SymbolIntent = Literal["definition", "references"]
+
+_NAME = r"`?(?P<name>[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`?"
+_WHAT = (
+    r"(?:the\s+)?(?:(?:function|class|method|type|struct|interface|trait|module|symbol|macro)\s+)?"
+)
+_PATTERNS: tuple[tuple[SymbolIntent, re.Pattern[str]], ...] = (
+    (
+        "definition",
+        re.compile(
+            rf"^(?:where|in\s+which\s+file|which\s+file)\s+(?:is|are|was|'s)\s+{_WHAT}{_NAME}"
+            rf"\s+(?:defined|declared|implemented)\b"
+        ),
+    ),
+    ("definition", re.compile(rf"^where'?s\s+{_WHAT}{_NAME}\s+(?:defined|declared)\b")),
+    (
+        "definition",
+        re.compile(rf"^(?:find|show|go\s+to)?\s*(?:the\s+)?definition\s+of\s+{_WHAT}{_NAME}\s*$"),
+    ),
+    ("references", re.compile(rf"^(?:what|who|which\s+\w+)\s+calls?\s+{_WHAT}{_NAME}\s*$")),
+    (
+        "references",
+        re.compile(
+            rf"^where\s+(?:is|are)\s+{_WHAT}{_NAME}\s+(?:called|used|referenced|invoked)"
+            rf"(?:\s+from)?\s*$"
+        ),
+    ),
+    (
+        "references",
+        re.compile(
+            rf"^(?:find|show|list)?\s*(?:all\s+)?(?:the\s+)?(?:references|usages|uses|callers|"
+            rf"calls)\s+(?:of|to)\s+{_WHAT}{_NAME}\s*$"
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class SymbolQuestion:
+    """A question about one symbol: where it is defined, or where it is used."""
+
+    intent: SymbolIntent
+    name: str
+
+
+def symbol_question(question: str) -> SymbolQuestion | None:
+    """The symbol and intent of a navigation question, or None for any other question."""
+    text = " ".join(question.strip().split()).rstrip("?.! ")
+    lowered = text[:1].lower() + text[1:]
+    for intent, pattern in _PATTERNS:
+        match = pattern.match(lowered) or pattern.match(text.lower())
+        if match is None:
+            continue
+        # the name as written (case kept): same span in the original text
+        name = text[match.start("name") : match.end("name")]
+        if is_symbol_name(name):
+            return SymbolQuestion(intent, normalised(name))
+    return None

@@ -1,0 +1,86 @@
+"""A repository map: files and their top-level definitions with signatures, the most
+referenced first, cut to a token budget (as aider's repo map, from the symbol table)."""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ragspace.symbols.records import MapEntry
+
+# Members are listed in the table but say little about a repository's shape.
+_MINOR = frozenset({"constant", "variable", "property", "field", "enum_variant"})
+
+
+@dataclass(frozen=True)
+class RepoMap:
+    """The map's text and what it holds of the DocSet."""
+
+    docset: str
+    text: str
+    tokens: int
+    files_shown: int
+    files_total: int
+    definitions_shown: int
+    definitions_total: int
+
+    @property
+    def truncated(self) -> bool:
+        """True when the budget left definitions out."""
+        return self.definitions_shown < self.definitions_total
+
+
+def build_repo_map(
+    docset: str, entries: Sequence[MapEntry], max_tokens: int, count: Callable[[str], int]
+) -> RepoMap:
+    """The most referenced definitions that fit `max_tokens`, grouped by file."""
+    kept = [e for e in entries if e.kind not in _MINOR]
+    order = sorted(range(len(kept)), key=lambda i: (-kept[i].references, kept[i].depth, i))
+    containers = _containers(kept)
+    # the largest prefix of the ranking whose rendering fits (tokens grow with the prefix)
+    low, high = 0, len(order)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(_render(kept, order[:middle], containers)) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    text = _render(kept, order[:low], containers)
+    return RepoMap(
+        docset=docset,
+        text=text,
+        tokens=count(text) if text else 0,
+        files_shown=len({kept[i].path for i in order[:low]}),
+        files_total=len({e.path for e in kept}),
+        definitions_shown=low,
+        definitions_total=len(kept),
+    )
+
+
+def _containers(entries: Sequence[MapEntry]) -> list[int]:
+    """For each entry, the top-level definition of its file just before it (-1: none)."""
+    found: list[int] = []
+    current, path = -1, ""
+    for index, entry in enumerate(entries):
+        if entry.path != path:
+            current, path = -1, entry.path
+        found.append(current if entry.depth > 0 else -1)
+        if entry.depth == 0:
+            current = index
+    return found
+
+
+def _render(entries: Sequence[MapEntry], chosen: Sequence[int], containers: list[int]) -> str:
+    """`path` then one indented `line: signature` per definition, files by their best rank."""
+    shown = set(chosen) | {containers[i] for i in chosen if containers[i] != -1}
+    files: dict[str, list[int]] = {}
+    for index in chosen:  # rank order: a file's first appearance is its best definition
+        files.setdefault(entries[index].path, [])
+    for index in sorted(shown):
+        files[entries[index].path].append(index)
+    lines: list[str] = []
+    for path, members in files.items():
+        lines.append(f"{path}:")
+        for index in members:
+            entry = entries[index]
+            label = entry.signature or f"{entry.kind} {entry.name}"
+            lines.append(f"{'  ' * (entry.depth + 1)}{entry.start_line}: {label}")
+    return "\n".join(lines)
