@@ -19,6 +19,7 @@ from ragspace_cli import docsets as cli_docsets
 from ragspace_cli import query as cli_query
 from ragspace_cli import sources as cli_sources
 from ragspace_cli import status as cli_status
+from ragspace_cli import symbols as cli_symbols
 from ragspace_cli.evaluate import add_eval_parser
 from ragspace_cli.support import UsageError, error, opened_actions
 
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_status.register(commands)
     cli_docs.register(commands)
     cli_query.register(commands)
+    cli_symbols.register(commands)
     add_eval_parser(commands)
     return parser
 

@@ -20,7 +20,9 @@ INSTRUCTIONS = (
     "exact line ranges. Intended flow: list_docsets to see what exists (and whether it is "
     "searchable); search with a small k and max_tokens to find passages, each with a 0-1 "
     "score and a url to the exact lines; read_document with a hit's path and start_line/"
-    "end_line to read a cited range or more context around it; ask for a written answer "
+    "end_line to read a cited range or more context around it; for code, find_definition and "
+    "find_references look a symbol up by name and repo_map lists the files and their most "
+    "used definitions; ask for a written answer "
     "whose citations say whether their quote was verified in the cited lines. Tools that "
     "change data (create_docset, add_*_source, sync_source, remove_documents) are absent "
     "on read-only servers; after adding or syncing a source, poll job_status with its "
@@ -57,6 +59,9 @@ ANNOTATIONS: dict[str, types.ToolAnnotations] = {
     "list_documents": _read("List a DocSet's documents"),
     "read_document": _read("Read a document's lines"),
     "job_status": _read("Ingestion progress"),
+    "find_definition": _read("Find a symbol's definition"),
+    "find_references": _read("Find a symbol's references"),
+    "repo_map": _read("Map a DocSet's code"),
     # a second call with the same name fails: not idempotent
     "create_docset": _change("Create a DocSet", False, False, False),
     # fetch from GitHub or the web (open world); each call adds another source

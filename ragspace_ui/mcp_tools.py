@@ -21,8 +21,10 @@ from ragspace.actions import Actions
 from ragspace.errors import AuthenticationError
 from ragspace_ui.error_messages import user_errors
 from ragspace_ui.mcp_change_tools import CHANGE
-from ragspace_ui.mcp_read_tools import READ
+from ragspace_ui.mcp_read_tools import READ as PLAIN_READ
+from ragspace_ui.mcp_symbol_tools import SYMBOL
 
+READ = PLAIN_READ + SYMBOL
 READ_TOOLS = tuple(tool.__name__ for tool in READ)
 CHANGE_TOOLS = tuple(tool.__name__ for tool in CHANGE)
 # Gradio hands the HTTP request to a parameter of this name and type
