@@ -1,0 +1,164 @@
+"""Navigating code from the symbol table: the actions, chat's "where is X defined" and
+"what calls X", the CLI's `symbols` and `map`, the MCP tools (over streamable HTTP with a
+login)."""
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.errors import NotFoundError, ValidationError
+from ragspace.symbols.questions import SymbolQuestion, symbol_question
+from ragspace_ui import mcp_symbol_tools
+from tests.cli.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
+from tests.symbols.shop import Shop
+from tests.ui.test_mcp import call, result_json
+
+PRICING = "acme/shop/src/shop/pricing.py"
+
+
+def blob(shop: Shop, path: str, lines: str) -> str:
+    return f"https://github.com/acme/shop/blob/{shop.sha}/{path}#{lines}"
+
+
+def test_definitions_by_plain_dotted_and_module_qualified_name(shop: Shop) -> None:
+    symbols = shop.service.symbols
+    [total] = symbols.definitions("total_price", ["shop"])
+    assert (total.path, total.start_line, total.end_line, total.kind) == (PRICING, 6, 8, "function")
+    assert total.signature == "def total_price(items: list[tuple[str, float]]) -> float"
+    assert total.doc == "Sum of the prices with tax."
+    assert total.content.startswith("def total_price(") and total.resolved_sha == shop.sha
+    [method] = symbols.definitions("Cart.checkout", ["shop"])
+    assert (method.qualified_name, method.kind, method.start_line) == (
+        "Cart.checkout",
+        "method",
+        16,
+    )
+    assert symbols.definitions("shop.pricing.total_price") == [total]  # all DocSets
+    assert symbols.definitions("cart.total_price", ["shop"]) == []  # not in cart.py
+    assert symbols.definitions("TOTAL_PRICE", ["shop"]) == [total]  # case-insensitive fallback
+    [start] = symbols.definitions("Server::Start()", ["shop"])
+    assert (start.qualified_name, start.doc) == (
+        "Server.Start",
+        "Start listens on the server's address.",
+    )
+    with pytest.raises(ValidationError, match="not a symbol name"):
+        symbols.definitions("total price", ["shop"])
+    with pytest.raises(NotFoundError):
+        symbols.definitions("total_price", ["ghost"])
+
+
+def test_references_say_where_each_use_sits(shop: Shop) -> None:
+    found = shop.service.symbols.references("total_price", ["shop"])
+    assert found.total == 2
+    assert [(p.path, p.start_line, p.qualified_name, p.kind) for p in found.places] == [
+        ("acme/shop/src/shop/cart.py", 18, "Cart.checkout", "call"),
+        ("acme/shop/tests/test_cart.py", 8, "test_checkout", "call"),
+    ]
+    assert found.places[0].content.strip() == "return total_price(self.items)"
+    assert shop.service.symbols.references("total_price", ["shop"], limit=1).total == 2
+
+
+def test_navigation_questions_are_recognised() -> None:
+    assert symbol_question("Where is `url_for` defined?") == SymbolQuestion("definition", "url_for")
+    assert symbol_question("where is the class Session defined") == SymbolQuestion(
+        "definition", "Session"
+    )
+    assert symbol_question("Which file is Session.request implemented in?") == SymbolQuestion(
+        "definition", "Session.request"
+    )
+    assert symbol_question("What calls send()?") == SymbolQuestion("references", "send")
+    assert symbol_question("Find all usages of ns::Widget") == SymbolQuestion(
+        "references", "ns.Widget"
+    )
+    assert symbol_question("Where is the database configured?") is None
+    assert symbol_question("How are widgets made?") is None
+
+
+def test_chat_answers_where_defined_and_what_calls_from_the_table_with_pinned_links(
+    shop: Shop,
+) -> None:
+    answer = shop.service.answers.answer("Where is total_price defined?", ["shop"])
+    assert "`total_price` is defined once" in answer.text
+    [citation] = answer.citations
+    assert citation.url == blob(shop, "src/shop/pricing.py", "L6-L8")
+    assert (citation.ref, citation.resolved_sha) == ("main", shop.sha) or citation.ref is None
+    calls = shop.service.answers.answer("What calls total_price?", ["shop"])
+    assert "referenced 2 times" in calls.text and "Cart.checkout" in calls.text
+    assert [c.url for c in calls.citations] == [
+        blob(shop, "src/shop/cart.py", "L18"),
+        blob(shop, "tests/test_cart.py", "L8"),
+    ]
+    # a name the table does not know goes to search as before
+    other = shop.service.answers.answer("Where is frobnicate defined?", ["shop"])
+    assert "frobnicate` is defined" not in other.text
+
+
+def test_repo_map_ranks_the_most_referenced_first_within_the_budget(shop: Shop) -> None:
+    full = shop.service.symbols.repo_map("shop", 2000)
+    lines = full.text.splitlines()
+    # total_price is used twice, the most of any definition: its file leads
+    assert lines[:3] == [
+        f"{PRICING}:",
+        "  6: def total_price(items: list[tuple[str, float]]) -> float",
+        "  11: def with_tax(amount: float) -> float",
+    ]
+    # a method is shown under its type, one level further in
+    assert "  4: Server struct" in lines and "    9: func (s *Server) Start() error" in lines
+    assert not full.truncated and full.files_total == 4  # README has no definitions
+    small = shop.service.symbols.repo_map("shop", 45)  # room for one file and definition
+    assert small.truncated and small.tokens <= 45
+    assert small.text.splitlines() == full.text.splitlines()[:2]
+
+
+def test_cli_symbols_and_map(shop: Shop, cli: Run) -> None:  # noqa: F811
+    found = cli("symbols", "shop", "total_price")
+    assert found.code == 0
+    assert f"{PRICING}:6-8  function total_price" in found.out
+    assert blob(shop, "src/shop/pricing.py", "L6-L8") in found.out
+    uses = cli("symbols", "shop", "total_price", "--refs", "--json")
+    data = json.loads(uses.out)
+    assert data["total"] == 2 and data["places"][0]["qualified_name"] == "Cart.checkout"
+    shown = cli("map", "shop", "--tokens", "500")
+    assert shown.code == 0 and "pricing.py:" in shown.out and "total_price" in shown.out
+    missing = cli("symbols", "ghost", "x")
+    assert missing.code != 0 and "ghost" in missing.err
+
+
+def test_mcp_tools_return_pinned_locations(shop: Shop) -> None:
+    data = json.loads(mcp_symbol_tools.find_definition(shop.service, "with_tax", ["shop"]))
+    [definition] = data["definitions"]
+    assert definition["url"] == blob(shop, "src/shop/pricing.py", "L11-L13")
+    assert (definition["start_line"], definition["end_line"]) == (11, 13)
+    assert definition["doc"] == "The amount with tax added."
+    uses = json.loads(mcp_symbol_tools.find_references(shop.service, "with_tax", k=5))
+    assert uses["total"] == 1 and uses["references"][0]["in"] == "total_price"
+    mapped = json.loads(mcp_symbol_tools.repo_map(shop.service, "shop", max_tokens=100))
+    assert mapped["map"] and mapped["tokens"] <= 100
+
+
+def test_find_definition_over_streamable_http_with_a_login(
+    shop: Shop, launch_app: Callable[..., str]
+) -> None:
+    url = launch_app(shop.service, Credentials((("alice", "s3cret"),)))
+    arguments = {"name": "Cart", "docsets": ["shop"]}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    refused = httpx.post(  # the login guard answers before MCP does
+        f"{url.rstrip('/')}/gradio_api/mcp/",
+        json=request | {"params": {"name": "find_definition", "arguments": arguments}},
+        headers={"accept": "application/json, text/event-stream", AUTH_HEADER: "alice:wrong"},
+        timeout=10,
+    )
+    assert refused.status_code == 401 and "requires a login" in refused.text
+    data = result_json(
+        call(url, "find_definition", arguments, headers={AUTH_HEADER: "alice:s3cret"})
+    )
+    [cart] = data["definitions"]
+    assert (cart["path"], cart["start_line"], cart["kind"]) == (
+        "acme/shop/src/shop/cart.py",
+        6,
+        "class",
+    )
+    assert cart["view_url"].startswith(url.rstrip("/") + "/?")

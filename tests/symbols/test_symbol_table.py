@@ -1,0 +1,102 @@
+"""The symbol table in Postgres: filled by ingestion from the chunker's parse, replaced with
+its document, gone with it; checked against Python's `ast` on a real tree."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ragspace.chunking.chunker import Chunker
+from ragspace.hashing import content_hash
+from ragspace.models import NewDocument
+from ragspace.store import Store
+from ragspace.store.symbols import SymbolIndex, replace_symbols
+from tests.symbols.shop import PRICING, SHOP, Shop
+
+FLASK = Path(__file__).parent.parent / "data" / "checkout"
+
+
+def rows(store: Store, table: str, path_suffix: str) -> list[tuple[int, str]]:
+    """(id, name) of a document's rows in a symbol table."""
+    with store.pool.connection() as conn:
+        found = conn.execute(
+            f"select s.id, s.name from {table} s join documents d on d.id = s.document_id"
+            " where d.path like %s order by s.id",
+            ("%" + path_suffix,),
+        ).fetchall()
+    return [(int(i), str(n)) for i, n in found]
+
+
+@pytest.mark.usefixtures("shop")
+def test_ingestion_fills_the_table_from_code_files_only(store: Store) -> None:
+    assert [n for _, n in rows(store, "symbol_definitions", "pricing.py")] == [
+        "TAX",
+        "total_price",
+        "with_tax",
+    ]
+    assert [n for _, n in rows(store, "symbol_definitions", "server.go")] == [
+        "Server",
+        "Start",
+        "listen",
+    ]
+    assert rows(store, "symbol_definitions", "README.md") == []
+    uses = {n for _, n in rows(store, "symbol_references", "test_cart.py")}
+    assert {"Cart", "add", "checkout", "total_price"} <= uses
+
+
+def test_a_resync_that_changes_one_file_reparses_that_file_only(shop: Shop, store: Store) -> None:
+    cart_before = rows(store, "symbol_definitions", "cart.py")
+    changed = PRICING + b"\n\ndef discount(amount: float) -> float:\n    return amount * 0.9\n"
+    shop.repo.commit({**SHOP, "src/shop/pricing.py": changed})
+    report = shop.service.sources.resync(shop.source_id)
+    assert [p.rsplit("/", 1)[-1] for p in report.changed] == ["pricing.py"]
+    assert shop.ingestor.process_all() == 1
+    assert rows(store, "symbol_definitions", "cart.py") == cart_before  # same rows, same ids
+    assert [n for _, n in rows(store, "symbol_definitions", "pricing.py")][-1] == "discount"
+
+
+def test_rows_go_with_their_document_and_docset(shop: Shop, store: Store) -> None:
+    removed = shop.service.documents.remove("shop", ["acme/shop/src/shop/pricing.py"])
+    assert removed and rows(store, "symbol_definitions", "pricing.py") == []
+    assert rows(store, "symbol_references", "pricing.py") == []
+    assert rows(store, "symbol_definitions", "cart.py")
+    shop.service.docsets.delete("shop")
+    with store.pool.connection() as conn:
+        counts = conn.execute(
+            "select (select count(*) from symbol_definitions),"
+            " (select count(*) from symbol_references)"
+        ).fetchone()
+    assert counts == (0, 0)
+
+
+def test_every_def_and_class_of_the_flask_tree_is_in_the_table_with_its_lines(
+    store: Store,
+) -> None:
+    """Through Postgres: the rows as stored, compared with `ast` (no embedding needed)."""
+    docset = store.create_docset("flask", "", "test-model", 3)
+    files = {p.relative_to(FLASK).as_posix(): p.read_text("utf-8") for p in FLASK.rglob("*.py")}
+    documents = [
+        NewDocument(path, path, "python", text, content_hash(text)) for path, text in files.items()
+    ]
+    ids = store.upsert_documents(docset.id, None, documents)
+    chunker = Chunker(1200, 1000, 100)
+    with store.pool.connection() as conn, conn.transaction():
+        for document_id, (path, text) in zip(ids, files.items(), strict=True):
+            symbols = chunker.split_file(text, "python", path).symbols
+            replace_symbols(conn, document_id, docset.id, symbols)
+        stored = conn.execute(
+            "select d.path, s.name, s.start_line, s.end_line from symbol_definitions s"
+            " join documents d on d.id = s.document_id where s.docset_id = %s",
+            (docset.id,),
+        ).fetchall()
+    table = {(str(p), str(n), int(a), int(b)) for p, n, a, b in stored}
+    expected = {
+        (path, node.name, node.lineno, node.end_lineno)
+        for path, text in files.items()
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    assert len(expected) > 1500
+    assert expected - table == set()  # type: ignore[comparison-overlap]
+    definitions, references = SymbolIndex(store.pool).counts(docset.id)
+    assert definitions >= len(expected) and references > definitions
