@@ -1,0 +1,152 @@
+"""Symbol extraction (issue 40): what filling the symbol table adds to ingestion.
+
+On each SWE-QA pool checkout (pytest, sphinx, pylint; their code files as ingestion sees
+them), interleaved so machine load hits the passes alike:
+- `chunk`: the chunker as before the symbol table (line patterns + tree-sitter scope chains);
+- `chunk+symbols`: the same call that also extracts definitions and references from the parse;
+- `parse+extract`: parse, definition query, reference query and rows, no chunking (files/s).
+Then, once, on a throwaway embedded Postgres: every document's chunk set stored as a
+keyword-searchable swap does it (COPY, full-text vectors computed) and its symbol rows
+(delete + COPY), each timed.
+
+The share reported is (extraction time + symbol storage time) / (chunking + chunk storage
+time): what the table adds to the time until a document is keyword-searchable. Static
+fast-tier vectors, which that path also computes, are left out of the denominator, so the
+share is an upper bound.
+
+Usage (from the repository root):
+    python bench/symbol_extraction.py [--runs 3] [--checkouts pytest sphinx pylint]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from syntax_throughput import Document, checkout, timed
+
+from ragspace.chunking.chunker import Chunker
+from ragspace.chunking.symbol_extraction import extract_symbols
+from ragspace.chunking.syntax import SyntaxParser
+from ragspace.hashing import content_hash
+from ragspace.settings import Settings
+from ragspace.store import Database, NewDocument, Store
+from ragspace.store.store import copy_chunks
+from ragspace.store.symbols import replace_symbols
+
+
+def cpu_passes(documents: list[Document], chunker: Chunker, runs: int) -> dict[str, float]:
+    """Median seconds of each CPU pass over the documents."""
+    parser = chunker.syntax
+
+    def extract(d: Document) -> object:
+        table = parser.symbols(d[2], d[1], d[2].count("\n") + 1)
+        return extract_symbols(table) if table is not None else None
+
+    passes: dict[str, Callable[[Document], object]] = {
+        "chunk": lambda d: chunker.split_file(d[2], d[1], d[0], with_symbols=False),
+        "chunk+symbols": lambda d: chunker.split_file(d[2], d[1], d[0]),
+        "parse+extract": extract,
+    }
+    for work in passes.values():  # every grammar loaded before timing
+        timed(work, documents[:50])
+    seconds: dict[str, list[float]] = {name: [] for name in passes}
+    for _ in range(runs):
+        for name, work in passes.items():
+            seconds[name].append(timed(work, documents))
+    return {name: statistics.median(values) for name, values in seconds.items()}
+
+
+def storage_pass(
+    store: Store, name: str, documents: list[Document], chunker: Chunker
+) -> dict[str, Any]:
+    """Seconds to store every chunk set and every symbol table, and the rows stored."""
+    docset = store.create_docset(name, "", "bench", 3)
+    new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
+    ids = store.upsert_documents(docset.id, None, new)
+    chunk_seconds = symbol_seconds = 0.0
+    definitions = references = 0
+    for document_id, (path, language, text) in zip(ids, documents, strict=True):
+        chunked = chunker.split_file(text, language, path)
+        hashes = [content_hash(c.content) for c in chunked.chunks]
+        with store.pool.connection() as conn, conn.transaction():
+            started = time.perf_counter()
+            copy_chunks(conn, document_id, docset.id, chunked.chunks, None, hashes, None)
+            middle = time.perf_counter()
+            replace_symbols(conn, document_id, docset.id, chunked.symbols)
+            chunk_seconds += middle - started
+            symbol_seconds += time.perf_counter() - middle
+        if chunked.symbols is not None:
+            definitions += len(chunked.symbols.definitions)
+            references += len(chunked.symbols.references)
+    return {
+        "chunk storage s": round(chunk_seconds, 3),
+        "symbol storage s": round(symbol_seconds, 3),
+        "definitions": definitions,
+        "references": references,
+    }
+
+
+def measure(name: str, store: Store, chunker: Chunker, runs: int) -> dict[str, Any]:
+    documents = checkout(name)
+    cpu = cpu_passes(documents, chunker, runs)
+    stored = storage_pass(store, name, documents, chunker)
+    extraction = max(0.0, cpu["chunk+symbols"] - cpu["chunk"])
+    searchable = cpu["chunk"] + stored["chunk storage s"]
+    added = extraction + stored["symbol storage s"]
+    result = {
+        "files": len(documents),
+        "MB": round(sum(len(d[2].encode("utf-8")) for d in documents) / 1e6, 3),
+        "chunk s": round(cpu["chunk"], 3),
+        "chunk+symbols s": round(cpu["chunk+symbols"], 3),
+        "parse+extract files/s": round(len(documents) / cpu["parse+extract"], 1),
+        "extraction added s": round(extraction, 3),
+        **stored,
+        "keyword-searchable s": round(searchable, 3),
+        "added share": round(added / searchable, 4),
+    }
+    print(f"{name}: {json.dumps(result)}")
+    return result
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--runs", type=int, default=3)
+    options.add_argument("--checkouts", nargs="+", default=["pytest", "sphinx", "pylint"])
+    options.add_argument("--json", default="bench/results/symbol_extraction.json")
+    args = options.parse_args()
+    load_before = os.getloadavg()[0]
+    settings = Settings(_env_file=None)
+    sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
+    chunker = Chunker(*sizes, syntax=SyntaxParser())
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        database = Database.open(Settings(_env_file=None, data_dir=Path(folder)))
+        try:
+            store = Store(database.pool)
+            for name in args.checkouts:
+                results[name] = measure(name, store, chunker, args.runs)
+        finally:
+            database.close()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    record = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "commit": commit.stdout.strip(),
+        "load average before": load_before,
+        "load average after": os.getloadavg()[0],
+        "cpus": os.cpu_count(),
+        "runs": args.runs,
+        "results": results,
+    }
+    Path(args.json).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
