@@ -9,13 +9,15 @@ Then, once, on a throwaway embedded Postgres: every document's chunk set stored 
 keyword-searchable swap does it (COPY, full-text vectors computed) and its symbol rows
 (delete + COPY), each timed.
 
-The share reported is (extraction time + symbol storage time) / (chunking + chunk storage
-time): what the table adds to the time until a document is keyword-searchable. Static
-fast-tier vectors, which that path also computes, are left out of the denominator, so the
-share is an upper bound.
+`added share` is (extraction time + symbol storage time) / (chunking + chunk storage time):
+what the table adds to the bare work of making a document keyword-searchable (an upper
+bound: the worker does more than that). With `--worker`, the real path is timed too: the
+ingestion worker's fast passes (claim, chunk, static vectors, chunk swap: after them every
+document is keyword-searchable) over every document, with the symbol table and without it
+(`worker added share`). The static table is built in `--static-dir` first if missing.
 
 Usage (from the repository root):
-    python bench/symbol_extraction.py [--runs 3] [--checkouts pytest sphinx pylint]
+    python bench/symbol_extraction.py [--runs 3] [--checkouts pytest sphinx pylint] [--worker]
 """
 
 import argparse
@@ -32,14 +34,17 @@ from typing import Any
 
 from syntax_throughput import Document, checkout, timed
 
-from ragspace.chunking.chunker import Chunker
+from ragspace.chunking.chunker import ChunkedFile, Chunker
 from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SyntaxParser
+from ragspace.embeddings import LocalEmbedder
 from ragspace.hashing import content_hash
 from ragspace.settings import Settings
+from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.store import copy_chunks
 from ragspace.store.symbols import replace_symbols
+from ragspace.worker import Ingestor
 
 
 def cpu_passes(documents: list[Document], chunker: Chunker, runs: int) -> dict[str, float]:
@@ -47,7 +52,7 @@ def cpu_passes(documents: list[Document], chunker: Chunker, runs: int) -> dict[s
     parser = chunker.syntax
 
     def extract(d: Document) -> object:
-        table = parser.symbols(d[2], d[1], d[2].count("\n") + 1)
+        table = parser.symbols(d[2], d[1], d[2].count("\n") + 1, references=True)
         return extract_symbols(table) if table is not None else None
 
     passes: dict[str, Callable[[Document], object]] = {
@@ -86,6 +91,8 @@ def storage_pass(
         if chunked.symbols is not None:
             definitions += len(chunked.symbols.definitions)
             references += len(chunked.symbols.references)
+    with store.pool.connection() as conn:  # its pending jobs are not the worker pass's
+        conn.execute("delete from docsets where id = %s", (docset.id,))
     return {
         "chunk storage s": round(chunk_seconds, 3),
         "symbol storage s": round(symbol_seconds, 3),
@@ -94,8 +101,57 @@ def storage_pass(
     }
 
 
-def measure(name: str, store: Store, chunker: Chunker, runs: int) -> dict[str, Any]:
-    documents = checkout(name)
+class _NoSymbols(Chunker):
+    """The chunker as before the symbol table: the parse gives scope chains only."""
+
+    def split_file(
+        self,
+        text: str,
+        language: str,
+        path: str,
+        with_symbols: bool = True,  # noqa: ARG002
+    ) -> ChunkedFile:
+        return super().split_file(text, language, path, with_symbols=False)
+
+
+def worker_pass(
+    store: Store, label: str, documents: list[Document], chunker: Chunker, fast: FastTier
+) -> float:
+    """Seconds of the worker's fast passes over every document (each keyword-searchable)."""
+    embedder = LocalEmbedder()
+    docset = store.create_docset(label, "", embedder.model_id, embedder.dimensions)
+    new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
+    store.upsert_documents(docset.id, None, new)
+    ingestor = Ingestor(store, chunker, embedder, fast=fast)
+    started = time.perf_counter()
+    for _ in documents:  # fast passes are claimed first; each requeues its quality job
+        ingestor.process_next()
+    seconds = time.perf_counter() - started
+    with store.pool.connection() as conn:  # the quality jobs are not this benchmark's
+        conn.execute("delete from documents where docset_id = %s", (docset.id,))
+    return seconds
+
+
+def worker_passes(
+    store: Store, name: str, documents: list[Document], chunker: Chunker, fast: FastTier, runs: int
+) -> dict[str, float]:
+    plain = _NoSymbols(chunker.code_chunk_size, chunker.prose_chunk_size, chunker.overlap)
+    seconds: dict[str, list[float]] = {"without": [], "with": []}
+    for run in range(runs):
+        seconds["without"].append(worker_pass(store, f"{name}-off-{run}", documents, plain, fast))
+        seconds["with"].append(worker_pass(store, f"{name}-on-{run}", documents, chunker, fast))
+    without, with_ = (statistics.median(seconds[k]) for k in ("without", "with"))
+    return {
+        "worker keyword-searchable s (no symbols)": round(without, 3),
+        "worker keyword-searchable s (symbols)": round(with_, 3),
+        "worker added share": round(with_ / without - 1, 4),
+    }
+
+
+def measure(
+    name: str, store: Store, chunker: Chunker, runs: int, fast: FastTier | None
+) -> dict[str, Any]:
+    documents = [d for d in checkout(name) if d[2].strip()]  # empty files are not indexed
     cpu = cpu_passes(documents, chunker, runs)
     stored = storage_pass(store, name, documents, chunker)
     extraction = max(0.0, cpu["chunk+symbols"] - cpu["chunk"])
@@ -112,6 +168,8 @@ def measure(name: str, store: Store, chunker: Chunker, runs: int) -> dict[str, A
         "keyword-searchable s": round(searchable, 3),
         "added share": round(added / searchable, 4),
     }
+    if fast is not None:
+        result |= worker_passes(store, name, documents, chunker, fast, runs)
     print(f"{name}: {json.dumps(result)}")
     return result
 
@@ -121,7 +179,12 @@ def main() -> None:
     options.add_argument("--runs", type=int, default=3)
     options.add_argument("--checkouts", nargs="+", default=["pytest", "sphinx", "pylint"])
     options.add_argument("--json", default="bench/results/symbol_extraction.json")
+    options.add_argument("--worker", action="store_true", help="also time the real worker")
+    options.add_argument(
+        "--static-dir", type=Path, default=Settings(_env_file=None).static_table_dir
+    )
     args = options.parse_args()
+    fast = FastTier.of(StaticEmbedder.load_or_build(args.static_dir)) if args.worker else None
     load_before = os.getloadavg()[0]
     settings = Settings(_env_file=None)
     sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
@@ -132,7 +195,7 @@ def main() -> None:
         try:
             store = Store(database.pool)
             for name in args.checkouts:
-                results[name] = measure(name, store, chunker, args.runs)
+                results[name] = measure(name, store, chunker, args.runs, fast)
         finally:
             database.close()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)

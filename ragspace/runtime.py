@@ -13,7 +13,7 @@ from ragspace.actions.scope import SearchScope
 from ragspace.actions.search import SearchActions
 from ragspace.actions.sources import SourceActions
 from ragspace.actions.symbols import SymbolActions
-from ragspace.answering.answer import AnswerOptions, AnswerPipeline
+from ragspace.answering.answer import AnswerOptions, AnswerPipeline, RepoMapSource
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.llm import ChatModel, OpenAIChatModel
 from ragspace.answering.rerank import Reranker
@@ -137,12 +137,12 @@ def build_actions(
     fast (static) vector.
     """
     retriever = build_retriever(settings, store, embedder, fast)
-    answers = build_answers(settings, store, retriever, chat)
     requests = ReembedRequests(store.pool)
     scope = SearchScope(store, embedder, requests)
+    symbols = SymbolActions(SymbolIndex(store.pool), store, scope)
+    answers = build_answers(settings, store, retriever, chat, symbols.map_for_prompt)
     new_work = on_new_work or (lambda: None)
     read_only = settings.read_only
-    symbols = SymbolActions(SymbolIndex(store.pool), store, scope)
     return Actions(
         docsets=DocsetActions(store, embedder, scope, read_only),
         sources=SourceActions(
@@ -195,9 +195,14 @@ def build_retriever(
 
 
 def build_answers(
-    settings: Settings, store: Store, retriever: Retriever, chat: ChatModel | None
+    settings: Settings,
+    store: Store,
+    retriever: Retriever,
+    chat: ChatModel | None,
+    repo_map: RepoMapSource | None = None,
 ) -> AnswerPipeline:
-    """The answer pipeline: context, relevance floor, and reranking when a chat model is set."""
+    """The answer pipeline: context, relevance floor, reranking when a chat model is set,
+    and the repository map for architecture questions."""
     reranker = Reranker(chat, settings.rerank_timeout_seconds) if chat and settings.rerank else None
     return AnswerPipeline(
         retriever,
@@ -209,6 +214,7 @@ def build_answers(
         ),
         chat=chat,
         reranker=reranker,
+        repo_map=repo_map,
     )
 
 

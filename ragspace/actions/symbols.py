@@ -19,6 +19,8 @@ from ragspace.tokens import count_tokens
 MAX_RESULTS = 50
 MAX_MAP_TOKENS = 20_000
 DEFAULT_MAP_TOKENS = 2_000
+# the map a chat model gets for an architecture question, shared by the DocSets asked
+PROMPT_MAP_TOKENS = 1_000
 # rows read before a dotted name narrows them (`Session.request` among every `request`)
 _CANDIDATES = 500
 
@@ -74,6 +76,18 @@ class SymbolActions:
         budget = max(0, min(int(max_tokens), MAX_MAP_TOKENS))
         entries = self._index.map_entries(docsets[0].id, ref)
         return build_repo_map(docsets[0].name, entries, budget, count_tokens)
+
+    def map_for_prompt(self, docset_ids: Sequence[int], ref: str | None) -> str:
+        """The DocSets' repository maps within PROMPT_MAP_TOKENS, each under its name."""
+        names = {d.id: d.name for d in self._store.list_docsets()}
+        budget = PROMPT_MAP_TOKENS // max(1, len(docset_ids))
+        parts = []
+        for docset_id in docset_ids:
+            entries = self._index.map_entries(docset_id, ref)
+            built = build_repo_map(names.get(docset_id, ""), entries, budget, count_tokens)
+            if built.text:
+                parts.append(f"DocSet {built.docset}:\n{built.text}")
+        return "\n\n".join(parts)
 
     def answer(
         self, question: str, docsets: Sequence[DocSet], ref: str | None, limit: int = 10

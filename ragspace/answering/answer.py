@@ -1,7 +1,7 @@
 """Answers: retrieve, optionally rerank, assemble passages, then extract or generate."""
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ragspace.answering.citations import cite, passage_label, verify_citations, version_text
@@ -14,6 +14,7 @@ from ragspace.answering.prompts import (
     REWRITE_SYSTEM,
     REWRITE_USER,
     passage_block,
+    repo_map_block,
 )
 from ragspace.answering.quotes import split_quotes, verify_quotes
 from ragspace.answering.rerank import Reranker
@@ -30,6 +31,7 @@ from ragspace.models import (
     RetrievalMode,
 )
 from ragspace.retrieval import RelevanceFloor, Retriever, relevant
+from ragspace.symbols.questions import is_architecture_question
 from ragspace.tokens import leading_within
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,10 @@ def without_sources(text: str) -> str:
     that return the citations as data need it only once)."""
     head, _, _ = text.partition("\n\n" + SOURCES_HEADING)
     return head
+
+
+# The DocSets' repository map for a prompt (at a ref), '' when they have none.
+RepoMapSource = Callable[[Sequence[int], str | None], str]
 
 
 @dataclass(frozen=True)
@@ -147,12 +153,14 @@ class AnswerPipeline:
         options: AnswerOptions,
         chat: ChatModel | None = None,
         reranker: Reranker | None = None,
+        repo_map: RepoMapSource | None = None,
     ) -> None:
         self._retriever = retriever
         self._context = context
         self._options = options
         self._chat = chat
         self._reranker = reranker
+        self._repo_map = repo_map
 
     @property
     def chat(self) -> ChatModel | None:
@@ -202,7 +210,9 @@ class AnswerPipeline:
                 [AnswerUpdate(text=answer.text, done=True, answer=answer)]
             )
         else:
-            updates = self._generate(question, passages, history)
+            updates = self._generate(
+                question, passages, history, self._map(question, docset_ids, ref)
+            )
         for update in updates:
             if update.answer is not None and dropped:
                 answer = update.answer.model_copy(update={"dropped_passages": dropped})
@@ -266,8 +276,15 @@ class AnswerPipeline:
             return question
         return rewritten or question
 
+    def _map(self, question: str, docset_ids: Sequence[int], ref: str | None) -> str:
+        """The repository map as context for an architecture question ('' otherwise)."""
+        if self._repo_map is None or not is_architecture_question(question):
+            return ""
+        text = self._repo_map(docset_ids, ref)
+        return repo_map_block(text) if text else ""
+
     def _generate(
-        self, question: str, passages: list[Passage], history: Sequence[Message]
+        self, question: str, passages: list[Passage], history: Sequence[Message], map_text: str
     ) -> Iterator[AnswerUpdate]:
         assert self._chat is not None
         messages: list[Message] = [
@@ -275,9 +292,8 @@ class AnswerPipeline:
             *history[-HISTORY_TURNS:],
             {
                 "role": "user",
-                "content": ANSWER_USER.format(
-                    passages=format_passages(passages), question=question
-                ),
+                "content": map_text
+                + ANSWER_USER.format(passages=format_passages(passages), question=question),
             },
         ]
         text = ""

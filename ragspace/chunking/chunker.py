@@ -66,7 +66,8 @@ class Chunker:
         table = LineTable.build(text, self._measure)
         if is_prose(language):
             return ChunkedFile(self._split_prose(table, language, path))
-        parsed = self.syntax.symbols(table.text, grammar_for(language, path), len(table))
+        grammar = grammar_for(language, path)
+        parsed = self.syntax.symbols(table.text, grammar, len(table), references=with_symbols)
         chunks = self._split_code(table, language, path, parsed)
         symbols = extract_symbols(parsed) if with_symbols and parsed is not None else None
         return ChunkedFile(chunks, symbols)

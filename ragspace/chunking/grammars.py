@@ -73,11 +73,12 @@ def grammar_for(language: str, path: str) -> str:
 
 @dataclass(frozen=True)
 class Grammar:
-    """A loaded language, its definition query and its reference query (symbol table)."""
+    """A loaded language, its definition query, and the same with reference patterns (for
+    the symbol table)."""
 
     language: tree_sitter.Language
     query: tree_sitter.Query
-    references: tree_sitter.Query | None = None
+    with_references: tree_sitter.Query
 
 
 def shipped_tags(module: ModuleType) -> str:
@@ -87,15 +88,15 @@ def shipped_tags(module: ModuleType) -> str:
 
 
 def _definition_query(
-    language: tree_sitter.Language, source: str, capture: bytes = b"@definition."
+    language: tree_sitter.Language, source: str, captures: tuple[bytes, ...] = (b"@definition.",)
 ) -> tree_sitter.Query:
-    """Compile `source`, keeping only the patterns with a `capture` (`@definition.*`)."""
+    """Compile `source`, keeping only the patterns with one of `captures` (`@definition.*`)."""
     query = tree_sitter.Query(language, source)
     encoded = source.encode("utf-8")
     # the stub says method, the binding has a property
     for index in range(cast(int, query.pattern_count)):
         pattern = encoded[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)]
-        if capture not in pattern:
+        if not any(capture in pattern for capture in captures):
             query.disable_pattern(index)
     return query
 
@@ -131,9 +132,9 @@ class Grammars:
         loaded = tree_sitter.Language(getattr(module, spec.function)())
         parts = [shipped_tags(importlib.import_module(name)) for name in spec.tags_from]
         definitions = "\n".join([*parts, EXTRA_QUERIES.get(language, "")])
-        references = "\n".join([*parts, EXTRA_REFERENCE_QUERIES.get(language, "")])
+        both = "\n".join([definitions, EXTRA_REFERENCE_QUERIES.get(language, "")])
         return Grammar(
             loaded,
             _definition_query(loaded, definitions),
-            _definition_query(loaded, references, b"@reference."),
+            _definition_query(loaded, both, (b"@definition.", b"@reference.")),
         )

@@ -3,8 +3,9 @@
 Definitions come from the chunker's `SymbolTable` (the `@definition.*` query); each gets its
 qualified name from the scope chain, its signature (the definition's text up to its body)
 and the first line of its docstring (Python) or of the comment block just above it.
-References come from one more query over the same tree: the grammars' `@reference.*`
-patterns plus ours (`reference_queries.py`), each placed in its innermost definition.
+References come from the same pass over the tree (the definition query with the grammars'
+`@reference.*` patterns and ours, `reference_queries.py`, enabled), each placed in its
+innermost definition.
 """
 
 import re
@@ -37,7 +38,7 @@ def extract_symbols(table: SymbolTable) -> FileSymbols:
         _definition(table, index, root, source.data)
         for index in range(min(len(table.symbols), MAX_DEFINITIONS_PER_DOCUMENT))
     ]
-    references = _references(table, root, source.grammar.references)
+    references = _references(table, source.references)
     truncated = len(table.symbols) > MAX_DEFINITIONS_PER_DOCUMENT or (
         len(references) > MAX_REFERENCES_PER_DOCUMENT
     )
@@ -129,21 +130,15 @@ def _node_text(node: tree_sitter.Node) -> str:
 
 
 def _references(
-    table: SymbolTable, root: tree_sitter.Node, query: tree_sitter.Query | None
+    table: SymbolTable, matches: list[tuple[tree_sitter.Node, str]]
 ) -> list[ReferenceDraft]:
-    """Every use the reference query finds, once per (name, line, kind), in file order."""
-    if query is None:
-        return []
+    """Every use the parse's reference patterns matched, once per (name, line, kind), in
+    file order, each placed in its innermost definition."""
     defined = {(s.name, s.line) for s in table.symbols}
     seen: set[tuple[str, int, str]] = set()
     found: list[ReferenceDraft] = []
-    for _, captures in tree_sitter.QueryCursor(query).matches(root):
-        names = captures.get("name")
-        kinds = [key for key in captures if key.startswith("reference.")]
-        if not names or not kinds:
-            continue
-        name, row = _node_text(names[0]), names[0].start_point.row
-        kind = kinds[0].removeprefix("reference.")
+    for node, kind in matches:
+        name, row = _node_text(node), node.start_point.row
         if (name, row) in defined or (name, row, kind) in seen or not name.strip():
             continue
         seen.add((name, row, kind))

@@ -49,6 +49,8 @@ class ParsedSource:
     tree: tree_sitter.Tree
     data: bytes  # the bytes parsed (C-family macro lines blanked)
     grammar: Grammar
+    # (name node, kind) of each `@reference.*` match, when references were asked for
+    references: list[tuple[tree_sitter.Node, str]]
 
 
 @dataclass
@@ -115,8 +117,13 @@ class SyntaxParser:
         """True when `language` has a grammar wheel."""
         return self.grammars.supports(language)
 
-    def symbols(self, text: str, language: str, line_count: int) -> SymbolTable | None:
-        """The file's definitions, or None (no grammar, too big, or the parse failed)."""
+    def symbols(
+        self, text: str, language: str, line_count: int, references: bool = False
+    ) -> SymbolTable | None:
+        """The file's definitions, or None (no grammar, too big, or the parse failed).
+
+        With `references`, the same pass over the tree also collects the reference matches
+        (one query with both kinds of patterns costs less than two)."""
         if not self.supports(language):
             return None
         try:
@@ -125,24 +132,32 @@ class SyntaxParser:
                 return None
             if language in _C_FAMILY:
                 data = _MACRO_LINE.sub(lambda match: b" " * len(match[0]), data)
-            return self._extract(data, language, line_count)
+            return self._extract(data, language, line_count, references)
         except (UnicodeError, ValueError, RuntimeError, ImportError, AttributeError) as error:
             log.warning(
                 "tree-sitter could not read this %s file (%s); using patterns", language, error
             )
             return None
 
-    def _extract(self, data: bytes, language: str, line_count: int) -> SymbolTable | None:
+    def _extract(
+        self, data: bytes, language: str, line_count: int, references: bool
+    ) -> SymbolTable | None:
         grammar = self.grammars.get(language)
         if grammar is None:
             return None
         tree = tree_sitter.Parser(grammar.language).parse(data)
-        cursor = tree_sitter.QueryCursor(grammar.query)
+        query = grammar.with_references if references else grammar.query
         found: dict[tuple[int, int], _Row] = {}
-        for _, captures in cursor.matches(tree.root_node):
+        uses: list[tuple[tree_sitter.Node, str]] = []
+        for _, captures in tree_sitter.QueryCursor(query).matches(tree.root_node):
             names = captures.get("name")
             kinds = [key for key in captures if key.startswith("definition.")]
-            if not names or not kinds:
+            if names and not kinds:
+                used = next((key for key in captures if key.startswith("reference.")), None)
+                if used is not None:
+                    uses.append((names[0], used.removeprefix("reference.")))
+                continue
+            if not names:
                 continue
             node = _whole(captures[kinds[0]][0])
             key = (node.start_byte, -node.end_byte)
@@ -160,7 +175,7 @@ class SyntaxParser:
                     receiver,
                 )
         table = _nest([found[key] for key in sorted(found)], line_count)
-        table.source = ParsedSource(tree, data, grammar)
+        table.source = ParsedSource(tree, data, grammar, uses)
         return table
 
 

@@ -8,7 +8,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from ragspace.symbols.records import FileSymbols, MapEntry, SymbolLocation
+from ragspace.symbols.records import FileSymbols, MapEntry, ReferenceDraft, SymbolLocation
 
 # The lines of a definition a lookup returns as its content (a long class is cut).
 CONTENT_LINES = 60
@@ -18,9 +18,13 @@ _DEFINITION_COPY = (
     " start_line, end_line, signature, doc, depth) from stdin"
 )
 _REFERENCE_COPY = (
-    "copy symbol_references (document_id, docset_id, name, kind, line, enclosing,"
-    " enclosing_line) from stdin"
+    "copy symbol_references (document_id, docset_id, name, lines, kinds, enclosing,"
+    " enclosing_lines) from stdin"
 )
+_DELETE = """
+    with gone as (delete from symbol_definitions where document_id = %(id)s)
+    delete from symbol_references where document_id = %(id)s
+"""
 # where a hit lives, as search returns it: path, version and citation facts
 _LOCATION = """
     s.document_id, ds.name as docset, d.path, d.title, d.language,
@@ -41,19 +45,24 @@ def replace_symbols(
     conn: psycopg.Connection[Any], document_id: int, docset_id: int, symbols: FileSymbols | None
 ) -> None:
     """Swap in a document's symbol rows, inside the caller's transaction (None: no rows)."""
-    conn.execute("delete from symbol_definitions where document_id = %s", (document_id,))
-    conn.execute("delete from symbol_references where document_id = %s", (document_id,))
+    conn.execute(_DELETE, {"id": document_id})  # one round trip for both tables
     if symbols is None:
         return
-    with conn.cursor().copy(_DEFINITION_COPY) as copy:
-        for d in symbols.definitions:
-            place = (d.start_line, d.end_line, d.signature, d.doc, d.depth)
-            copy.write_row((document_id, docset_id, d.name, d.qualified_name, d.kind, *place))
+    if symbols.definitions:
+        with conn.cursor().copy(_DEFINITION_COPY) as copy:
+            for d in symbols.definitions:
+                place = (d.start_line, d.end_line, d.signature, d.doc, d.depth)
+                copy.write_row((document_id, docset_id, d.name, d.qualified_name, d.kind, *place))
+    uses: dict[str, list[ReferenceDraft]] = {}
+    for reference in symbols.references:
+        uses.setdefault(reference.name, []).append(reference)
+    if not uses:
+        return
     with conn.cursor().copy(_REFERENCE_COPY) as copy:
-        for r in symbols.references:
-            copy.write_row(
-                (document_id, docset_id, r.name, r.kind, r.line, r.enclosing, r.enclosing_line)
-            )
+        for name, found in uses.items():
+            columns = ([r.line for r in found], [r.kind for r in found])
+            around = ([r.enclosing for r in found], [r.enclosing_line for r in found])
+            copy.write_row((document_id, docset_id, name, *columns, *around))
 
 
 class SymbolIndex:
@@ -65,7 +74,8 @@ class SymbolIndex:
     def definitions(
         self, docset_ids: Sequence[int], name: str, ref: str | None, limit: int
     ) -> list[SymbolLocation]:
-        """Definitions called `name` (exactly, else case-insensitively), best-known first."""
+        """Definitions called `name` (exactly, else case-insensitively: a scan of the
+        DocSet's rows, a fallback), the outermost first."""
         lines = _LINES.format(
             first="s.start_line", last=f"least(s.end_line, s.start_line + {CONTENT_LINES - 1})"
         )
@@ -92,14 +102,16 @@ class SymbolIndex:
     ) -> tuple[list[SymbolLocation], int]:
         """Uses of `name` (its line each, with the definition around it) and how many there are."""
         query = f"""
-            select s.name, s.enclosing as qualified_name, s.kind, s.line as start_line,
-                   s.line as end_line, '' as signature, '' as doc,
-                   {_LINES.format(first="s.line", last="s.line")} as content,
+            select s.name, u.enclosing as qualified_name, u.kind, u.line as start_line,
+                   u.line as end_line, '' as signature, '' as doc,
+                   {_LINES.format(first="u.line", last="u.line")} as content,
                    count(*) over () as total, {_LOCATION}
-            from symbol_references s {_JOINS}
+            from symbol_references s
+            cross join lateral unnest(s.lines, s.kinds, s.enclosing) as u(line, kind, enclosing)
+            {_JOINS}
             where s.docset_id = any(%(ids)s) and s.name = %(name)s
               and (%(ref)s::text is null or d.ref = %(ref)s)
-            order by d.path, s.line
+            order by d.path, u.line
             limit %(limit)s
         """
         rows = self._rows(
@@ -113,7 +125,7 @@ class SymbolIndex:
         DocSet (by name: a reference is not resolved to one definition)."""
         query = """
             with counts as (
-                select name, count(*) as uses from symbol_references
+                select name, sum(cardinality(lines)) as uses from symbol_references
                 where docset_id = %(id)s group by name)
             select d.path, s.name, s.kind, s.signature, s.start_line, s.depth,
                    coalesce(c.uses, 0) as uses
@@ -143,7 +155,8 @@ class SymbolIndex:
         with self._pool.connection() as conn:
             row = conn.execute(
                 "select (select count(*) from symbol_definitions where docset_id = %(id)s),"
-                " (select count(*) from symbol_references where docset_id = %(id)s)",
+                " (select coalesce(sum(cardinality(lines)), 0) from symbol_references"
+                " where docset_id = %(id)s)",
                 {"id": docset_id},
             ).fetchone()
         assert row is not None

@@ -64,3 +64,18 @@ def symbol_question(question: str) -> SymbolQuestion | None:
         if is_symbol_name(name):
             return SymbolQuestion(intent, normalised(name))
     return None
+
+
+_ARCHITECTURE = re.compile(
+    r"\b(?:architecture|architectural|high[- ]level|overview|code ?base|project structure|"
+    r"(?:is|are)\s+(?:\w+\s+){0,4}(?:organi[sz]ed|structured|laid out)|"
+    r"main\s+(?:components|modules|parts|classes|packages|entry ?points?)|"
+    r"fit together|entry ?points?|how\s+(?:\w+\s+){0,3}(?:flows?|wired))\b",
+    re.IGNORECASE,
+)
+
+
+def is_architecture_question(question: str) -> bool:
+    """True for a question about the shape of the code (its parts and how they connect),
+    which a repository map helps a model answer."""
+    return bool(_ARCHITECTURE.search(question))

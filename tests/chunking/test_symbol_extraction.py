@@ -108,7 +108,7 @@ def test_rows_per_document_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extraction, "MAX_DEFINITIONS_PER_DOCUMENT", 3)
     monkeypatch.setattr(extraction, "MAX_REFERENCES_PER_DOCUMENT", 5)
     text = "\n".join(f"def f{n}():\n    g{n}()\n    h{n}()\n" for n in range(10))
-    table = SyntaxParser().symbols(text, "python", len(text.split("\n")))
+    table = SyntaxParser().symbols(text, "python", len(text.split("\n")), references=True)
     assert table is not None
     symbols = extract_symbols(table)
     assert len(symbols.definitions) == 3 and len(symbols.references) == 5 and symbols.truncated

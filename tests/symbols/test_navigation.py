@@ -9,10 +9,15 @@ import httpx
 import pytest
 
 from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.embeddings import Embedder
 from ragspace.errors import NotFoundError, ValidationError
+from ragspace.runtime import build_actions
+from ragspace.settings import Settings
+from ragspace.store import Store
 from ragspace.symbols.questions import SymbolQuestion, symbol_question
 from ragspace_ui import mcp_symbol_tools
 from tests.cli.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
+from tests.fakes.chat_server import FakeChat, chat_model_of
 from tests.symbols.shop import Shop
 from tests.ui.test_mcp import call, result_json
 
@@ -162,3 +167,23 @@ def test_find_definition_over_streamable_http_with_a_login(
         "class",
     )
     assert cart["view_url"].startswith(url.rstrip("/") + "/?")
+
+
+@pytest.mark.usefixtures("shop")
+def test_a_chat_model_gets_the_repo_map_for_architecture_questions_only(
+    store: Store, embedder: Embedder, fake_chat: FakeChat
+) -> None:
+    fake_chat.reply = lambda _request: "Pricing sits apart from the cart [1]."
+    actions = build_actions(
+        Settings(_env_file=None, rerank=False), store, embedder, chat=chat_model_of(fake_chat)
+    )
+    actions.answers.answer("What is the overall architecture of the shop?", ["shop"])
+    prompt = fake_chat.prompt_of()
+    assert "<repo_map>" in prompt and "never cite it" in prompt
+    assert f"DocSet shop:\n{PRICING}:\n  6: def total_price(" in prompt
+    assert prompt.index("<repo_map>") < prompt.index("Passages:")
+    actions.answers.answer("How is tax added to a price?", ["shop"])
+    assert "<repo_map>" not in fake_chat.prompt_of()
+    # a question that only looks like navigation ("the checkout flow") goes to search
+    actions.answers.answer("Where is the checkout flow implemented?", ["shop"])
+    assert "Passages:" in fake_chat.prompt_of()
