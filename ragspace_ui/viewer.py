@@ -17,12 +17,14 @@ from ragspace.actions import Actions
 from ragspace.links import LineLink
 from ragspace.models import Citation, DocumentText
 from ragspace_ui.routes import original_url
+from ragspace_ui.viewer_symbols import SYMBOLS_CSS, linked_body, symbol_head, symbol_view
 
 CONTEXT_LINES = 12  # shown above the best-matching lines and below the passage
 DOCUMENT_LINES = 1_000  # a document opened on its own shows this many lines at most
 # Pygments' lexer names for ragspace's language names where they differ
 _LEXERS = {"text": "text", "template": "html+jinja", "shell": "bash", "notebook": "python"}
-VIEWER_CSS = """
+VIEWER_CSS = (
+    """
 .rs-viewer { font-size: 13px; line-height: 1.45; overflow: auto; margin: 0; max-height: 70vh; }
 .rs-line { display: block; white-space: pre-wrap; overflow-wrap: anywhere; padding-left: 4.2em;
   text-indent: -4.2em; }
@@ -33,6 +35,8 @@ VIEWER_CSS = """
 .rs-viewer-head { margin-bottom: 0.4em; }
 .rs-hidden { display: none !important; }
 """
+    + SYMBOLS_CSS
+)
 EMPTY_VIEWER = "<p><em>Open a source to read it here, at the cited lines.</em></p>"
 
 
@@ -96,7 +100,7 @@ def focus_of(citation: Citation) -> tuple[int, int]:
     return citation.start_line, citation.end_line
 
 
-def viewer_html(document: DocumentText, citation: Citation) -> str:
+def viewer_html(document: DocumentText, citation: Citation, actions: Actions | None = None) -> str:
     """The viewer for one citation: a heading with the origin link, then the numbered lines."""
     focus = focus_of(citation)
     title = html.escape(document.document.path)
@@ -109,19 +113,29 @@ def viewer_html(document: DocumentText, citation: Citation) -> str:
     if citation.url:
         parts.append(_link(citation.url, _origin_label(citation.url)))
     parts.extend(_original_link(document, _cited_line(document, citation, focus)))
-    return _viewer(document, parts, (citation.start_line, citation.end_line), focus)
+    return _viewer(document, parts, (citation.start_line, citation.end_line), focus, actions)
 
 
 def _viewer(
-    document: DocumentText, head: list[str], passage: tuple[int, int], focus: tuple[int, int]
+    document: DocumentText,
+    head: list[str],
+    passage: tuple[int, int],
+    focus: tuple[int, int],
+    actions: Actions | None = None,
 ) -> str:
-    """The viewer's heading (its parts joined) over the document's numbered lines."""
+    """The viewer's heading (its parts joined) over the document's numbered lines; with
+    the actions, code identifiers link to their definitions (`viewer_symbols`)."""
     if document.continuation:  # the range was capped (reading.window): say what comes next
         head = [*head, html.escape(document.continuation)]
     body = numbered_html(
         document.text, document.document.language, document.start_line, passage, focus
     )
-    return f'<div class="rs-viewer-head">{" · ".join(head)}</div>{body}'
+    view = symbol_view(actions, document, body, passage[0]) if actions else None
+    extra = ""
+    if view is not None:
+        body = linked_body(body, view)
+        extra = "".join(symbol_head(view))
+    return f'<div class="rs-viewer-head">{" · ".join(head)}</div>{extra}{body}'
 
 
 def _link(url: str, label: str) -> str:
@@ -168,10 +182,10 @@ def open_citation(actions: Actions, citation: Citation, docset: str) -> str:
     start = max(1, focus_start - CONTEXT_LINES)
     end = max(citation.end_line, focus_end) + CONTEXT_LINES
     document = actions.documents.read(docset, citation.path, start, end, citation.ref)
-    return viewer_html(document, citation)
+    return viewer_html(document, citation, actions)
 
 
-def document_html(document: DocumentText) -> str:
+def document_html(document: DocumentText, actions: Actions | None = None) -> str:
     """A document (or its first lines) in the viewer, numbered, without a citation."""
     title = html.escape(document.document.path)
     shown = f"lines {document.start_line}-{document.end_line} of {document.total_lines}"
@@ -179,12 +193,12 @@ def document_html(document: DocumentText) -> str:
         shown += " (more: <code>ragspace docs show</code> or MCP <code>read_document</code>)"
     parts = [f"<b>{title}</b>", shown, *_original_link(document, document.start_line)]
     none = (0, 0)  # no passage, no focus: every line plain
-    return _viewer(document, parts, none, none)
+    return _viewer(document, parts, none, none, actions)
 
 
 def open_document(actions: Actions, docset: str, path: str, ref: str | None = None) -> str:
     """Read a document's first lines (at `ref`, if given; as many as `reading.window` allows)."""
-    return document_html(actions.documents.read(docset, path, 1, DOCUMENT_LINES, ref))
+    return document_html(actions.documents.read(docset, path, 1, DOCUMENT_LINES, ref), actions)
 
 
 def open_line_link(actions: Actions, link: LineLink) -> str:
@@ -197,4 +211,4 @@ def open_line_link(actions: Actions, link: LineLink) -> str:
     where = f"lines {link.start_line}-{end} of {document.total_lines}"
     parts = [f"<b>{title}</b>", where, *_original_link(document, link.start_line)]
     lines = (link.start_line, end)
-    return _viewer(document, parts, lines, lines)
+    return _viewer(document, parts, lines, lines, actions)

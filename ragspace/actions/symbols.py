@@ -21,6 +21,8 @@ MAX_MAP_TOKENS = 20_000
 DEFAULT_MAP_TOKENS = 2_000
 # the map a chat model gets for an architecture question, shared by the DocSets asked
 PROMPT_MAP_TOKENS = 1_000
+# identifiers of one viewer page looked up at once
+MAX_NAMES_LOOKED_UP = 5_000
 # rows read before a dotted name narrows them (`Session.request` among every `request`)
 _CANDIDATES = 500
 
@@ -76,6 +78,22 @@ class SymbolActions:
         budget = max(0, min(int(max_tokens), MAX_MAP_TOKENS))
         entries = self._index.map_entries(docsets[0].id, ref)
         return build_repo_map(docsets[0].name, entries, budget, count_tokens)
+
+    def outline(self, docset_name: str, path: str, ref: str = "") -> list[SymbolLocation]:
+        """A document's definitions in line order (its outline)."""
+        docset = self._store.get_docset_by_name(docset_name)
+        return self._index.outline(docset.id, path, ref)
+
+    def definitions_of_names(
+        self, docset_name: str, names: Sequence[str], path: str, ref: str = ""
+    ) -> dict[str, tuple[str, int, int]]:
+        """Which of `names` (identifiers on screen) have a definition in the DocSet at `ref`:
+        name -> (path, first line, last line), a definition in `path` itself preferred."""
+        wanted = sorted({n for n in names if is_symbol_name(n)})[:MAX_NAMES_LOOKED_UP]
+        if not wanted:
+            return {}
+        docset = self._store.get_docset_by_name(docset_name)
+        return self._index.defined_among(docset.id, wanted, path, ref)
 
     def map_for_prompt(self, docset_ids: Sequence[int], ref: str | None) -> str:
         """The DocSets' repository maps within PROMPT_MAP_TOKENS, each under its name."""

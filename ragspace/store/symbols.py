@@ -150,6 +150,33 @@ class SymbolIndex:
             for r in rows
         ]
 
+    def outline(self, docset_id: int, path: str, ref: str) -> list[SymbolLocation]:
+        """The definitions of one document (at `ref`, '' for unversioned ones), in line order."""
+        query = f"""
+            select s.name, s.qualified_name, s.kind, s.start_line, s.end_line, s.signature,
+                   s.doc, '' as content, {_LOCATION}
+            from symbol_definitions s {_JOINS}
+            where s.docset_id = %(id)s and d.path = %(path)s and d.ref = %(ref)s
+            order by s.start_line, s.depth
+        """
+        rows = self._rows(query, {"id": docset_id, "path": path, "ref": ref})
+        return [_location(row) for row in rows]
+
+    def defined_among(
+        self, docset_id: int, names: Sequence[str], path: str, ref: str
+    ) -> dict[str, tuple[str, int, int]]:
+        """For each of `names` with a definition in the DocSet (at `ref`): its path and lines,
+        one per name (in `path` itself first, then the outermost)."""
+        query = """
+            select distinct on (s.name) s.name, d.path, s.start_line, s.end_line
+            from symbol_definitions s join documents d on d.id = s.document_id
+            where s.docset_id = %(id)s and s.name = any(%(names)s) and d.ref = %(ref)s
+            order by s.name, (d.path = %(path)s) desc, s.depth, d.path, s.start_line
+        """
+        params = {"id": docset_id, "names": list(names), "path": path, "ref": ref}
+        rows = self._rows(query, params)
+        return {r["name"]: (r["path"], r["start_line"], r["end_line"]) for r in rows}
+
     def counts(self, docset_id: int) -> tuple[int, int]:
         """How many definitions and references the DocSet's table holds."""
         with self._pool.connection() as conn:

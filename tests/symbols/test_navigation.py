@@ -3,6 +3,7 @@
 login)."""
 
 import json
+import re
 from collections.abc import Callable
 
 import httpx
@@ -11,11 +12,13 @@ import pytest
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.embeddings import Embedder
 from ragspace.errors import NotFoundError, ValidationError
+from ragspace.links import LineLink
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.symbols.questions import SymbolQuestion, symbol_question
 from ragspace_ui import mcp_symbol_tools
+from ragspace_ui.viewer import open_line_link
 from tests.cli.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
 from tests.fakes.chat_server import FakeChat, chat_model_of
 from tests.symbols.shop import Shop
@@ -187,3 +190,25 @@ def test_a_chat_model_gets_the_repo_map_for_architecture_questions_only(
     # a question that only looks like navigation ("the checkout flow") goes to search
     actions.answers.answer("Where is the checkout flow implemented?", ["shop"])
     assert "Passages:" in fake_chat.prompt_of()
+
+
+def test_the_viewer_links_identifiers_lists_uses_and_outlines(shop: Shop) -> None:
+    cart = open_line_link(
+        shop.service, LineLink("shop", "acme/shop/src/shop/cart.py", 16, 18, "main")
+    )
+    to_pricing = (
+        "?docset=shop&amp;path=acme%2Fshop%2Fsrc%2Fshop%2Fpricing.py&amp;lines=6-8&amp;ref=main"
+    )
+    assert f'<a class="rs-sym" href="{to_pricing}"' in cart
+    assert re.search(
+        rf'href="{re.escape(to_pricing)}"[^>]*><span class="n">total_price</span></a>', cart
+    )
+    assert "Outline (4)" in cart and "method Cart.checkout" in cart
+    pricing = open_line_link(shop.service, LineLink("shop", PRICING, 6, 8, "main"))
+    uses = pricing[
+        pricing.index('class="rs-refs"') : pricing.index("</div>", pricing.index("rs-refs"))
+    ]
+    assert "<code>total_price</code> is used 2 times" in uses
+    assert "cart.py:18 (Cart.checkout)" in uses and "test_cart.py:8 (test_checkout)" in uses
+    readme = open_line_link(shop.service, LineLink("shop", "acme/shop/README.md", 1, 3, "main"))
+    assert "rs-sym" not in readme and "Outline" not in readme
