@@ -50,6 +50,7 @@ from ragspace.store import (
 )
 from ragspace.store.docset_graphs import build_missing_graphs
 from ragspace.store.symbols import SymbolIndex
+from ragspace.symbol_backfill import SymbolBackfill
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
 log = logging.getLogger(__name__)
@@ -301,13 +302,14 @@ def build_workers(settings: Settings, store: Store, ingestor: Ingestor, threads:
     """The in-process ingestion workers (not started)."""
     # jobs of a stopped process are taken over when their lease expires, never at
     # start-up: other processes sharing the database may still be running them
-    return WorkerPool(
-        ingestor,
-        threads,
-        settings.worker_poll_seconds,
+    backfill = SymbolBackfill(store.pool)
+
+    def upkeep() -> None:
         # DocSets too large for an exact scan get an HNSW graph of their own
-        on_idle=lambda: build_missing_graphs(store.pool, settings.exact_search_max_chunks),
-    )
+        build_missing_graphs(store.pool, settings.exact_search_max_chunks)
+        backfill.step()  # symbol rows for documents ingested before the table existed
+
+    return WorkerPool(ingestor, threads, settings.worker_poll_seconds, on_idle=upkeep)
 
 
 def open_runtime(

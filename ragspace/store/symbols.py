@@ -65,6 +65,46 @@ def replace_symbols(
             copy.write_row((document_id, docset_id, name, *columns, *around))
 
 
+def documents_without_symbols(
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    languages: Sequence[str],
+    after_id: int,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Done code documents with no symbol rows (ingested before the table existed), by id."""
+    query = """
+        select d.id, d.docset_id, d.path, d.language, d.content, d.content_hash
+        from documents d
+        where d.id > %(after)s and d.embedding_status = 'done'
+          and d.language = any(%(languages)s)
+          and not exists (select 1 from symbol_definitions s where s.document_id = d.id)
+          and not exists (select 1 from symbol_references r where r.document_id = d.id)
+        order by d.id limit %(limit)s
+    """
+    params = {"after": after_id, "languages": list(languages), "limit": limit}
+    with pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+        return cursor.execute(query.encode(), params).fetchall()
+
+
+def fill_symbols(
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    document_id: int,
+    docset_id: int,
+    content_hash: str,
+    symbols: FileSymbols,
+) -> bool:
+    """Store rows parsed from a document's stored text, unless that text changed since
+    (a job then writes its own rows); True when written."""
+    with pool.connection() as conn, conn.transaction():
+        row = conn.execute(
+            "select content_hash from documents where id = %s for update", (document_id,)
+        ).fetchone()
+        if row is None or row[0] != content_hash:
+            return False
+        replace_symbols(conn, document_id, docset_id, symbols)
+    return True
+
+
 class SymbolIndex:
     """Reads the symbol table: definitions and references by name, counts for the map."""
 

@@ -10,7 +10,9 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.hashing import content_hash
 from ragspace.models import NewDocument
 from ragspace.store import Store
-from ragspace.store.symbols import SymbolIndex, replace_symbols
+from ragspace.store.symbols import SymbolIndex, fill_symbols, replace_symbols
+from ragspace.symbol_backfill import SymbolBackfill
+from ragspace.symbols.records import DefinitionDraft, FileSymbols
 from tests.symbols.shop import PRICING, SHOP, Shop
 
 FLASK = Path(__file__).parent.parent / "data" / "checkout"
@@ -101,3 +103,32 @@ def test_every_def_and_class_of_the_flask_tree_is_in_the_table_with_its_lines(
     assert expected - table == set()  # type: ignore[comparison-overlap]
     definitions, references = SymbolIndex(store.pool).counts(docset.id)
     assert definitions >= len(expected) and references > definitions
+
+
+@pytest.mark.usefixtures("shop")
+def test_documents_ingested_before_the_table_get_their_rows_from_idle_workers(
+    store: Store,
+) -> None:
+    before = {path: names(store, path) for path in ("pricing.py", "cart.py", "server.go")}
+    with store.pool.connection() as conn:  # as a database migrated from before the table
+        conn.execute("delete from symbol_definitions")
+        conn.execute("delete from symbol_references")
+    backfill = SymbolBackfill(store.pool)
+    filled = 0
+    while not backfill.finished:
+        filled += backfill.step(limit=2)
+    assert filled == 4  # the code files; README is prose
+    assert {path: names(store, path) for path in before} == before
+    assert backfill.step() == 0
+    # rows parsed from a text the document no longer has are not written
+    with store.pool.connection() as conn:
+        document_id, docset_id = conn.execute(
+            "select id, docset_id from documents where path like '%pricing.py'"
+        ).fetchone()  # type: ignore[misc]
+    stale = FileSymbols([DefinitionDraft("old", "old", "function", 1, 1)])
+    assert not fill_symbols(store.pool, document_id, docset_id, "an older hash", stale)
+    assert names(store, "pricing.py") == before["pricing.py"]
+
+
+def names(store: Store, path_suffix: str) -> list[str]:
+    return [name for _, name in rows(store, "symbol_definitions", path_suffix)]
