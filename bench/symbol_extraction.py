@@ -14,10 +14,11 @@ what the table adds to the bare work of making a document keyword-searchable (an
 bound: the worker does more than that). With `--worker`, the real path is timed too: the
 ingestion worker's fast passes (claim, chunk, static vectors, chunk swap: after them every
 document is keyword-searchable) over every document, with the symbol table and without it
-(`worker added share`). The static table is built in `--static-dir` first if missing.
+(`worker added share`; after a warm-up pass, the two alternate, so use an even `--runs`).
+The static table is built in `--static-dir` first if missing.
 
 Usage (from the repository root):
-    python bench/symbol_extraction.py [--runs 3] [--checkouts pytest sphinx pylint] [--worker]
+    python bench/symbol_extraction.py [--runs 4] [--checkouts pytest sphinx pylint] [--worker]
 """
 
 import argparse
@@ -136,10 +137,15 @@ def worker_passes(
     store: Store, name: str, documents: list[Document], chunker: Chunker, fast: FastTier, runs: int
 ) -> dict[str, float]:
     plain = _NoSymbols(chunker.code_chunk_size, chunker.prose_chunk_size, chunker.overlap)
+    chunkers = {"without": plain, "with": chunker}
+    worker_pass(store, f"{name}-warm", documents[:100], chunker, fast)  # caches, plans, pages
     seconds: dict[str, list[float]] = {"without": [], "with": []}
     for run in range(runs):
-        seconds["without"].append(worker_pass(store, f"{name}-off-{run}", documents, plain, fast))
-        seconds["with"].append(worker_pass(store, f"{name}-on-{run}", documents, chunker, fast))
+        # the two orders alternate (ABBA...): what runs second is not favoured every time
+        order = ("without", "with") if run % 2 == 0 else ("with", "without")
+        for key in order:
+            label = f"{name}-{key}-{run}"
+            seconds[key].append(worker_pass(store, label, documents, chunkers[key], fast))
     without, with_ = (statistics.median(seconds[k]) for k in ("without", "with"))
     return {
         "worker keyword-searchable s (no symbols)": round(without, 3),

@@ -18,6 +18,7 @@ from ragspace.settings import Settings
 from ragspace.store import Store
 from ragspace.symbols.questions import SymbolQuestion, symbol_question
 from ragspace_ui import mcp_symbol_tools
+from ragspace_ui.chat_tab import answer_turns, open_source
 from ragspace_ui.viewer import open_line_link
 from tests.cli.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)
 from tests.fakes.chat_server import FakeChat, chat_model_of
@@ -212,3 +213,22 @@ def test_the_viewer_links_identifiers_lists_uses_and_outlines(shop: Shop) -> Non
     assert "cart.py:18 (Cart.checkout)" in uses and "test_cart.py:8 (test_checkout)" in uses
     readme = open_line_link(shop.service, LineLink("shop", "acme/shop/README.md", 1, 3, "main"))
     assert "rs-sym" not in readme and "Outline" not in readme
+
+
+def test_lookups_take_a_ref_like_search(shop: Shop) -> None:
+    [found] = shop.service.symbols.definitions("with_tax", ["shop"], ref="main")
+    assert (found.ref, found.resolved_sha) == ("main", shop.sha)
+    with pytest.raises(NotFoundError, match="v9"):
+        shop.service.symbols.references("with_tax", ["shop"], ref="v9")
+
+
+def test_the_chat_tab_shows_a_table_answer_and_opens_its_source_with_links(shop: Shop) -> None:
+    *_, last = answer_turns(
+        shop.service, "Where is Cart.checkout defined?", [], ["shop"], "hybrid", False
+    )
+    chat, panel, _, openable = last
+    assert "`Cart.checkout` is defined once" in chat[-1]["content"]
+    assert "cart.py" in panel
+    shown = open_source(shop.service, 1, openable)
+    assert "cart.py" in shown and "Pay for everything in the cart." in shown
+    assert 'class="rs-sym"' in shown  # total_price, called in the method, links to pricing.py
