@@ -9,23 +9,35 @@ from ragspace.symbols.names import is_symbol_name, normalised
 SymbolIntent = Literal["definition", "references"]
 
 _NAME = r"`?(?P<name>[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*)(?:\(\))?`?"
-_WHAT = (
-    r"(?:the\s+)?(?:(?:function|class|method|type|struct|interface|trait|module|symbol|macro)\s+)?"
-)
+_KINDS = r"(?:function|class|method|type|struct|interface|trait|module|symbol|macro|constant)"
+_WHAT = rf"(?:the\s+)?(?:{_KINDS}\s+)?"
+_KIND_AFTER = rf"(?:\s+{_KINDS})?"  # "the `Flask` class defined"
 _PATTERNS: tuple[tuple[SymbolIntent, re.Pattern[str]], ...] = (
     (
         "definition",
         re.compile(
             rf"^(?:where|in\s+which\s+file|which\s+file)\s+(?:is|are|was|'s)\s+{_WHAT}{_NAME}"
-            rf"\s+(?:defined|declared|implemented)\b"
+            rf"{_KIND_AFTER}\s+(?:defined|declared|implemented)\b"
         ),
     ),
-    ("definition", re.compile(rf"^where'?s\s+{_WHAT}{_NAME}\s+(?:defined|declared)\b")),
     (
         "definition",
-        re.compile(rf"^(?:find|show|go\s+to)?\s*(?:the\s+)?definition\s+of\s+{_WHAT}{_NAME}\s*$"),
+        re.compile(rf"^where'?s\s+{_WHAT}{_NAME}{_KIND_AFTER}\s+(?:defined|declared)\b"),
     ),
-    ("references", re.compile(rf"^(?:what|who|which\s+\w+)\s+calls?\s+{_WHAT}{_NAME}\s*$")),
+    (
+        "definition",
+        re.compile(
+            rf"^(?:find|show|go\s+to|where\s+is|where'?s)?\s*(?:the\s+)?definition\s+of\s+"
+            rf"{_WHAT}{_NAME}{_KIND_AFTER}\s*$"
+        ),
+    ),
+    (
+        "references",
+        re.compile(
+            rf"^(?:what|who|which\s+\w+)\s+(?:calls?|uses?|invokes?|references?)\s+"
+            rf"{_WHAT}{_NAME}{_KIND_AFTER}\s*$"
+        ),
+    ),
     (
         "references",
         re.compile(

@@ -78,7 +78,16 @@ def test_navigation_questions_are_recognised() -> None:
     assert symbol_question("Which file is Session.request implemented in?") == SymbolQuestion(
         "definition", "Session.request"
     )
+    assert symbol_question("Where is the `Flask` class defined?") == SymbolQuestion(
+        "definition", "Flask"
+    )
+    assert symbol_question("where is the definition of url_for") == SymbolQuestion(
+        "definition", "url_for"
+    )
     assert symbol_question("What calls send()?") == SymbolQuestion("references", "send")
+    assert symbol_question("Which tests use the make_app function?") == SymbolQuestion(
+        "references", "make_app"
+    )
     assert symbol_question("Find all usages of ns::Widget") == SymbolQuestion(
         "references", "ns.Widget"
     )
