@@ -1,11 +1,10 @@
-"""What the MCP tools (and the public HTTP API) return: domain models shaped as JSON data."""
+"""What the MCP tools (and the public HTTP API) return: domain models shaped as JSON data.
+
+No Gradio here: `ragspace mcp` serves the same tools without the web app.
+"""
 
 import json
 from typing import Any
-
-import gradio as gr
-from gradio.route_utils import get_root_url
-from starlette.requests import Request as StarletteRequest
 
 from ragspace.actions import Actions
 from ragspace.answering.answer import without_sources
@@ -24,15 +23,6 @@ from ragspace.models import (
 from ragspace.tokens import count_tokens, leading_within
 
 QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
-
-
-def app_url_of(request: gr.Request | None) -> str | None:
-    """The address the caller reached the app at (behind a proxy: the forwarded one)."""
-    # a gr.Request wraps Starlette's; MCP's direct calls hand Starlette's over as it is
-    raw = getattr(request, "request", None) or request
-    if not isinstance(raw, StarletteRequest):
-        return None
-    return get_root_url(raw, raw.url.path, None)
 
 
 def to_json(value: Any) -> str:

@@ -4,20 +4,19 @@ Each tool is a plain function of the actions and the tool's parameters, importab
 testable alone; `mcp_tools.register_mcp_tools` binds them to the app's actions and login.
 Gradio turns each into an MCP tool named after the function; the docstring is the tool's
 description and its Args the parameters' descriptions (one line each: Gradio reads one line
-per parameter). Results are JSON text (`mcp_data`).
+per parameter). Results are JSON text (`mcp_data`). No Gradio here: a tool that links to the
+app's viewer takes `app_url`, which the web endpoint fills from the request (`mcp_tools.bind`)
+and `ragspace mcp` from the settings.
 """
 
 from collections.abc import Callable
 from typing import TypeVar
-
-import gradio as gr
 
 from ragspace.actions import Actions
 from ragspace.models import AnswerBudget
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE
 from ragspace_ui.mcp_data import (
     answer_data,
-    app_url_of,
     docset_data,
     document_data,
     progress_data,
@@ -65,7 +64,7 @@ def search(
     k: int = 8,
     max_tokens: int | None = None,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    app_url: str | None = None,
 ) -> str:
     """Search the DocSets for the passages (code or documentation) most relevant to a query.
 
@@ -93,7 +92,7 @@ def search(
     """
     hits = actions.search.relevant_hits(query, docsets or None, int(k), ref=ref or None)
     budget = None if max_tokens is None else int(max_tokens)
-    return to_json(search_data(hits, budget, app_url_of(request)))
+    return to_json(search_data(hits, budget, app_url))
 
 
 def ask(
@@ -103,7 +102,7 @@ def ask(
     k: int = 6,
     max_tokens: int | None = None,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    app_url: str | None = None,
 ) -> str:
     """Answer a question from the DocSets, with numbered citations [n] of the passages used.
 
@@ -133,7 +132,7 @@ def ask(
         max_tokens=None if max_tokens is None else max(0, int(max_tokens)),
     )
     answer = actions.answers.answer(question, docsets or None, ref=ref or None, budget=budget)
-    return to_json(answer_data(answer, app_url_of(request)))
+    return to_json(answer_data(answer, app_url))
 
 
 def list_documents(actions: Actions, docset: str) -> str:

@@ -11,7 +11,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from ragspace.errors import ConflictError, NotFoundError, ValidationError
+from ragspace.errors import ConflictError, NotFoundError, ValidationError, unknown_docset
 from ragspace.models import (
     ChunkDraft,
     DocSet,
@@ -113,7 +113,7 @@ class Store:
         """One DocSet by its unique name."""
         rows = self._select_docsets("where ds.name = %s", (name,))
         if not rows:
-            raise NotFoundError(f"DocSet {name!r} does not exist.")
+            raise NotFoundError(unknown_docset(name, [d.name for d in self.list_docsets()]))
         return rows[0]
 
     def list_docsets(self) -> list[DocSet]:
