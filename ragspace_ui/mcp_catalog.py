@@ -17,7 +17,6 @@ from mcp import types
 
 from ragspace_ui.mcp_change_tools import CHANGE
 from ragspace_ui.mcp_read_tools import READ
-from ragspace_ui.mcp_server import ANNOTATIONS
 
 # parameters a caller never fills in: the actions, and what the server knows itself
 HIDDEN = ("actions", "app_url", "request")
@@ -114,11 +113,11 @@ def description(tool: Callable[..., Any]) -> str:
     return f"{text} Returns: {returns}" if returns else text
 
 
-def tool_listing(tool: Callable[..., Any]) -> types.Tool:
+def tool_listing(tool: Callable[..., Any], annotations: types.ToolAnnotations | None) -> types.Tool:
     """The tool as `tools/list` returns it."""
     return types.Tool(
         name=tool.__name__,
         description=description(tool),
         inputSchema=input_schema(tool),
-        annotations=ANNOTATIONS.get(tool.__name__),
+        annotations=annotations,
     )

@@ -105,10 +105,13 @@ def _integer(tool: str, parameter: Parameter, value: Any, notes: list[str]) -> i
 
 def with_notes(result: str, notes: list[str]) -> str:
     """A tool's JSON result with the input notes in it (`input_notes` of an object; a list
-    is wrapped as {"result": ..., "input_notes": ...})."""
+    is wrapped as {"result": ..., "input_notes": ...}; other text gets them appended)."""
     if not notes:
         return result
-    data = json.loads(result)
+    try:
+        data = json.loads(result)
+    except json.JSONDecodeError:
+        return result + "\n\nInput notes: " + " ".join(notes)
     wrapped = (
         data | {"input_notes": notes}
         if isinstance(data, dict)

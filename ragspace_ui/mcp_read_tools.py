@@ -42,7 +42,7 @@ def with_relevance_floor(tool: Tool) -> Tool:
 
 
 def list_docsets(actions: Actions) -> str:
-    """List the DocSets (named collections of documentation and code) this RAGSpace can search.
+    """List the DocSets (named collections of docs and code): call it first, for the names.
 
     Use the names with the `search` and `ask` tools. A DocSet with "searchable": false is
     being re-embedded and is skipped until that finishes.
@@ -66,7 +66,9 @@ def search(
     ref: str | None = None,
     app_url: str | None = None,
 ) -> str:
-    """Search the DocSets for the passages (code or documentation) most relevant to a query.
+    """Find the passages (code or docs) most relevant to a query: to read the sources yourself.
+
+    For a written answer with citations use ask instead.
 
     Hybrid search: meaning (embeddings) and exact words (identifiers, error codes) fused,
     best first. Each hit's score is the cosine similarity of query and passage under the
@@ -78,7 +80,7 @@ def search(
 
     Args:
         query: What to look for: a question, a concept, or identifiers such as function names.
-        docsets: Names of DocSets to search (see list_docsets); empty or omitted: all.
+        docsets: Names of DocSets to search (see list_docsets; one name is fine); omitted: all.
         k: At most this many hits, 1 to 50 (default 8).
         max_tokens: Cap on all snippets' tokens; whole hits cut from the end (omitted: none).
         ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet;
@@ -104,7 +106,9 @@ def ask(
     ref: str | None = None,
     app_url: str | None = None,
 ) -> str:
-    """Answer a question from the DocSets, with numbered citations [n] of the passages used.
+    """Answer a question from the DocSets with numbered citations [n]: for a written answer.
+
+    To see the passages themselves use search.
 
     Without a chat model configured on the server the answer is extractive (the best
     sentences of the passages, verbatim, each cited). Every [n] in the answer matches an
@@ -115,7 +119,7 @@ def ask(
 
     Args:
         question: The question, in natural language.
-        docsets: Names of the DocSets to use (see list_docsets); empty or omitted uses all.
+        docsets: Names of the DocSets to use (see list_docsets; one name is fine); omitted: all.
         k: At most this many passages to answer from and cite, 1 to 20 (default 6).
         max_tokens: Cap on the tokens of the passages used; whole ones cut (omitted: none).
         ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet.
@@ -136,7 +140,7 @@ def ask(
 
 
 def list_documents(actions: Actions, docset: str) -> str:
-    """List the documents of a DocSet with their ingestion state.
+    """List a DocSet's documents and their ingestion state: to browse what it holds.
 
     Args:
         docset: Name of the DocSet (see list_docsets).
@@ -155,7 +159,7 @@ def read_document(
     end_line: int | None = None,
     ref: str | None = None,
 ) -> str:
-    """Read a document of a DocSet, whole or a line range, e.g. around a cited passage.
+    """Read a document's lines: after search or ask, for a cited range or more context.
 
     Args:
         docset: Name of the DocSet (see list_docsets).

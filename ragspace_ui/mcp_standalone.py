@@ -22,7 +22,7 @@ from ragspace.actions import Actions
 from ragspace.errors import RagspaceError
 from ragspace_ui.mcp_catalog import tool_listing, tools_for
 from ragspace_ui.mcp_inputs import prepare, with_notes
-from ragspace_ui.mcp_server import INSTRUCTIONS
+from ragspace_ui.mcp_server import ANNOTATIONS, INSTRUCTIONS
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def build_server(actions: Actions, app_url: str) -> ToolServer:
     """The MCP server of these actions: the reading tools, and the changing ones unless
     read-only. `app_url` is where the web app's viewer would open a hit's lines."""
     tools = {tool.__name__: tool for tool in tools_for(actions.read_only)}
-    listing = [tool_listing(tool) for tool in tools.values()]
+    listing = [tool_listing(tool, ANNOTATIONS.get(name)) for name, tool in tools.items()]
     server: ToolServer = Server("ragspace", version=__version__, instructions=INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
