@@ -35,8 +35,9 @@ from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
+from ragspace.sources.llms_txt import LlmsTxtCrawler
 from ragspace.sources.sync import SourceSyncer
-from ragspace.sources.web import WebConfig, WebCrawler
+from ragspace.sources.web import WebConfig
 from ragspace.static_embedder import FastTier
 from ragspace.store import (
     Database,
@@ -232,7 +233,7 @@ def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
     fetcher = GithubFetcher(
         GithubClient(github), settings.github_max_file_bytes, chunk_chars=settings.code_chunk_size
     )
-    return SourceSyncer(store, fetcher, WebCrawler(web))
+    return SourceSyncer(store, fetcher, LlmsTxtCrawler(web))  # page by page without llms.txt
 
 
 def ingest_options(settings: Settings) -> IngestOptions:
