@@ -9,6 +9,7 @@ from ragspace.actions.answers import AnswerActions
 from ragspace.actions.docsets import DocsetActions
 from ragspace.actions.documents import DocumentActions
 from ragspace.actions.evaluation import EvaluationActions
+from ragspace.actions.expansion import HitExpansion
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.search import SearchActions
 from ragspace.actions.sources import SourceActions
@@ -154,7 +155,7 @@ def build_actions(
             read_only,
         ),
         documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
-        search=SearchActions(retriever, scope, answers.relevance_floor),
+        search=SearchActions(retriever, scope, answers.relevance_floor, HitExpansion(store)),
         answers=AnswerActions(answers, scope),
         evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
         mode=AppMode(

@@ -13,12 +13,15 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from ragspace.actions import Actions
+from ragspace.actions.expansion import UNITS, Unit
+from ragspace.errors import ValidationError
 from ragspace.models import AnswerBudget
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE
 from ragspace_ui.mcp_data import (
     answer_data,
     docset_data,
     document_data,
+    expanded_data,
     progress_data,
     search_data,
     text_data,
@@ -64,6 +67,7 @@ def search(
     k: int = 8,
     max_tokens: int | None = None,
     ref: str | None = None,
+    expand: str | None = None,
     app_url: str | None = None,
 ) -> str:
     """Find the passages (code or docs) most relevant to a query: to read the sources yourself.
@@ -85,16 +89,39 @@ def search(
         max_tokens: Cap on all snippets' tokens; whole hits cut from the end (omitted: none).
         ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet;
             omitted: every version, each result says its ref.
+        expand: "definition" (code) or "section" (docs): whole definitions or sections
+            around the hits, grouped per file, instead of cut snippets; omitted: snippets.
 
     Returns:
         JSON object: hits (best first: number, docset, title, path, start_line, end_line,
         focus_start_line, focus_end_line, url, view_url: the lines in the app's viewer,
-        context, snippet, score), tokens (of the snippets returned), truncated (true when
-        max_tokens cut hits) and dropped_hits.
+        context, snippet, score, why: the symbol or words that matched), tokens (of the
+        snippets returned), truncated (true when max_tokens cut hits) and dropped_hits.
+        With expand: files (docset, title, path, units: unit, label, start_line, end_line,
+        url, hits, why, score, text), tokens, truncated and dropped_units.
     """
+    unit = expansion_unit(expand)
     hits = actions.search.relevant_hits(query, docsets or None, int(k), ref=ref or None)
     budget = None if max_tokens is None else int(max_tokens)
-    return to_json(search_data(hits, budget, app_url))
+    if unit is None:
+        return to_json(search_data(hits, budget, app_url, query))
+    ranks = {hit.chunk_id: n for n, hit in enumerate(hits, start=1)}
+    expanded = actions.search.expand(hits, unit)
+    return to_json(expanded_data(expanded, ranks, budget, app_url, query))
+
+
+def expansion_unit(expand: str | None) -> Unit | None:
+    """The unit an `expand` value names ("sections", "function", "class" are understood)."""
+    value = (expand or "").strip().lower().rstrip("s")
+    if not value or value in ("none", "chunk", "snippet"):
+        return None
+    if value in ("section", "heading", "doc", "page"):
+        return "section"
+    if value in ("definition", "def", "function", "method", "clas", "symbol", "code"):
+        return "definition"
+    raise ValidationError(
+        f"expand is {' or '.join(map(repr, UNITS))} (or omitted), not {expand!r}."
+    )
 
 
 def ask(

@@ -123,7 +123,7 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations(
     assert search.description and "passages" in search.description
     assert "url" in search.description  # the Returns section tells the assistant the fields
     properties = search.inputSchema["properties"]
-    assert set(properties) == {"query", "docsets", "k", "max_tokens", "ref"}
+    assert set(properties) == {"query", "docsets", "k", "max_tokens", "ref", "expand"}
     assert search.inputSchema["required"] == ["query"]
     assert properties["k"]["type"] == "integer" and properties["k"]["default"] == 8
     assert "DocSets" in properties["docsets"]["description"]

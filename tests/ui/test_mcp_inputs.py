@@ -34,7 +34,7 @@ def test_out_of_range_is_clamped_and_unknown_fields_dropped_with_notes() -> None
     )
     assert prepared.arguments == {"query": "q", "k": 1, "max_tokens": 0}
     assert prepared.notes == [
-        "Ignored 'lang', 'top_k': search takes query, docsets, k, max_tokens, ref.",
+        "Ignored 'lang', 'top_k': search takes query, docsets, k, max_tokens, ref, expand.",
         "k=0 is out of range (1 to 50); used 1.",
         "max_tokens=-5 is out of range (at least 0); used 0.",
     ]
@@ -82,7 +82,7 @@ def test_the_web_endpoint_forgives_too(
     )
     assert found["hits"][0]["path"] == "deployment-guide.md"
     assert found["input_notes"] == [
-        "Ignored 'limit': search takes query, docsets, k, max_tokens, ref.",
+        "Ignored 'limit': search takes query, docsets, k, max_tokens, ref, expand.",
         "k=80 is out of range (1 to 50); used 50.",
     ]
     unknown = error_text(call(url, "search", {"query": "x", "docsets": "handbok"}))
