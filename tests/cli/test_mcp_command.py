@@ -269,3 +269,72 @@ def test_http_requires_the_login(http_server: str) -> None:
     for login in ({"X-Ragspace-Auth": "ann:s3cret"}, {"Authorization": "Bearer ann:s3cret"}):
         found = over_http(http_server, login, search)
         assert found["hits"][0]["path"] == "deployment-guide.md"
+
+
+def test_an_agent_adds_a_website_and_waits_for_this_process_to_embed_it(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The server embeds in-process: add_website_source, poll job_status, search the pages
+    (the site publishes llms.txt, which the source reads)."""
+    from tests.fakes.llms_site import running_llms_site
+
+    async def session_work(session: ClientSession) -> dict[str, Any]:
+        await session.call_tool("create_docset", {"name": "beacon"})
+        with running_llms_site() as site:
+            added = payload(
+                await session.call_tool(
+                    "add_website_source",
+                    {"docset": "beacon", "url": f"{site.origin}/docs/", "path_prefix": "/docs/"},
+                )
+            )
+        deadline = time.monotonic() + 120
+        while not (status := payload(await session.call_tool("job_status", {"docset": "beacon"})))[
+            "done"
+        ]:
+            assert time.monotonic() < deadline, status
+            await asyncio.sleep(0.2)  # polling job_status, as the instructions tell agents to
+        found = payload(
+            await session.call_tool(
+                "search", {"query": "Which port does the web console use?", "docsets": "beacon"}
+            )
+        )
+        return {"added": added, "status": status, "found": found}
+
+    env = server_env(database_url, tmp_path / "data", RAGSPACE_ALLOW_PRIVATE_URLS="true")
+    got = over_stdio(env, session_work)
+    assert got["added"]["resolved"].endswith("/llms.txt")
+    assert got["status"]["documents"]["done"] == got["added"]["new_or_changed"] == 12
+    assert got["found"]["hits"][0]["path"].endswith("/docs/faq.md")
+
+
+@pytest.mark.slow  # a fresh embedded Postgres, as a new user's first start
+def test_the_config_install_writes_starts_a_working_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the README's agent section promises: run the entry `mcp install` wrote, as the
+    agent would (its command, args and env, from another folder), and use the tools."""
+    folder = Path(tempfile.mkdtemp(prefix="ragspace-test-install-"))
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("RAGSPACE_DATA_DIR", str(folder / "data"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    from ragspace_cli.main import main
+
+    try:
+        assert main(["mcp", "install", "claude-code"]) == 0
+        entry = json.loads((project / ".mcp.json").read_text())["mcpServers"]["ragspace"]
+        env = server_env(None, folder / "data") | entry["env"]
+
+        async def run() -> list[str]:
+            params = StdioServerParameters(
+                command=entry["command"], args=entry["args"], env=env, cwd=str(tmp_path)
+            )
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                return [t.name for t in (await s.list_tools()).tools]
+
+        assert set(asyncio.run(run())) == {*READ_TOOLS, *CHANGE_TOOLS}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
