@@ -6,6 +6,7 @@ the same actions, described by `mcp_catalog` and served by the `mcp` package's l
 forgiven first (`mcp_inputs`); errors of the actions come back as the tool's error text.
 """
 
+import inspect
 import logging
 import os
 import sys
@@ -41,7 +42,7 @@ def error_result(message: str) -> types.CallToolResult:
 def run_tool(actions: Actions, tool: Callable[..., str], arguments: Any, app_url: str) -> str:
     """Call one tool with forgiven arguments; its JSON text with the input notes."""
     prepared = prepare(tool, arguments if isinstance(arguments, dict) else {})
-    extra = {"app_url": app_url} if "app_url" in tool.__code__.co_varnames else {}
+    extra = {"app_url": app_url} if "app_url" in inspect.signature(tool).parameters else {}
     return with_notes(tool(actions, **prepared.arguments, **extra), prepared.notes)
 
 
