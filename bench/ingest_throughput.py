@@ -20,7 +20,7 @@ from ragspace.actions import Actions
 from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.models import ChunkDraft
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.store import copy_chunks
@@ -177,11 +177,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(_env_file=None, data_dir=Path(folder))
+        settings = load_settings(env_file=None, data_dir=Path(folder))
         database = Database.open(settings)
         try:
             store = Store(database.pool)
-            embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
+            embedder = LocalEmbedder(batch_size=settings.embedding.embedding_batch_size)
             actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             embed_rate = bench_embedding(embedder, args.repeats)

@@ -27,7 +27,7 @@ import numpy as np
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, NewDocument, Store
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
@@ -151,8 +151,8 @@ def main() -> None:
     docsets: dict[int, int] = {}
     with tempfile.TemporaryDirectory() as folder:
         for buffers in args.shared_buffers:
-            settings = Settings(
-                _env_file=None, data_dir=Path(folder), embedded_shared_buffers=buffers
+            settings = load_settings(
+                env_file=None, data_dir=Path(folder), embedded_shared_buffers=buffers
             )
             database = Database.open(settings)  # the server restarts with this cache size
             try:

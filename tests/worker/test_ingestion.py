@@ -14,7 +14,7 @@ from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import EmbeddingCache, JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
@@ -45,7 +45,7 @@ def counted(store: Store, counting: RecordingEmbedder, settings: Settings) -> In
 
 @pytest.fixture
 def counted_service(store: Store, counting: RecordingEmbedder) -> Actions:
-    return build_actions(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
+    return build_actions(load_settings(env_file=None), store, counting)  # type: ignore[arg-type]
 
 
 def _upload(service: Actions, docset: str, *names: str) -> None:
@@ -145,7 +145,7 @@ def _openai_ingestor(
 
 def _openai_document(store: Store, openai: OpenAIEmbedder, text: str = "") -> int:
     docset = store.create_docset("api", "", openai.model_id, openai.dimensions)
-    service = build_actions(Settings(_env_file=None), store, openai)
+    service = build_actions(load_settings(env_file=None), store, openai)
     content = text or (DATA / "glossary.rst").read_text()
     [document] = service.sources.add_files("api", [UploadedFile("glossary.rst", content.encode())])
     assert document.docset_id == docset.id

@@ -13,7 +13,7 @@ from ragspace.errors import ReadOnlyError, ValidationError
 from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.scheduler import ResyncScheduler
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
@@ -70,7 +70,7 @@ def test_interval_is_stored_and_validated(
     daily = service.sources.set_resync_interval(source.id, timedelta(days=1))
     assert daily.resync_interval == timedelta(days=1)
 
-    read_only = build_actions(Settings(_env_file=None, read_only=True), store, embedder)
+    read_only = build_actions(load_settings(env_file=None, read_only=True), store, embedder)
     with pytest.raises(ReadOnlyError):
         read_only.sources.set_resync_interval(source.id, HOUR)
     with pytest.raises(ReadOnlyError):
