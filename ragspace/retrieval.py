@@ -14,7 +14,7 @@ from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.ranking.selection import hit_is_prose
-from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
@@ -29,7 +29,7 @@ class RetrievalOptions:
     """Tuning of one search; the defaults come from settings."""
 
     mode: RetrievalMode = RetrievalMode.HYBRID
-    candidates: int = 50
+    candidates: int = RETRIEVAL_CANDIDATES
     ranking: RankingOptions = field(default_factory=RankingOptions)
     ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
