@@ -74,9 +74,9 @@ class Cell:
 def docset_chunks(store: Store, name: str) -> tuple[int, int]:
     """The DocSet's id (created when missing) and how many chunks it holds."""
     try:
-        docset = store.get_docset_by_name(name)
+        docset = store.docsets.named(name)
     except Exception:
-        docset = store.create_docset(name, "", MODEL, 384)
+        docset = store.docsets.create(name, "", MODEL, 384)
     with store.pool.connection() as conn:
         row = conn.execute(
             "select count(*) from chunks where docset_id = %s", (docset.id,)
@@ -94,10 +94,10 @@ def top_up(
         count = min(CHUNKS_PER_DOCUMENT, size - first)
         chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
         path = f"doc-{first}.md"
-        [document_id] = store.upsert_documents(
+        [document_id] = store.documents.upsert(
             docset_id, None, [NewDocument(path, "doc", "markdown", "x", f"{name}-{first}")]
         )
-        store.replace_chunks(document_id, docset_id, chunks, vectors, [path] * count)
+        store.chunks.replace(document_id, docset_id, chunks, vectors, [path] * count)
     return docset_id
 
 

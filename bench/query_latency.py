@@ -72,15 +72,15 @@ def perturbed(
 
 def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) -> int:
     """A DocSet of `size` chunks, stored through the normal bulk path."""
-    docset = store.create_docset(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
+    docset = store.docsets.create(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
     rng = np.random.default_rng(size)
     for first in range(0, size, CHUNKS_PER_DOCUMENT):
         count = min(CHUNKS_PER_DOCUMENT, size - first)
         chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
-        [document_id] = store.upsert_documents(
+        [document_id] = store.documents.upsert(
             docset.id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
         )
-        store.replace_chunks(
+        store.chunks.replace(
             document_id,
             docset.id,
             chunks,

@@ -27,11 +27,8 @@ LIMITS = {"module": 400, "class": 250, "function": 60}
 
 # offender -> its size in lines when it was listed; only ever lower these, or strike them
 ALLOWED: dict[str, int] = {
-    "module ragspace/models.py": 564,
     "module ragspace/sources/web.py": 439,
     "class ragspace/sources/web.py::WebCrawler": 290,
-    "module ragspace/store/store.py": 606,
-    "class ragspace/store/store.py::Store": 403,
 }
 
 

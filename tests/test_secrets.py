@@ -230,7 +230,7 @@ def test_credentials_in_a_source_url_are_never_stored_or_shown(
 
     # a row stored by an earlier version is cleaned by the migration
     docset = service.docsets.get("creds")
-    store.create_source(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
+    store.sources.create(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
     sql = (MIGRATIONS / "20261128100000_url_credentials.sql").read_text(encoding="utf-8")
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(sql)

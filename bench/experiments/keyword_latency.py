@@ -66,7 +66,7 @@ def main() -> None:
         if args.synthetic:
             names = [f"bench-{args.synthetic}"]
             store = Store(database.pool)
-            if not any(docset.name == names[0] for docset in store.list_docsets()):
+            if not any(docset.name == names[0] for docset in store.docsets.all()):
                 seeds = seed_passages(EVAL)
                 vectors = np.asarray(LocalEmbedder(32, 2).embed(seeds), dtype=np.float32)
                 load(store, args.synthetic, seeds, vectors)

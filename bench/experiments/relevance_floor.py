@@ -107,7 +107,7 @@ def main() -> None:
         retriever = Retriever(store, LocalEmbedder(), RetrievalOptions())
         results: dict[str, tuple[list[Asked], list[Asked]]] = {}
         for name, dataset in sets:
-            docset_id = store.get_docset_by_name(name).id
+            docset_id = store.docsets.named(name).id
             real = ask_all(retriever, docset_id, [(q.text, q.gold) for q in dataset.queries])
             unrelated = ask_all(retriever, docset_id, [(q, ()) for q in off_topic])
             results[dataset.name] = (real, unrelated)

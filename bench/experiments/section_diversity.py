@@ -49,7 +49,7 @@ def main() -> None:
         print("| set | mode | Recall@5 before -> after | Recall@10 | MRR@10 |")
         print("|---|---|---|---|---|")
         for name, dataset in sets:
-            docset_id = store.get_docset_by_name(name).id
+            docset_id = store.docsets.named(name).id
             for mode in RetrievalMode:
                 before = evaluate(ranked(retriever, docset_id, mode, False), [dataset])
                 after = evaluate(ranked(retriever, docset_id, mode, True), [dataset])

@@ -104,7 +104,7 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
     documents = service.documents.all("docs")
     assert {d.vector_tier for d in documents} == {VectorTier.FAST}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.PENDING}
-    chunks, with_fast, with_quality = store.vector_coverage(docset.id)
+    chunks, with_fast, with_quality = store.chunks.vector_coverage(docset.id)
     assert chunks == with_fast == sum(d.chunk_count for d in documents) > 0
     assert with_quality == 0
     # vector-only search ranks the fast vectors: the paraphrase finds the code
@@ -117,7 +117,7 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
     assert {d.vector_tier for d in documents} == {VectorTier.QUALITY}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
     assert len(quality.texts) == chunks  # every chunk embedded once by the quality model
-    assert store.vector_coverage(docset.id) == (chunks, chunks, chunks)  # fast vectors kept
+    assert store.chunks.vector_coverage(docset.id) == (chunks, chunks, chunks)  # fast vectors kept
     # one job row per document: the fast pass requeued it without spending an attempt
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
     retriever = build_retriever(settings, store, embedder, fast)  # as build_actions wires it
@@ -297,7 +297,7 @@ def test_fast_tier_off_is_the_single_tier_path(
     first = [d for d in service.documents.all("docs") if d.chunk_count]
     assert [d.vector_tier for d in first] == [VectorTier.QUALITY]  # straight to quality
     assert ingestor.process_all() == len(SAMPLES) - 1
-    chunks, with_fast, with_quality = store.vector_coverage(docset.id)
+    chunks, with_fast, with_quality = store.chunks.vector_coverage(docset.id)
     assert with_fast == 0 and with_quality == chunks > 0
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
 

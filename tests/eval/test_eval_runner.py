@@ -142,7 +142,7 @@ def test_cli_eval_prints_a_table_and_writes_json(
     monkeypatch.setattr(cli_eval, "PROGRESS_EVERY", 1)
     assert main(["eval", str(tmp_path / "docs"), "--json", str(out)]) == 0
     printed = capsys.readouterr()
-    assert store.list_docsets() == []  # the app's database is untouched
+    assert store.docsets.all() == []  # the app's database is untouched
     assert (tmp_path / ".ragspace" / "eval" / "pgdata").is_dir()
     assert "DocSet 'eval-claude-docs': 1 of 2 documents embedded..." in printed.err
     assert "DocSet 'eval-claude-docs': 2 of 2 documents embedded..." in printed.err

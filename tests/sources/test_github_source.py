@@ -164,7 +164,7 @@ def test_single_file_url_is_pinned_to_the_commit(
     [document] = gh_service.documents.all("widgets")
     assert document.path == "acme/widgets/src/widgets/app.py"
     ingestor.process_all()
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     assert {c.metadata["commit"] for c in chunks} == {commit}
     assert chunks[0].metadata["repo_path"] == "src/widgets/app.py"
 

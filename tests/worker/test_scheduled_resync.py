@@ -176,7 +176,7 @@ REPOS = [f"w{n}" for n in range(6)]
 def _sources(store: Store) -> list[Source]:
     with store.pool.connection() as conn:
         [(docset_id,)] = conn.execute("select id from docsets").fetchall()
-    return store.list_sources(int(docset_id))
+    return store.sources.of_docset(int(docset_id))
 
 
 @pytest.mark.slow  # two `ragspace worker` processes
@@ -193,7 +193,7 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
     docset = service.docsets.create("many")
     schedule = SyncSchedule(store.pool)
     for name in REPOS:
-        source = store.create_source(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")
+        source = store.sources.create(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")
         schedule.set_interval(source.id, HOUR)
     github.delay_seconds = 0.3  # a sync takes over a second: both workers get their share
     monkeypatch.setenv("GITHUB_API_URL", github.base_url)
