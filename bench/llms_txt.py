@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from ragspace.embeddings import LocalEmbedder  # noqa: E402
 from ragspace.models import SourceKind, WebOptions  # noqa: E402
 from ragspace.runtime import build_actions, build_chunker  # noqa: E402
-from ragspace.settings import Settings  # noqa: E402
+from ragspace.settings import Settings, load_settings  # noqa: E402
 from ragspace.sources.fetcher import PreviousSync  # noqa: E402
 from ragspace.sources.github_client import GithubClient, GithubConfig  # noqa: E402
 from ragspace.sources.github_fetcher import GithubFetcher  # noqa: E402
@@ -111,8 +111,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ragspace-bench-llms-"))
-    settings = Settings(
-        _env_file=None, data_dir=folder / "data", fast_tier="off", allow_private_urls=True
+    settings = load_settings(
+        env_file=None, data_dir=folder / "data", fast_tier="off", allow_private_urls=True
     )
     database = Database.open(settings)
     embedder = LocalEmbedder()

@@ -26,7 +26,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ragspace.runtime import open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ QUESTION = "How do I roll back a deployment?"
 
 def prepare(data_dir: Path) -> Any:
     """The DocSet, embedded; returns the open runtime (it keeps the database up)."""
-    settings = Settings(_env_file=None, data_dir=data_dir, fast_tier="off")
+    settings = load_settings(env_file=None, data_dir=data_dir, fast_tier="off")
     runtime = open_runtime(settings, worker_threads=0)
     runtime.actions.docsets.create("handbook")
     files = [

@@ -153,7 +153,7 @@ def server_entry(
 ) -> tuple[Entry, list[str]]:
     """The server's entry for this client, and notes for the user."""
     settings = load_settings()
-    env = {"RAGSPACE_DATA_DIR": str(settings.data_dir.absolute())}
+    env = {"RAGSPACE_DATA_DIR": str(settings.database.data_dir.absolute())}
     notes = []
     for name in SECRETS:
         if name in extra_env or not os.environ.get(name):

@@ -131,8 +131,8 @@ def _silence_stdout() -> None:
 
 def _log_level(args: argparse.Namespace, settings: Settings) -> str:
     """RAGSPACE_LOG_LEVEL when set; else servers and workers log INFO, other commands warnings."""
-    if "log_level" in settings.model_fields_set or getattr(args, "chatty", False):
-        return settings.log_level
+    if "log_level" in settings.server.model_fields_set or getattr(args, "chatty", False):
+        return settings.server.log_level
     return "INFO" if args.verbose else QUIET_LEVEL
 
 

@@ -70,21 +70,23 @@ def serve(args: argparse.Namespace) -> int:
     from ragspace.runtime import open_runtime
     from ragspace_ui.mcp_standalone import build_server
 
-    credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH fails before serving
-    threads = 0 if settings.read_only or args.no_workers else settings.worker_threads
+    credentials = parse_auth(settings.access.auth)  # a malformed RAGSPACE_AUTH fails before serving
+    threads = (
+        0 if settings.access.read_only or args.no_workers else settings.ingestion.worker_threads
+    )
     runtime = open_runtime(settings, worker_threads=threads, load_models=False)
     try:
-        server = build_server(runtime.actions, settings.app_url)
+        server = build_server(runtime.actions, settings.server.app_url)
         log.info(
             "RAGSpace MCP server ready in %.2f s (%s, %d worker thread(s))",
             time.monotonic() - started,
-            "read-only" if settings.read_only else "read-write",
+            "read-only" if settings.access.read_only else "read-write",
             threads,
         )
         if stdout is None:
             from ragspace_ui.mcp_http import serve_http
 
-            serve_http(server, credentials, args.host or settings.host, args.http)
+            serve_http(server, credentials, args.host or settings.server.host, args.http)
         else:
             import anyio
 

@@ -114,7 +114,7 @@ class HitExpansion:
         found: list[ExpandedHit] = []
         for hit in hits:
             if hit.document_id not in chunks:
-                chunks[hit.document_id] = self._store.get_chunks(hit.document_id)
+                chunks[hit.document_id] = self._store.chunks.of_document(hit.document_id)
             start, end, kind, label = span(chunks[hit.document_id], hit, unit)
             same = next(
                 (
@@ -135,7 +135,9 @@ class HitExpansion:
                     max(end, same.end_line),
                 )
         for entry in found:
-            read = self._store.read_lines(entry.hit.document_id, entry.start_line, entry.end_line)
+            read = self._store.documents.read_lines(
+                entry.hit.document_id, entry.start_line, entry.end_line
+            )
             if read.end < entry.end_line or read.cut_line:  # the reading caps cut it
                 entry.continuation = read.continuation
             entry.text, entry.end_line = read.text, read.end

@@ -25,9 +25,11 @@ from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, SkippedItem, SourceKind, WebOptions
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
+from ragspace.sources.site_map import robots_rules
 
-# the crawl's own records of pages and budgets: this crawler is the web crawler, extended
-from ragspace.sources.web import CrawlScope, WebCrawler, _Crawl, _Page
+# the crawl's own record of budgets: this crawler is the web crawler, extended
+from ragspace.sources.web import CrawlScope, WebCrawler, _Crawl
+from ragspace.sources.web_pages import Page, PageReader
 
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"
@@ -102,6 +104,27 @@ def is_llms_file(response: httpx.Response | None, url: str) -> bool:
     return text.startswith("# ") and bool(_LINK.search(text))
 
 
+class MarkdownPageReader(PageReader):
+    """The crawl's page reader, keeping a markdown page (what llms.txt links to) as it is."""
+
+    def _page(self, url: str, response: httpx.Response) -> Page:
+        """A markdown page as it is (a page llms.txt links to); HTML as the crawl reads it."""
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in MARKDOWN_TYPES:
+            return super()._page(url, response)
+        final = urldefrag(str(response.url))[0]
+        facts = {
+            "fetched_url": url,
+            "etag": response.headers.get("etag"),
+            "last_modified": response.headers.get("last-modified"),
+            "links": [],
+        }
+        document = markdown_document(final, response.text, facts)
+        if document is None:
+            return Page(url, skip="no readable main content")
+        return Page(url, document=document)
+
+
 class LlmsTxtCrawler(WebCrawler):
     """The web crawler, taking a site's pages from its llms.txt or llms-full.txt when it
     publishes one (`use_llms_txt=False`: always page by page)."""
@@ -109,6 +132,8 @@ class LlmsTxtCrawler(WebCrawler):
     def __init__(self, *args: Any, use_llms_txt: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._use_llms_txt = use_llms_txt
+        # the same guarded client, reading markdown pages as they are
+        self._pages = MarkdownPageReader(self._config, self._pages.http)
 
     def fetch(
         self, kind: SourceKind, location: str, options: WebOptions, previous: PreviousSync
@@ -116,7 +141,7 @@ class LlmsTxtCrawler(WebCrawler):
         """Pages listed by llms.txt (or split from llms-full.txt); else the usual crawl."""
         if self._use_llms_txt:
             scope = self._scope(location, options)
-            robots = self._robots(scope)
+            robots = robots_rules(self._pages.get, scope.origin)
             for url in candidates(scope):
                 response = self._try(url, robots)
                 if response is None:
@@ -134,7 +159,7 @@ class LlmsTxtCrawler(WebCrawler):
         if not robots.can_fetch(self._config.user_agent, url):
             return None
         try:
-            response = self._get(url)
+            response = self._pages.get(url)
         except (httpx.HTTPError, httpx.InvalidURL, SourceError):
             return None
         return response if is_llms_file(response, url) else None
@@ -160,23 +185,6 @@ class LlmsTxtCrawler(WebCrawler):
 
     def _deadline(self) -> float:
         return time.monotonic() + self._config.max_seconds
-
-    def _page(self, url: str, response: httpx.Response) -> _Page:
-        """A markdown page as it is (a page llms.txt links to); HTML as the crawl reads it."""
-        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind not in MARKDOWN_TYPES:
-            return super()._page(url, response)
-        final = urldefrag(str(response.url))[0]
-        facts = {
-            "fetched_url": url,
-            "etag": response.headers.get("etag"),
-            "last_modified": response.headers.get("last-modified"),
-            "links": [],
-        }
-        document = markdown_document(final, response.text, facts)
-        if document is None:
-            return _Page(url, skip="no readable main content")
-        return _Page(url, document=document)
 
     def _from_full(
         self, url: str, text: str, scope: CrawlScope, previous: PreviousSync
