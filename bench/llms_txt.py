@@ -33,6 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app_harness import commit_id  # noqa: E402
+
 from ragspace.embeddings import LocalEmbedder  # noqa: E402
 from ragspace.models import SourceKind, WebOptions  # noqa: E402
 from ragspace.runtime import build_actions, build_chunker  # noqa: E402
@@ -131,7 +133,8 @@ def main() -> None:
         shutil.rmtree(folder, ignore_errors=True)
     result = {
         "benchmark": "llms_txt",
-        "date": time.strftime("%Y-%m-%d"),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": commit_id(),
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cores": os.cpu_count(),
         "site": f"tests/fakes/llms_site.py: {len(PAGES)} pages, questions: one per page",

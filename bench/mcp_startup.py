@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app_harness import commit_id
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -93,7 +94,8 @@ def main() -> None:
         shutil.rmtree(folder, ignore_errors=True)
     result = {
         "benchmark": "mcp_startup",
-        "date": time.strftime("%Y-%m-%d"),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": commit_id(),
         "load_average_1m": round(os.getloadavg()[0], 2),
         "cores": os.cpu_count(),
         "database_up": summary(up),
