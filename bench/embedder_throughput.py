@@ -24,7 +24,7 @@ from app_harness import default_eval_dir
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.static_embedder import StaticEmbedder
 
 DEFAULT_EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
@@ -32,8 +32,12 @@ DEFAULT_EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or workt
 
 def chunk_texts(eval_dir: Path) -> list[str]:
     """embedding_text of every chunk of both shared corpora, chunked with default settings."""
-    settings = Settings(_env_file=None)
-    chunker = Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
+    settings = load_settings(env_file=None)
+    chunker = Chunker(
+        settings.chunking.code_chunk_size,
+        settings.chunking.prose_chunk_size,
+        settings.chunking.chunk_overlap,
+    )
     texts: list[str] = []
     for dataset in (
         load_codebase(eval_dir / "codebase"),
@@ -77,7 +81,7 @@ def main() -> None:
     parser.add_argument("--batch-sizes", default="16,32,64")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument(
-        "--static-dir", type=Path, default=Settings(_env_file=None).static_table_dir
+        "--static-dir", type=Path, default=load_settings(env_file=None).static_table_dir
     )
     args = parser.parse_args()
     texts = chunk_texts(args.eval_dir)

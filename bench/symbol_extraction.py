@@ -40,7 +40,7 @@ from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SyntaxParser
 from ragspace.embeddings import LocalEmbedder
 from ragspace.hashing import content_hash
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.store import copy_chunks
@@ -74,9 +74,9 @@ def storage_pass(
     store: Store, name: str, documents: list[Document], chunker: Chunker
 ) -> dict[str, Any]:
     """Seconds to store every chunk set and every symbol table, and the rows stored."""
-    docset = store.create_docset(name, "", "bench", 3)
+    docset = store.docsets.create(name, "", "bench", 3)
     new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
-    ids = store.upsert_documents(docset.id, None, new)
+    ids = store.documents.upsert(docset.id, None, new)
     chunk_seconds = symbol_seconds = 0.0
     definitions = references = 0
     for document_id, (path, language, text) in zip(ids, documents, strict=True):
@@ -120,9 +120,9 @@ def worker_pass(
 ) -> float:
     """Seconds of the worker's fast passes over every document (each keyword-searchable)."""
     embedder = LocalEmbedder()
-    docset = store.create_docset(label, "", embedder.model_id, embedder.dimensions)
+    docset = store.docsets.create(label, "", embedder.model_id, embedder.dimensions)
     new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
-    store.upsert_documents(docset.id, None, new)
+    store.documents.upsert(docset.id, None, new)
     ingestor = Ingestor(store, chunker, embedder, fast=fast)
     started = time.perf_counter()
     for _ in documents:  # fast passes are claimed first; each requeues its quality job
@@ -186,18 +186,17 @@ def main() -> None:
     options.add_argument("--checkouts", nargs="+", default=["pytest", "sphinx", "pylint"])
     options.add_argument("--json", default="bench/results/symbol_extraction.json")
     options.add_argument("--worker", action="store_true", help="also time the real worker")
-    options.add_argument(
-        "--static-dir", type=Path, default=Settings(_env_file=None).static_table_dir
-    )
+    options.add_argument("--static-dir", type=Path, default=load_settings(None).static_table_dir)
     args = options.parse_args()
     fast = FastTier.of(StaticEmbedder.load_or_build(args.static_dir)) if args.worker else None
     load_before = os.getloadavg()[0]
-    settings = Settings(_env_file=None)
-    sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
+    settings = load_settings(None)
+    chunking = settings.chunking
+    sizes = chunking.code_chunk_size, chunking.prose_chunk_size, chunking.chunk_overlap
     chunker = Chunker(*sizes, syntax=SyntaxParser())
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
-        database = Database.open(Settings(_env_file=None, data_dir=Path(folder)))
+        database = Database.open(load_settings(None, data_dir=Path(folder)))
         try:
             store = Store(database.pool)
             for name in args.checkouts:

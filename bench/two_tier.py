@@ -30,7 +30,7 @@ from app_harness import corpus_files, default_eval_dir
 from ragspace.eval.evaluation import load_codebase
 from ragspace.models import EmbeddingStatus, tier_counts
 from ragspace.runtime import Runtime, open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +54,8 @@ class Timing:
 
 
 def _settings(data_dir: Path, static_dir: Path, fast: bool, workers: int) -> Settings:
-    return Settings(
-        _env_file=None,
+    return load_settings(
+        env_file=None,
         data_dir=data_dir,
         database_url=None,
         openai_api_key=None,
@@ -190,7 +190,7 @@ def main() -> None:
     parser.add_argument(
         "--static-dir",
         type=Path,
-        default=Settings(_env_file=None).static_table_dir,
+        default=load_settings(env_file=None).static_table_dir,
         help="the static table's folder (built there once if missing)",
     )
     parser.add_argument("--quality", action="store_true", help="also score each tier (eval)")

@@ -119,7 +119,7 @@ def eval_settings(args: argparse.Namespace) -> "Settings":
     asks_app_docset = any(p.is_file() for p in args.datasets)
     if args.data_dir is None and asks_app_docset:
         return settings
-    data_dir = args.data_dir or settings.data_dir / EVAL_DATA_FOLDER
+    data_dir = args.data_dir or settings.database.data_dir / EVAL_DATA_FOLDER
     return load_settings(data_dir=data_dir, database_url=None)
 
 
@@ -160,7 +160,9 @@ def check_fast_tier(runtime: "Runtime", name: str) -> None:
         raise ConfigError(
             "--tier fast needs the fast tier, but its static table did not load (see the log)."
         )
-    chunks, fast, _quality = runtime.store.vector_coverage(runtime.actions.docsets.get(name).id)
+    chunks, fast, _quality = runtime.store.chunks.vector_coverage(
+        runtime.actions.docsets.get(name).id
+    )
     if fast < chunks:
         raise ConflictError(
             f"DocSet {name!r} has {chunks - fast} of {chunks} chunks without a fast vector "
@@ -222,7 +224,7 @@ def embed_with_progress(
 def _quality_documents(store: "Store", name: str) -> int:
     from ragspace.store import ReembedRequests
 
-    done, _total = ReembedRequests(store.pool).docset_progress(store.get_docset_by_name(name).id)
+    done, _total = ReembedRequests(store.pool).docset_progress(store.docsets.named(name).id)
     return done
 
 

@@ -1,18 +1,17 @@
 """The MCP tools that navigate code from the symbol table: definitions, references, the map.
 
 Plain functions of the actions like the other reading tools (`mcp_read_tools`), bound to the
-app's login gate by `mcp_tools`; results are JSON text (`mcp_data.to_json`).
+app's login gate by `mcp_tools` (and served by `ragspace mcp`); results are JSON text
+(`mcp_data.to_json`). `app_url` (for the viewer links) is filled in by the server.
 """
 
 from typing import Any
-
-import gradio as gr
 
 from ragspace.actions import Actions
 from ragspace.answering.citations import cite
 from ragspace.answering.symbol_answer import location_passage
 from ragspace.symbols.records import SymbolLocation
-from ragspace_ui.mcp_data import app_url_of, location_data, to_json
+from ragspace_ui.mcp_data import location_data, to_json
 
 
 def symbol_data(place: SymbolLocation, number: int, app_url: str | None) -> dict[str, Any]:
@@ -30,7 +29,7 @@ def find_definition(
     docsets: list[str] | None = None,
     k: int = 10,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    app_url: str | None = None,
 ) -> str:
     """Find where a function, class, method or type is defined in the DocSets' code.
 
@@ -51,7 +50,6 @@ def find_definition(
         doc: the docstring's first line).
     """
     found = actions.symbols.definitions(name, docsets or None, ref or None, int(k))
-    app_url = app_url_of(request)
     definitions = [
         symbol_data(place, n, app_url)
         | {"qualified_name": place.qualified_name, "signature": place.signature, "doc": place.doc}
@@ -66,7 +64,7 @@ def find_references(
     docsets: list[str] | None = None,
     k: int = 20,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    app_url: str | None = None,
 ) -> str:
     """Find where a symbol is used: calls, base classes, type names, in the DocSets' code.
 
@@ -85,7 +83,6 @@ def find_references(
         qualified name or "" at the top level, line: the source line).
     """
     found = actions.symbols.references(name, docsets or None, ref or None, int(k))
-    app_url = app_url_of(request)
     uses = [
         symbol_data(place, n, app_url) | {"in": place.qualified_name, "line": place.content.strip()}
         for n, place in enumerate(found.places, start=1)

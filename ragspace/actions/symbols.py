@@ -81,7 +81,7 @@ class SymbolActions:
 
     def outline(self, docset_name: str, path: str, ref: str = "") -> list[SymbolLocation]:
         """A document's definitions in line order (its outline)."""
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         return self._index.outline(docset.id, path, ref)
 
     def definitions_of_names(
@@ -92,12 +92,12 @@ class SymbolActions:
         wanted = sorted({n for n in names if is_symbol_name(n)})[:MAX_NAMES_LOOKED_UP]
         if not wanted:
             return {}
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         return self._index.defined_among(docset.id, wanted, path, ref)
 
     def map_for_prompt(self, docset_ids: Sequence[int], ref: str | None) -> str:
         """The DocSets' repository maps within PROMPT_MAP_TOKENS, each under its name."""
-        names = {d.id: d.name for d in self._store.list_docsets()}
+        names = {d.id: d.name for d in self._store.docsets.all()}
         budget = PROMPT_MAP_TOKENS // max(1, len(docset_ids))
         parts = []
         for docset_id in docset_ids:
@@ -135,9 +135,9 @@ class SymbolActions:
         """The named DocSets (all when none) and the ref checked against them. The table
         needs no vectors, so a DocSet being re-embedded is still looked up."""
         if names:
-            docsets = [self._store.get_docset_by_name(name) for name in names]
+            docsets = [self._store.docsets.named(name) for name in names]
         else:
-            docsets = self._store.list_docsets()
+            docsets = self._store.docsets.all()
         return docsets, self._scope.checked_ref(docsets, ref, named=bool(names))
 
 

@@ -13,7 +13,7 @@ from ragspace.actions import Actions
 from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
 from ragspace.models import EmbeddingStatus, RetrievalMode, SearchTier, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker, build_retriever, open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Store
@@ -104,7 +104,7 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
     documents = service.documents.all("docs")
     assert {d.vector_tier for d in documents} == {VectorTier.FAST}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.PENDING}
-    chunks, with_fast, with_quality = store.vector_coverage(docset.id)
+    chunks, with_fast, with_quality = store.chunks.vector_coverage(docset.id)
     assert chunks == with_fast == sum(d.chunk_count for d in documents) > 0
     assert with_quality == 0
     # vector-only search ranks the fast vectors: the paraphrase finds the code
@@ -117,7 +117,7 @@ def test_new_documents_are_searchable_by_fast_vectors_before_the_quality_pass(
     assert {d.vector_tier for d in documents} == {VectorTier.QUALITY}
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
     assert len(quality.texts) == chunks  # every chunk embedded once by the quality model
-    assert store.vector_coverage(docset.id) == (chunks, chunks, chunks)  # fast vectors kept
+    assert store.chunks.vector_coverage(docset.id) == (chunks, chunks, chunks)  # fast vectors kept
     # one job row per document: the fast pass requeued it without spending an attempt
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
     retriever = build_retriever(settings, store, embedder, fast)  # as build_actions wires it
@@ -133,9 +133,7 @@ def test_hybrid_search_weighs_the_fast_ranking_by_the_setting(
     # weighted in, its fast-vector rank joins the fusion (docs/benchmarks.md: it scored lower)
     ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
     keywords_only = build_actions(settings, store, embedder, fast=fast)
-    weighted = build_actions(
-        settings.model_copy(update={"fast_tier_weight": 1.0}), store, embedder, fast=fast
-    )
+    weighted = build_actions(settings.replace(fast_tier_weight=1.0), store, embedder, fast=fast)
     keywords_only.docsets.create("docs")
     _upload(keywords_only, "docs", *SAMPLES)
     for _ in SAMPLES:
@@ -155,7 +153,7 @@ def test_vector_search_ranks_fast_only_chunks_by_their_static_vectors_at_weight_
 ) -> None:
     # the fast ranking's weight (0 by default) is its share in hybrid fusion; vector search has
     # no other ranking for these chunks and must still order them by their static cosine
-    assert settings.fast_tier_weight == 0
+    assert settings.embedding.fast_tier_weight == 0
     ingestor = Ingestor(store, build_chunker(settings), embedder, fast=fast)
     service = build_actions(settings, store, embedder, fast=fast)
     service.docsets.create("docs")
@@ -299,24 +297,24 @@ def test_fast_tier_off_is_the_single_tier_path(
     first = [d for d in service.documents.all("docs") if d.chunk_count]
     assert [d.vector_tier for d in first] == [VectorTier.QUALITY]  # straight to quality
     assert ingestor.process_all() == len(SAMPLES) - 1
-    chunks, with_fast, with_quality = store.vector_coverage(docset.id)
+    chunks, with_fast, with_quality = store.chunks.vector_coverage(docset.id)
     assert with_fast == 0 and with_quality == chunks > 0
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
 
 
 def test_setting_turns_the_fast_tier_on_with_the_local_model_only() -> None:
-    assert Settings(_env_file=None, fast_tier="auto").fast_tier_enabled
-    assert not Settings(_env_file=None, fast_tier="auto", openai_api_key="sk-x").fast_tier_enabled
-    assert Settings(_env_file=None, fast_tier="on", openai_api_key="sk-x").fast_tier_enabled
-    assert not Settings(_env_file=None, fast_tier="off").fast_tier_enabled
+    assert load_settings(env_file=None, fast_tier="auto").fast_tier_enabled
+    assert not load_settings(
+        env_file=None, fast_tier="auto", openai_api_key="sk-x"
+    ).fast_tier_enabled
+    assert load_settings(env_file=None, fast_tier="on", openai_api_key="sk-x").fast_tier_enabled
+    assert not load_settings(env_file=None, fast_tier="off").fast_tier_enabled
 
 
 def test_runtime_wires_the_fast_tier_from_the_cached_table(
     settings: Settings, static_table_dir: Path
 ) -> None:
-    tiered = settings.model_copy(
-        update={"fast_tier": "on", "static_embedder_dir": static_table_dir}
-    )
+    tiered = settings.replace(fast_tier="on", static_embedder_dir=static_table_dir)
     runtime = open_runtime(tiered, worker_threads=0)
     try:
         assert runtime.fast is not None and runtime.fast.wait(60) is not None
@@ -348,8 +346,8 @@ def test_eval_scores_the_fast_tier_alone(
 ) -> None:
     write_eval_docs(tmp_path / "docs")
     monkeypatch.chdir(tmp_path)
-    assert settings.database_url is not None
-    monkeypatch.setenv("DATABASE_URL", settings.database_url.get_secret_value())
+    assert settings.database.database_url is not None
+    monkeypatch.setenv("DATABASE_URL", settings.database.database_url.get_secret_value())
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert main(["eval", str(tmp_path / "docs"), "--tier", "fast"]) == 1  # fast tier off
     assert "RAGSPACE_FAST_TIER=on" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from ragspace.embeddings import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Store
 from ragspace.symbols.questions import SymbolQuestion, symbol_question
 from ragspace_ui import mcp_symbol_tools
@@ -188,7 +188,7 @@ def test_a_chat_model_gets_the_repo_map_for_architecture_questions_only(
 ) -> None:
     fake_chat.reply = lambda _request: "Pricing sits apart from the cart [1]."
     actions = build_actions(
-        Settings(_env_file=None, rerank=False), store, embedder, chat=chat_model_of(fake_chat)
+        load_settings(None, rerank=False), store, embedder, chat=chat_model_of(fake_chat)
     )
     actions.answers.answer("What is the overall architecture of the shop?", ["shop"])
     prompt = fake_chat.prompt_of()

@@ -76,12 +76,12 @@ def test_every_def_and_class_of_the_flask_tree_is_in_the_table_with_its_lines(
     store: Store,
 ) -> None:
     """Through Postgres: the rows as stored, compared with `ast` (no embedding needed)."""
-    docset = store.create_docset("flask", "", "test-model", 3)
+    docset = store.docsets.create("flask", "", "test-model", 3)
     files = {p.relative_to(FLASK).as_posix(): p.read_text("utf-8") for p in FLASK.rglob("*.py")}
     documents = [
         NewDocument(path, path, "python", text, content_hash(text)) for path, text in files.items()
     ]
-    ids = store.upsert_documents(docset.id, None, documents)
+    ids = store.documents.upsert(docset.id, None, documents)
     chunker = Chunker(1200, 1000, 100)
     with store.pool.connection() as conn, conn.transaction():
         for document_id, (path, text) in zip(ids, files.items(), strict=True):
