@@ -43,7 +43,7 @@ from ragspace.hashing import content_hash
 from ragspace.settings import load_settings
 from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Database, NewDocument, Store
-from ragspace.store.store import copy_chunks
+from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.symbols import replace_symbols
 from ragspace.worker import Ingestor
 
