@@ -173,6 +173,86 @@ def _readme_speed() -> list[str]:
     ]
 
 
+def languages() -> str:
+    """bench/languages.py's own report: every language, how it is recognised, throughput."""
+    return _bench_report("languages", RESULTS / "languages.json")
+
+
+def big_repo() -> str:
+    """bench/big_repo.py's own report: a checkout added as a folder under search load."""
+    return _bench_report("big_repo", RESULTS / "big_repo.jsonl") + "\n"
+
+
+def symbol_extraction() -> str:
+    """The symbol table's parse, rows and added ingestion share on the SWE-QA checkouts."""
+    data = read_json("symbol_extraction.json")
+    lines = [
+        "| checkout | code files | MB | definitions | references | parse + extract files/s "
+        "| added to chunking + storage | worker keyword-searchable s without / with |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, row in data["results"].items():
+        worker = (
+            f"{row['worker keyword-searchable s (no symbols)']:.1f} / "
+            f"{row['worker keyword-searchable s (symbols)']:.1f}"
+            if "worker keyword-searchable s (symbols)" in row
+            else "not measured"
+        )
+        lines.append(
+            f"| {name} | {row['files']:,} | {row['MB']} | {row['definitions']:,} "
+            f"| {row['references']:,} | {row['parse+extract files/s']:,.0f} "
+            f"| {row['added share']:.0%} | {worker} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{data['runs']} run(s); {_when(data)}, commit {data['commit']}, load "
+        f"{data['load average before']:.1f} before."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def mcp_startup() -> str:
+    """`ragspace mcp` over stdio: time to initialize and to the first searches."""
+    data = read_json("mcp_startup.json")
+    lines = [
+        "| database | initialize s | first search s | later searches ms (median) |",
+        "|---|---:|---:|---:|",
+    ]
+    for key, label in (("database_up", "running"), ("database_down", "started by the command")):
+        row = data[key]
+        lines.append(
+            f"| {label} | {row['initialize_s']:.2f} | {row['first_search_s']:.2f} "
+            f"| {row['search_median_s'] * 1000:.1f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"Median of {len(data['database_up']['runs'])} runs; {data['date']}, commit "
+        f"{data.get('commit', 'not recorded')}, load {data['load_average_1m']}."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def llms_txt() -> str:
+    """A fake documentation site read page by page, through llms.txt and llms-full.txt."""
+    data = read_json("llms_txt.json")
+    lines = [
+        "| mode | requests | bytes served | fetch s | chunks | hit@1 | hit@3 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, row in data["modes"].items():
+        lines.append(
+            f"| {mode} | {row['requests']} | {row['bytes_served']:,} "
+            f"| {row['fetch_seconds']:.3f} | {row['chunks']} | {row['hit_at_1']:.2f} "
+            f"| {row['hit_at_3']:.2f} |"
+        )
+    lines.append("")
+    lines.append(
+        f"{data['site']}; {data['date']}, commit {data.get('commit', 'not recorded')}, "
+        f"load {data['load_average_1m']}."
+    )
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "filtered_search": filtered_search,
     "load_test": load_test,
@@ -181,6 +261,10 @@ TABLES: dict[str, Callable[[], str]] = {
     "readme_quality": readme_quality,
     "retrieval_quality": quality_pool,
     "ranking_latency": ranking_latency,
+    "languages": languages,
+    "symbol_extraction": symbol_extraction,
+    "mcp_startup": mcp_startup,
+    "llms_txt": llms_txt,
 }
 PAGES = {
     BENCHMARKS_PAGE: (
@@ -190,6 +274,10 @@ PAGES = {
         "shared_sets",
         "filtered_search",
         "ranking_latency",
+        "languages",
+        "symbol_extraction",
+        "mcp_startup",
+        "llms_txt",
     ),
     README: ("readme_quality",),
 }
