@@ -25,6 +25,17 @@ class SourceError(RagspaceError):
     """A source could not be fetched or read."""
 
 
+class NoTextError(SourceError):
+    """A file holds no text to index (an image-only PDF, text in a broken encoding).
+
+    `reason` says why without the path: in a repository or folder such a file is a skip
+    with that reason, not an error (test fixtures are often like this on purpose)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path} {reason}")
+        self.reason = reason
+
+
 class EmbeddingError(RagspaceError):
     """The embedding model failed or is misconfigured."""
 
