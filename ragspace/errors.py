@@ -52,6 +52,10 @@ class EmbeddingModelMismatchError(RagspaceError):
     """A DocSet was embedded with another model than the configured one."""
 
 
+class VectorsPendingError(RagspaceError):
+    """Vector search found nothing because the DocSets' chunks are not embedded yet."""
+
+
 class LLMError(RagspaceError):
     """The chat model failed."""
 

@@ -26,8 +26,8 @@ HNSW_EF_SEARCH = 800
 class Settings(BaseSettings):
     """All RAGSpace settings. Secrets are `SecretStr` so they print redacted."""
 
-    # an empty variable means "unset" (the default), never "" (RAGSPACE_STATIC_EMBEDDER_DIR=
-    # would otherwise be Path("") and write the fast tier's 47 MB table into the working dir)
+    # an empty variable means "unset" (the default), never "" (an empty path setting would
+    # otherwise be Path(""), the working directory)
     model_config = SettingsConfigDict(
         env_file=".env",
         env_file_encoding="utf-8",
@@ -134,37 +134,6 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_LOCAL_EMBEDDING_THREADS"),
         description="onnxruntime intra-op threads for the local embedder; 0 = all cores.",
     )
-    fast_tier_weight: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=1.0,
-        validation_alias=AliasChoices("RAGSPACE_FAST_TIER_WEIGHT"),
-        description=(
-            "Weight of the fast tier's vector ranking in hybrid fusion (1 = as much as the "
-            "quality vectors' ranking). 0: a chunk without its quality vector yet is found by "
-            "keywords only, which scored higher on both shared sets than any fusion with the "
-            "static vectors (docs/benchmarks.md); vector mode still ranks it by its static "
-            "vector."
-        ),
-    )
-    fast_tier: Literal["auto", "on", "off"] = Field(
-        default="auto",
-        validation_alias=AliasChoices("RAGSPACE_FAST_TIER"),
-        description=(
-            "Fast embedding tier: new documents get static vectors (distilled from the bundled "
-            "MiniLM) and are searchable in seconds, then the quality model replaces them in the "
-            "background. auto = on with the local model, off with OpenAI embeddings."
-        ),
-    )
-    static_embedder_dir: Path | None = Field(
-        default=None,
-        validation_alias=AliasChoices("RAGSPACE_STATIC_EMBEDDER_DIR"),
-        description=(
-            "Folder of the fast tier's static table (built from the bundled model at first "
-            "start, about a minute on 2 cores); unset: static-embedder/ in the data folder."
-        ),
-    )
-
     code_chunk_size: int = Field(
         default=800,
         ge=100,
@@ -528,18 +497,6 @@ class Settings(BaseSettings):
             prose if self.relevance_floor_prose is None else self.relevance_floor_prose,
             code if self.relevance_floor_code is None else self.relevance_floor_code,
         )
-
-    @property
-    def fast_tier_enabled(self) -> bool:
-        """Whether new documents get fast static vectors before the quality model's."""
-        if self.fast_tier == "auto":
-            return not self.uses_openai
-        return self.fast_tier == "on"
-
-    @property
-    def static_table_dir(self) -> Path:
-        """Where the fast tier's static table is cached."""
-        return self.static_embedder_dir or self.data_dir / "static-embedder"
 
     @property
     def uses_openai(self) -> bool:

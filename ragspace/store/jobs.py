@@ -42,7 +42,8 @@ class ClaimedJob:
     metadata: dict[str, Any]
     embedding_model: str
     content_hash: str = ""
-    # the tier of the vectors the document's current content already has (None: none yet)
+    # how far the document's current content is searchable: None (not at all), 'keywords'
+    # (its chunks are in, without vectors) or 'quality' (with vectors)
     vector_tier: str | None = None
 
 
@@ -56,7 +57,6 @@ class JobResult:
     model: str
     new_cache: dict[str, Vector]
     texts_cached: int
-    fast_vectors: Vector | None = None
 
 
 class JobQueue:
@@ -93,13 +93,13 @@ class JobQueue:
         return len(rows)
 
     def claim(
-        self, owner: str, lease_seconds: float, max_attempts: int, fast_first: bool = False
+        self, owner: str, lease_seconds: float, max_attempts: int, keywords_first: bool = False
     ) -> ClaimedJob | None:
         """Take the next due job whose document no other worker is processing.
 
-        With `fast_first`, documents with no vectors for their current content come first:
-        their fast pass takes milliseconds and makes them searchable, so every new document
-        gets one before any document gets its (slow) quality pass.
+        With `keywords_first`, documents whose current content is not searchable yet come
+        first: their keyword pass (chunks without vectors) takes milliseconds, so every new
+        document is found by keywords before any document gets its (slow) vector pass.
         """
         with (
             self._pool.connection() as conn,
@@ -115,7 +115,7 @@ class JobQueue:
                       and not exists (select 1 from ingestion_jobs r
                                       where r.document_id = j.document_id
                                         and r.state = 'running')
-                    order by %(fast_first)s and d.vector_tier is null desc, j.run_after, j.id
+                    order by %(keywords_first)s and d.vector_tier is null desc, j.run_after, j.id
                     for update of j skip locked limit 1)
                 update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
                     max_attempts = %(max)s, lease_owner = %(owner)s,
@@ -129,7 +129,7 @@ class JobQueue:
                     "owner": owner,
                     "lease": lease_seconds,
                     "max": max_attempts,
-                    "fast_first": fast_first,
+                    "keywords_first": keywords_first,
                 },
             ).fetchone()
             if job is None:
@@ -200,7 +200,6 @@ class JobQueue:
                 result.chunks,
                 result.vectors,
                 result.content_hashes,
-                result.fast_vectors,
             )
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
@@ -227,24 +226,19 @@ class JobQueue:
             after_final_state(conn, job.docset_id)
         return True
 
-    def complete_fast(
-        self,
-        job: ClaimedJob,
-        chunks: Sequence[ChunkDraft],
-        fast_vectors: Vector,
-        content_hashes: Sequence[str],
+    def complete_keywords(
+        self, job: ClaimedJob, chunks: Sequence[ChunkDraft], content_hashes: Sequence[str]
     ) -> bool:
-        """Swap in a chunk set with fast vectors only and queue the job again for quality.
+        """Swap in the chunk set without vectors (found by keywords) and queue the job again
+        for its vector pass.
 
-        The attempt is not counted: the fast pass is a first step, not a try. If the
+        The attempt is not counted: the keyword pass is a first step, not a try. If the
         content changed meanwhile (another job is queued), this one ends; that one follows.
         """
         with self._pool.connection() as conn, conn.transaction():
             if not _holds_lease(conn, job):
                 return False
-            copy_chunks(
-                conn, job.document_id, job.docset_id, chunks, None, content_hashes, fast_vectors
-            )
+            copy_chunks(conn, job.document_id, job.docset_id, chunks, None, content_hashes)
             # the job first: the documents' pending trigger then finds it and adds nothing
             conn.execute(
                 f"""
@@ -259,7 +253,7 @@ class JobQueue:
             count = len(chunks)
             conn.execute(
                 "update documents set embedding_status = 'pending', error_message = null,"
-                " vector_tier = case when content_hash = %s then 'fast' else vector_tier end,"
+                " vector_tier = case when content_hash = %s then 'keywords' else vector_tier end,"
                 " chunk_count = %s, chunks_embedded = 0, chunks_total = %s, updated_at = now()"
                 " where id = %s",
                 (job.content_hash, count, count, job.document_id),

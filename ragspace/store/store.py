@@ -436,16 +436,15 @@ class Store:
         """Cosine similarity of a query vector to these chunks' quality vectors, by chunk id."""
         return chunk_similarities(self._pool, chunk_ids, query_vector, dimensions)
 
-    def vector_coverage(self, docset_id: int) -> tuple[int, int, int]:
-        """(chunks, chunks with a fast vector, chunks with a quality vector) of a DocSet."""
+    def chunks_without_vectors(self, docset_ids: Sequence[int]) -> int:
+        """Chunks of these DocSets still waiting for their vectors (found by keywords only)."""
         with self._pool.connection() as conn:
             row = conn.execute(
-                "select count(*), count(fast_embedding), count(embedding) from chunks"
-                " where docset_id = %s",
-                (docset_id,),
+                "select count(*) from chunks where docset_id = any(%s) and embedding is null",
+                (list(docset_ids),),
             ).fetchone()
         assert row is not None
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[0])
 
     def read_lines(self, document_id: int, start: int, end: int) -> Window:
         """Lines start..end (1-based, inclusive) of a document's stored text as far as the
@@ -559,11 +558,11 @@ def _upsert_document(
 
 _CHUNK_COPY = (
     "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
-    " end_line, metadata, content_hash, embedding, fast_embedding) from stdin (format binary)"
+    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
 )
 _CHUNK_TYPES = [
     *("int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text"),
-    *("vector", "vector"),
+    "vector",
 ]
 VectorRows = np.ndarray[Any, np.dtype[np.float32]]
 
@@ -575,20 +574,16 @@ def copy_chunks(
     chunks: Sequence[ChunkDraft],
     embeddings: VectorRows | None,
     content_hashes: Sequence[str],
-    fast_embeddings: VectorRows | None = None,
 ) -> None:
     """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction.
 
-    `embeddings` are the quality vectors (None: fast tier only, search ranks the chunks by
-    `fast_embeddings` until the quality job replaces them); `fast_embeddings` may be None.
-    """
+    `embeddings` None: the chunks are found by keywords until the job's vector pass replaces
+    them."""
     conn.execute("delete from chunks where document_id = %s", (document_id,))
-    quality = [None] * len(chunks) if embeddings is None else list(embeddings)
-    fast = [None] * len(chunks) if fast_embeddings is None else list(fast_embeddings)
+    vectors = [None] * len(chunks) if embeddings is None else list(embeddings)
     with conn.cursor().copy(_CHUNK_COPY) as copy:
         copy.set_types(_CHUNK_TYPES)
-        rows = zip(chunks, quality, content_hashes, fast, strict=True)
-        for chunk, vector, digest, fast_vector in rows:
+        for chunk, vector, digest in zip(chunks, vectors, content_hashes, strict=True):
             copy.write_row(
                 (
                     document_id,
@@ -601,6 +596,5 @@ def copy_chunks(
                     Jsonb(chunk.metadata),
                     digest,
                     vector,
-                    fast_vector,
                 )
             )
