@@ -65,7 +65,9 @@ def build_embedder(settings: Settings) -> Embedder:
             batch_size=settings.embedding_batch_size,
         )
     return LocalEmbedder(
-        batch_size=settings.local_embedding_batch_size, threads=settings.local_embedding_threads
+        batch_size=settings.local_embedding_batch_size,
+        threads=settings.local_embedding_threads,
+        providers=[p.strip() for p in settings.local_embedding_providers.split(",") if p.strip()],
     )
 
 

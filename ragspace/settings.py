@@ -134,6 +134,13 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("RAGSPACE_LOCAL_EMBEDDING_THREADS"),
         description="onnxruntime intra-op threads for the local embedder; 0 = all cores.",
     )
+    local_embedding_providers: str = Field(
+        default="CPUExecutionProvider",
+        validation_alias=AliasChoices("RAGSPACE_LOCAL_EMBEDDING_PROVIDERS"),
+        description="onnxruntime execution providers for the local model, comma-separated, in "
+        "order of preference; a GPU needs `onnxruntime-gpu` installed in place of `onnxruntime`"
+        " and e.g. CUDAExecutionProvider,CPUExecutionProvider (README, Scale out).",
+    )
     code_chunk_size: int = Field(
         default=800,
         ge=100,
