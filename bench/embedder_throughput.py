@@ -75,11 +75,17 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=2000)
     parser.add_argument("--batch-sizes", default="16,32,64")
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument(
+        "--providers",
+        default="CPUExecutionProvider",
+        help="onnxruntime providers, comma-separated (a GPU: CUDAExecutionProvider,"
+        "CPUExecutionProvider with onnxruntime-gpu installed)",
+    )
     args = parser.parse_args()
     texts = chunk_texts(args.eval_dir)
     random.Random(14).shuffle(texts)
     texts = texts[: args.sample]
-    embedder = LocalEmbedder(threads=args.threads)
+    embedder = LocalEmbedder(threads=args.threads, providers=args.providers.split(","))
     lengths = np.array([len(e.ids) for e in embedder._tokenizer.encode_batch(texts)])
     print(
         f"{len(texts)} chunks; tokens p10/p50/p90/max: "
