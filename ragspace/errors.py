@@ -28,11 +28,12 @@ class SourceError(RagspaceError):
 class NoTextError(SourceError):
     """A file holds no text to index (an image-only PDF, text in a broken encoding).
 
-    `reason` says why without the path: in a repository or folder such a file is a skip
-    with that reason, not an error (test fixtures are often like this on purpose)."""
+    `reason` says why in a few stable words, without the path or details: in a repository or
+    folder such a file is a skip with that reason, not an error (test fixtures are often like
+    this on purpose), and skips are counted by reason."""
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path} {reason}")
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
         self.reason = reason
 
 

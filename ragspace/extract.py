@@ -15,6 +15,7 @@ from ragspace.languages import TREE_HTML_SUFFIXES, detect_language_of
 _BINARY_SNIFF_BYTES = 8192
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+UNREADABLE_PDF = "not a readable PDF"
 _BYTE_ORDER_MARKS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32"),
@@ -66,10 +67,11 @@ def _decode(path: str, data: bytes) -> str:
             try:
                 return data.decode(encoding)
             except UnicodeDecodeError as exc:
+                name = encoding.upper()
                 raise NoTextError(
-                    path,
-                    f"starts like {encoding.upper()} text but is not (invalid byte at offset "
+                    f"{path} starts like {name} text but is not (invalid byte at offset "
                     f"{exc.start}).",
+                    f"not valid {name} text after its byte-order mark",
                 ) from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         if _looks_utf16(data[:_BINARY_SNIFF_BYTES]):
@@ -258,14 +260,18 @@ def _pdf(path: str, data: bytes) -> Extracted:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise NoTextError(path, "is password-protected; upload an unencrypted PDF.")
+            raise NoTextError(
+                f"{path} is password-protected; upload an unencrypted PDF.",
+                "password-protected PDF",
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
     except SourceError:
         raise
     except (PdfReadError, ValueError, KeyError) as exc:
-        raise NoTextError(path, f"is not a readable PDF ({exc}).") from None
+        raise NoTextError(f"{path} is not a readable PDF ({exc}).", UNREADABLE_PDF) from None
     except Exception as exc:  # pypdf fails in many ways on hostile files; one bad PDF is no crash
-        raise NoTextError(path, f"is not a readable PDF ({type(exc).__name__}).") from None
+        message = f"{path} is not a readable PDF ({type(exc).__name__})."
+        raise NoTextError(message, UNREADABLE_PDF) from None
     lines: list[str] = []
     page_lines: list[list[int]] = []
     for number, page_text in enumerate(pages, start=1):
@@ -278,7 +284,8 @@ def _pdf(path: str, data: bytes) -> Extracted:
         lines.extend(page)
     if not lines:
         raise NoTextError(
-            path, "has no extractable text (an image-only or scanned PDF needs OCR first)."
+            f"{path} has no extractable text (an image-only or scanned PDF needs OCR first).",
+            "PDF with no extractable text (image-only or scanned)",
         )
     return Extracted("\n".join(lines) + "\n", "text", {"page_lines": page_lines})
 

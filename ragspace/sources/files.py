@@ -127,7 +127,7 @@ def classify_bytes(
         extracted = extract(path, data, in_tree=in_tree)
     except NoTextError as exc:
         if in_tree:  # a repository's fixture with no text is part of a healthy tree
-            return SkippedItem(path=path, reason=exc.reason.rstrip("."))
+            return SkippedItem(path=path, reason=exc.reason)
         return error_document(path, data, str(exc))
     except SourceError as exc:
         return error_document(path, data, str(exc))
