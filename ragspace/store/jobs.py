@@ -101,37 +101,18 @@ class JobQueue:
         first: their keyword pass (chunks without vectors) takes milliseconds, so every new
         document is found by keywords before any document gets its (slow) vector pass.
         """
+        parameters = {"owner": owner, "lease": lease_seconds, "max": max_attempts}
         with (
             self._pool.connection() as conn,
             conn.transaction(),
             conn.cursor(row_factory=dict_row) as cur,
         ):
-            job = cur.execute(
-                """
-                with next_job as (
-                    select j.id from ingestion_jobs j
-                    join documents d on d.id = j.document_id
-                    where j.state = 'queued' and j.run_after <= now()
-                      and not exists (select 1 from ingestion_jobs r
-                                      where r.document_id = j.document_id
-                                        and r.state = 'running')
-                    order by %(keywords_first)s and d.vector_tier is null desc, j.run_after, j.id
-                    for update of j skip locked limit 1)
-                update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
-                    max_attempts = %(max)s, lease_owner = %(owner)s,
-                    lease_expires_at = now() + make_interval(secs => %(lease)s),
-                    heartbeat_at = now(), started_at = now(), updated_at = now()
-                from next_job where j.id = next_job.id
-                returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts,
-                          j.max_attempts
-                """,
-                {
-                    "owner": owner,
-                    "lease": lease_seconds,
-                    "max": max_attempts,
-                    "keywords_first": keywords_first,
-                },
-            ).fetchone()
+            job = None
+            if keywords_first:  # two steps, each an index walk: one order by both sorted all
+                _walk_the_queue(cur)
+                job = cur.execute(_claim("and d.vector_tier is null"), parameters).fetchone()
+            if job is None:
+                job = cur.execute(_claim(""), parameters).fetchone()
             if job is None:
                 return None
             document = cur.execute(
@@ -297,6 +278,35 @@ class JobQueue:
                 )
                 after_final_state(conn, job.docset_id)
         return state
+
+
+def _walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
+    """Plan the claim as a walk of the queue index that stops at the first match, even before
+    the tables have statistics: right after a bulk upload Postgres has none and would sort
+    every queued job instead (measured, 3,000 jobs: 15-29 ms a claim instead of 0.7 ms)."""
+    cur.execute("set local enable_sort = off")
+    cur.execute("set local enable_bitmapscan = off")
+
+
+def _claim(only: str) -> bytes:
+    """The claim of the next due job (`only`: a further condition on its document), in queue
+    order (`ingestion_jobs_queue_idx`), so the first match ends the walk."""
+    return f"""
+        with next_job as (
+            select j.id from ingestion_jobs j
+            join documents d on d.id = j.document_id
+            where j.state = 'queued' and j.run_after <= now() {only}
+              and not exists (select 1 from ingestion_jobs r
+                              where r.document_id = j.document_id and r.state = 'running')
+            order by j.run_after, j.id
+            for update of j skip locked limit 1)
+        update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
+            max_attempts = %(max)s, lease_owner = %(owner)s,
+            lease_expires_at = now() + make_interval(secs => %(lease)s),
+            heartbeat_at = now(), started_at = now(), updated_at = now()
+        from next_job where j.id = next_job.id
+        returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts, j.max_attempts
+        """.encode()
 
 
 def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:
