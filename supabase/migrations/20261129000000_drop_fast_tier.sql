@@ -17,7 +17,7 @@ update documents set vector_tier = 'keywords' where vector_tier = 'fast';
 alter table documents add constraint documents_vector_tier_check
     check (vector_tier in ('keywords', 'quality'));
 
--- The claim looks for jobs of documents with nothing searchable yet first (their keyword
--- pass), walking the queue in order; once every document is searchable this tiny index
--- answers "none" at once instead of a scan of every document.
+-- The claim first walks the queue for jobs of documents with nothing searchable yet (their
+-- keyword pass), probing each job's document: this small index holds only those documents,
+-- so a probe needs no table read, and once every document is searchable it is empty.
 create index if not exists documents_unsearchable_idx on documents (id) where vector_tier is null;
