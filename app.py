@@ -11,7 +11,7 @@ from ragspace_ui.server import serve
 def main() -> None:
     """Read settings, then serve the web app; a configuration error ends it with its message."""
     settings = load_settings()
-    configure_logging(settings.log_level)
+    configure_logging(settings.server.log_level)
     try:
         serve(settings)
     except ConfigError as exc:

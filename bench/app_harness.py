@@ -27,7 +27,7 @@ from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.eval.evaluation import Dataset, load_claude_docs, load_codebase
 from ragspace.runtime import build_actions, build_embedder
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, Store
 
@@ -147,7 +147,7 @@ class AppUnderTest:
 
     def settings(self) -> Settings:
         """The app's settings, for a second process joining its database."""
-        return Settings(_env_file=None, **_settings_fields(self.env))
+        return load_settings(env_file=None, **_settings_fields(self.env))
 
     @property
     def pgdata(self) -> Path:
@@ -239,7 +239,7 @@ class SideActions:
     """
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
-        self.database = Database.open(settings.model_copy(update={"db_pool_max_size": 2}))
+        self.database = Database.open(settings.replace(db_pool_max_size=2))
         self.store = Store(self.database.pool)
         self.actions: Actions = build_actions(
             settings, self.store, embedder or build_embedder(settings)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ragspace.chunking.chunker import Chunker
 from ragspace.eval.evaluation import EvalDocument, load_claude_docs, load_codebase
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 
 EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 
@@ -33,8 +33,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    settings = Settings(_env_file=None)
-    chunker = Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
+    settings = load_settings(env_file=None)
+    chunker = Chunker(
+        settings.chunking.code_chunk_size,
+        settings.chunking.prose_chunk_size,
+        settings.chunking.chunk_overlap,
+    )
     for name, dataset in (
         ("codebase (90 files: Rust, C++, C, Python, Java)", load_codebase(EVAL_DIR / "codebase")),
         ("claude-docs (45 markdown pages)", load_claude_docs(EVAL_DIR / "claude-docs")),

@@ -24,15 +24,19 @@ from app_harness import default_eval_dir
 from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 
 DEFAULT_EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 
 
 def chunk_texts(eval_dir: Path) -> list[str]:
     """embedding_text of every chunk of both shared corpora, chunked with default settings."""
-    settings = Settings(_env_file=None)
-    chunker = Chunker(settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap)
+    settings = load_settings(env_file=None)
+    chunker = Chunker(
+        settings.chunking.code_chunk_size,
+        settings.chunking.prose_chunk_size,
+        settings.chunking.chunk_overlap,
+    )
     texts: list[str] = []
     for dataset in (
         load_codebase(eval_dir / "codebase"),

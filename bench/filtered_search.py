@@ -43,7 +43,7 @@ from query_latency import EVAL, percentile, perturbed, questions, seed_passages
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, NewDocument, Store
 
 MODEL = "local/all-MiniLM-L6-v2-int8"
@@ -74,9 +74,9 @@ class Cell:
 def docset_chunks(store: Store, name: str) -> tuple[int, int]:
     """The DocSet's id (created when missing) and how many chunks it holds."""
     try:
-        docset = store.get_docset_by_name(name)
+        docset = store.docsets.named(name)
     except Exception:
-        docset = store.create_docset(name, "", MODEL, 384)
+        docset = store.docsets.create(name, "", MODEL, 384)
     with store.pool.connection() as conn:
         row = conn.execute(
             "select count(*) from chunks where docset_id = %s", (docset.id,)
@@ -94,10 +94,10 @@ def top_up(
         count = min(CHUNKS_PER_DOCUMENT, size - first)
         chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
         path = f"doc-{first}.md"
-        [document_id] = store.upsert_documents(
+        [document_id] = store.documents.upsert(
             docset_id, None, [NewDocument(path, "doc", "markdown", "x", f"{name}-{first}")]
         )
-        store.replace_chunks(document_id, docset_id, chunks, vectors, [path] * count)
+        store.chunks.replace(document_id, docset_id, chunks, vectors, [path] * count)
     return docset_id
 
 
@@ -134,7 +134,7 @@ def load(args: argparse.Namespace, others: int) -> None:
     embedder = LocalEmbedder()
     seeds = seed_passages(args.eval_dir)
     seed_vectors = embedder.embed(seeds)
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    database = Database.open(load_settings(env_file=None, data_dir=args.data_dir))
     try:
         store = Store(database.pool)
         started = time.perf_counter()
@@ -179,7 +179,7 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
     rng = np.random.default_rng(7)
     sample = [asked[i] for i in rng.choice(len(asked), args.queries, replace=False)]
     query_vectors = embedder.embed(sample)
-    settings = Settings(_env_file=None, data_dir=args.data_dir)
+    settings = load_settings(env_file=None, data_dir=args.data_dir)
     database = Database.open(settings)
     cells = []
     try:
@@ -231,7 +231,7 @@ def build_graphs(store: Store, settings: Settings) -> None:
     except ImportError:
         return
     started = time.perf_counter()
-    built = build_missing_graphs(store.pool, settings.exact_search_max_chunks)
+    built = build_missing_graphs(store.pool, settings.retrieval.exact_search_max_chunks)
     if built:
         with store.pool.connection() as conn:
             conn.execute("analyze chunks")

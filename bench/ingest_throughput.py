@@ -20,10 +20,10 @@ from ragspace.actions import Actions
 from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.models import ChunkDraft
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, NewDocument, Store
-from ragspace.store.store import copy_chunks
+from ragspace.store.chunk_rows import copy_chunks
 from ragspace.worker import Ingestor
 
 
@@ -60,30 +60,30 @@ def bench_embedding(embedder: LocalEmbedder, repeats: int) -> float:
 
 def bench_storage(store: Store, repeats: int, count: int = 20_000) -> float:
     """Chunks per second stored with precomputed 384-dimension vectors."""
-    docset = store.create_docset("storage-bench", "", "bench", 384)
+    docset = store.docsets.create("storage-bench", "", "bench", 384)
     text = "x = compute(value)  # a line of code\n" * 25
     chunks = [
         ChunkDraft(ordinal=i, content=text, start_line=i + 1, end_line=i + 25) for i in range(count)
     ]
     vectors = np.random.default_rng(0).standard_normal((count, 384)).astype(np.float32)
     hashes = [f"{i:064x}" for i in range(count)]
-    [document_id] = store.upsert_documents(
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("big.py", "big.py", "python", text, "h")]
     )
     rates = []
     for _ in range(repeats):
         started = time.perf_counter()
-        store.replace_chunks(document_id, docset.id, chunks, vectors, hashes)
+        store.chunks.replace(document_id, docset.id, chunks, vectors, hashes)
         rates.append(count / (time.perf_counter() - started))
-    store.delete_docset(docset.id)
+    store.docsets.delete(docset.id)
     return statistics.median(rates)
 
 
 def _timed_copy(store: Store, count: int, repeats: int, setup: str = "") -> float:
     """Median chunks/s of `replace_chunks`-style COPY transactions after optional set-up SQL."""
-    docset = store.create_docset(f"variant-{time.monotonic_ns()}", "", "bench", 384)
+    docset = store.docsets.create(f"variant-{time.monotonic_ns()}", "", "bench", 384)
     chunks, vectors, hashes = _bench_chunks(count)
-    [document_id] = store.upsert_documents(
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("big.py", "big.py", "python", "x", "h")]
     )
     rates = []
@@ -94,7 +94,7 @@ def _timed_copy(store: Store, count: int, repeats: int, setup: str = "") -> floa
             started = time.perf_counter()
             copy_chunks(conn, document_id, docset.id, chunks, vectors, hashes)
         rates.append(count / (time.perf_counter() - started))
-    store.delete_docset(docset.id)
+    store.docsets.delete(docset.id)
     return statistics.median(rates)
 
 
@@ -127,9 +127,9 @@ def bench_storage_variants(store: Store, repeats: int, count: int) -> dict[str, 
 
 def _load_then_index(store: Store, count: int) -> dict[str, float]:
     """COPY with no vector/text index, then build both (as a one-off bulk import would)."""
-    docset = store.create_docset("load-then-index", "", "bench", 384)
+    docset = store.docsets.create("load-then-index", "", "bench", 384)
     chunks, vectors, hashes = _bench_chunks(count)
-    [document_id] = store.upsert_documents(
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("big.py", "big.py", "python", "x", "h")]
     )
     with store.pool.connection() as conn:
@@ -145,7 +145,7 @@ def _load_then_index(store: Store, count: int) -> dict[str, float]:
         indexed = time.perf_counter()
         conn.execute("create index chunks_fts_idx on chunks using gin (fts)")
         finished = time.perf_counter()
-    store.delete_docset(docset.id)
+    store.docsets.delete(docset.id)
     return {
         "HNSW build after load (1GB maintenance_work_mem)": count / (indexed - loaded),
         "load, then build HNSW + GIN (overall)": count / (finished - started),
@@ -177,11 +177,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(_env_file=None, data_dir=Path(folder))
+        settings = load_settings(env_file=None, data_dir=Path(folder))
         database = Database.open(settings)
         try:
             store = Store(database.pool)
-            embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
+            embedder = LocalEmbedder(batch_size=settings.embedding.embedding_batch_size)
             actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             embed_rate = bench_embedding(embedder, args.repeats)

@@ -42,7 +42,7 @@ from ragspace.embeddings import LocalEmbedder, Vectors
 from ragspace.eval.evaluation import Dataset, evaluate, ingest, load_claude_docs, load_codebase
 from ragspace.models import RetrievalMode
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
@@ -152,7 +152,7 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = args.data_dir or Path(tmp)
-        settings = Settings(_env_file=None, data_dir=data_dir)
+        settings = load_settings(env_file=None, data_dir=data_dir)
         database = Database.open(settings)
         try:
             store = Store(database.pool)
@@ -189,7 +189,7 @@ def main() -> None:
                 for share in args.vector_share
             }
             for label, update in variants.items():
-                fused = build_actions(settings.model_copy(update=update), store, embedder)
+                fused = build_actions(settings.replace(**update), store, embedder)
                 for name, dataset in sets:
                     result[f"{name} hybrid {label}"] = scores(
                         fused, name, dataset, RetrievalMode.HYBRID

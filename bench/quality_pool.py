@@ -129,7 +129,7 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
                 candidates=DEPTH, ranking=RankingOptions(document_weight=1.0)
             )
             retriever = Retriever(store, runtime.embedder, options)
-            docset = store.get_docset_by_name(pool_set.docset).id
+            docset = store.docsets.named(pool_set.docset).id
             with target.open("w") as out:
                 for query in load_questions(pool_set).queries:
                     mode = RetrievalMode.HYBRID

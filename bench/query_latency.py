@@ -27,7 +27,7 @@ import numpy as np
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, NewDocument, Store
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
@@ -72,15 +72,15 @@ def perturbed(
 
 def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) -> int:
     """A DocSet of `size` chunks, stored through the normal bulk path."""
-    docset = store.create_docset(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
+    docset = store.docsets.create(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
     rng = np.random.default_rng(size)
     for first in range(0, size, CHUNKS_PER_DOCUMENT):
         count = min(CHUNKS_PER_DOCUMENT, size - first)
         chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
-        [document_id] = store.upsert_documents(
+        [document_id] = store.documents.upsert(
             docset.id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
         )
-        store.replace_chunks(
+        store.chunks.replace(
             document_id,
             docset.id,
             chunks,
@@ -151,8 +151,8 @@ def main() -> None:
     docsets: dict[int, int] = {}
     with tempfile.TemporaryDirectory() as folder:
         for buffers in args.shared_buffers:
-            settings = Settings(
-                _env_file=None, data_dir=Path(folder), embedded_shared_buffers=buffers
+            settings = load_settings(
+                env_file=None, data_dir=Path(folder), embedded_shared_buffers=buffers
             )
             database = Database.open(settings)  # the server restarts with this cache size
             try:

@@ -23,7 +23,7 @@ from app_harness import corpus_files, default_eval_dir
 from ragspace.eval.evaluation import load_codebase
 from ragspace.models import EmbeddingStatus, tier_counts
 from ragspace.runtime import Runtime, open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,8 +46,8 @@ class Timing:
 
 
 def _settings(data_dir: Path, workers: int) -> Settings:
-    return Settings(
-        _env_file=None,
+    return load_settings(
+        env_file=None,
         data_dir=data_dir,
         database_url=None,
         openai_api_key=None,

@@ -27,7 +27,7 @@ from ragspace.chunking.grammars import Grammars
 from ragspace.chunking.syntax import SyntaxParser
 from ragspace.eval.evaluation import load_codebase
 from ragspace.languages import detect_language_of, is_prose
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 
 EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 Document = tuple[str, str, str]  # path, language, text
@@ -57,8 +57,12 @@ def timed(work: Callable[[Document], object], documents: list[Document]) -> floa
 
 
 def compare(label: str, documents: list[Document], runs: int) -> dict[str, float]:
-    settings = Settings(_env_file=None)
-    sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
+    settings = load_settings(env_file=None)
+    sizes = (
+        settings.chunking.code_chunk_size,
+        settings.chunking.prose_chunk_size,
+        settings.chunking.chunk_overlap,
+    )
     plain = Chunker(*sizes, syntax=SyntaxParser(Grammars({})))
     parser = SyntaxParser()
     full = Chunker(*sizes, syntax=parser)

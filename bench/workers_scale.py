@@ -34,7 +34,7 @@ import psycopg
 from app_harness import commit_id
 
 from ragspace.runtime import open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store.database import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +50,9 @@ def _database(server_uri: str, name: str) -> str:
 
 def _upload(url: str, folder: Path, limit: int | None, data_dir: Path) -> None:
     """The folder as a DocSet, stored and queued (migrations run here), no worker started."""
-    settings = Settings(_env_file=None, database_url=url, data_dir=data_dir, openai_api_key=None)
+    settings = load_settings(
+        env_file=None, database_url=url, data_dir=data_dir, openai_api_key=None
+    )
     runtime = open_runtime(settings, worker_threads=0, load_models=False)
     try:
         runtime.actions.docsets.create("scale")

@@ -87,3 +87,14 @@ def redact(text: str, *secrets: str | None) -> str:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "[redacted]")
     return text
+
+
+def unknown_docset(name: str, names: list[str], shown: int = 30) -> str:
+    """`DocSet 'x' does not exist.` with the closest name and the names there are: what an
+    assistant that guessed a name needs to try again."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(map(repr, names[:shown])) + (" …" if len(names) > shown else "")
+    return f"DocSet {name!r} does not exist.{hint} The DocSets are: {listed or 'none yet'}."

@@ -15,7 +15,7 @@ from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.ranking.selection import hit_is_prose
-from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
 
@@ -29,7 +29,7 @@ class RetrievalOptions:
     """Tuning of one search; the defaults come from settings."""
 
     mode: RetrievalMode = RetrievalMode.HYBRID
-    candidates: int = 50
+    candidates: int = RETRIEVAL_CANDIDATES
     ranking: RankingOptions = field(default_factory=RankingOptions)
     ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
@@ -78,7 +78,7 @@ class Retriever:
     def _refuse_unembedded(self, docset_ids: Sequence[int]) -> None:
         """Vector search found nothing: say so when chunks are still waiting for vectors
         (found by keywords meanwhile) rather than answer with nothing."""
-        waiting = self._store.chunks_without_vectors(docset_ids)
+        waiting = self._store.chunks.without_vectors(docset_ids)
         if waiting:
             raise VectorsPendingError(
                 f"Vector search found nothing: {waiting:,} chunk(s) of the selected DocSets "
@@ -96,7 +96,7 @@ class Retriever:
         ref: str | None = None,
     ) -> list[Candidate]:
         """What each side offers (at most `depth` chunks a side), before ranking."""
-        return self._store.search(self._request(query, docset_ids, depth, mode, ref))
+        return self._store.chunks.search(self._request(query, docset_ids, depth, mode, ref))
 
     def part_candidates(
         self,
@@ -123,7 +123,7 @@ class Retriever:
             return list(hits)
         if vector is None:
             vector = self._embedder.embed([query])[0]
-        measured = self._store.similarities(missing, vector, self._embedder.dimensions)
+        measured = self._store.chunks.similarities(missing, vector, self._embedder.dimensions)
         return [
             hit.model_copy(update={"vector_similarity": measured[hit.chunk_id]})
             if hit.chunk_id in measured
@@ -147,7 +147,7 @@ class Retriever:
     ) -> list[Hit]:
         ranking = self._ranking(bool(request.keyword_terms), request.query_vector is not None)
         parts = self._parts(query, request) if ranking.sub_question_weight else []
-        return rank(self._store.search(request), ranking, query, k, per_section, parts)
+        return rank(self._store.chunks.search(request), ranking, query, k, per_section, parts)
 
     def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
         """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
@@ -161,7 +161,7 @@ class Retriever:
         return [
             (
                 question,
-                self._store.search(
+                self._store.chunks.search(
                     dataclasses.replace(
                         request,
                         query_vector=vector,

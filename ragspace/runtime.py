@@ -9,6 +9,7 @@ from ragspace.actions.answers import AnswerActions
 from ragspace.actions.docsets import DocsetActions
 from ragspace.actions.documents import DocumentActions
 from ragspace.actions.evaluation import EvaluationActions
+from ragspace.actions.expansion import HitExpansion
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.search import SearchActions
 from ragspace.actions.sources import SourceActions
@@ -35,8 +36,9 @@ from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
+from ragspace.sources.llms_txt import LlmsTxtCrawler
 from ragspace.sources.sync import SourceSyncer
-from ragspace.sources.web import WebConfig, WebCrawler
+from ragspace.sources.web import WebConfig
 from ragspace.store import (
     Database,
     DeliveryLog,
@@ -54,46 +56,51 @@ log = logging.getLogger(__name__)
 
 def build_embedder(settings: Settings) -> Embedder:
     """OpenAI embeddings when a key is configured, otherwise the bundled local model."""
-    if settings.openai_api_key is not None and settings.uses_openai:
+    if settings.openai.openai_api_key is not None and settings.uses_openai:
         return OpenAIEmbedder(
-            api_key=settings.openai_api_key.get_secret_value(),
-            model=settings.openai_embedding_model,
-            dimensions=settings.openai_embedding_dimensions,
-            base_url=settings.openai_base_url,
-            timeout=settings.openai_timeout_seconds,
-            max_retries=settings.openai_max_retries,
-            batch_size=settings.embedding_batch_size,
+            api_key=settings.openai.openai_api_key.get_secret_value(),
+            model=settings.embedding.openai_embedding_model,
+            dimensions=settings.embedding.openai_embedding_dimensions,
+            base_url=settings.openai.openai_base_url,
+            timeout=settings.openai.openai_timeout_seconds,
+            max_retries=settings.openai.openai_max_retries,
+            batch_size=settings.embedding.embedding_batch_size,
         )
     return LocalEmbedder(
-        batch_size=settings.local_embedding_batch_size,
-        threads=settings.local_embedding_threads,
-        providers=[p.strip() for p in settings.local_embedding_providers.split(",") if p.strip()],
+        batch_size=settings.embedding.local_embedding_batch_size,
+        threads=settings.embedding.local_embedding_threads,
+        providers=[
+            p.strip() for p in settings.embedding.local_embedding_providers.split(",") if p.strip()
+        ],
     )
 
 
 def lazy_embedder(settings: Settings) -> LazyEmbedder:
     """The configured embedder, built (model loaded) only when something is embedded."""
-    if settings.openai_api_key is not None and settings.uses_openai:
+    if settings.openai.openai_api_key is not None and settings.uses_openai:
         model_id = openai_model_id(
-            settings.openai_embedding_model, settings.openai_embedding_dimensions
+            settings.embedding.openai_embedding_model,
+            settings.embedding.openai_embedding_dimensions,
         )
         return LazyEmbedder(
-            lambda: build_embedder(settings), model_id, settings.openai_embedding_dimensions
+            lambda: build_embedder(settings),
+            model_id,
+            settings.embedding.openai_embedding_dimensions,
         )
     return LazyEmbedder(lambda: build_embedder(settings), LOCAL_MODEL_ID, LOCAL_DIMENSIONS)
 
 
 def archive_limits(settings: Settings) -> ArchiveLimits:
     """Upload limits; in character units the chunk limit also caps a document's text."""
-    largest_chunk = max(settings.code_chunk_size, settings.prose_chunk_size)
+    largest_chunk = max(settings.chunking.code_chunk_size, settings.chunking.prose_chunk_size)
     return ArchiveLimits(
-        settings.zip_max_members,
-        settings.zip_max_total_bytes,
-        settings.upload_text_budget_bytes,
+        settings.limits.zip_max_members,
+        settings.limits.zip_max_total_bytes,
+        settings.limits.upload_text_budget_bytes,
         # a document longer than this splits into more chunks than allowed (a token can
         # be many characters, so no such bound exists in token units)
-        settings.max_chunks_per_document * largest_chunk
-        if settings.chunk_size_unit == "chars"
+        settings.chunking.max_chunks_per_document * largest_chunk
+        if settings.chunking.chunk_size_unit == "chars"
         else None,
     )
 
@@ -101,23 +108,23 @@ def archive_limits(settings: Settings) -> ArchiveLimits:
 def build_chunker(settings: Settings) -> Chunker:
     """The chunker with the configured sizes."""
     return Chunker(
-        settings.code_chunk_size,
-        settings.prose_chunk_size,
-        settings.chunk_overlap,
-        unit=settings.chunk_size_unit,
+        settings.chunking.code_chunk_size,
+        settings.chunking.prose_chunk_size,
+        settings.chunking.chunk_overlap,
+        unit=settings.chunking.chunk_size_unit,
     )
 
 
 def build_chat_model(settings: Settings) -> ChatModel | None:
     """The configured chat model, or None when no API key is set (extractive answers)."""
-    if settings.openai_api_key is None or not settings.uses_openai:
+    if settings.openai.openai_api_key is None or not settings.uses_openai:
         return None
     return OpenAIChatModel(
-        api_key=settings.openai_api_key.get_secret_value(),
-        model=settings.openai_chat_model,
-        base_url=settings.openai_base_url,
-        timeout=settings.openai_timeout_seconds,
-        max_retries=settings.openai_max_retries,
+        api_key=settings.openai.openai_api_key.get_secret_value(),
+        model=settings.openai.openai_chat_model,
+        base_url=settings.openai.openai_base_url,
+        timeout=settings.openai.openai_timeout_seconds,
+        max_retries=settings.openai.openai_max_retries,
     )
 
 
@@ -135,7 +142,7 @@ def build_actions(
     requests = ReembedRequests(store.pool)
     scope = SearchScope(store, embedder, requests)
     new_work = on_new_work or (lambda: None)
-    read_only = settings.read_only
+    read_only = settings.access.read_only
     return Actions(
         docsets=DocsetActions(store, embedder, scope, read_only),
         sources=SourceActions(
@@ -144,19 +151,19 @@ def build_actions(
             SyncSchedule(store.pool),
             DeliveryLog(store.pool),
             archive_limits(settings),
-            settings.max_upload_bytes,
+            settings.limits.max_upload_bytes,
             new_work,
             read_only,
         ),
         documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
-        search=SearchActions(retriever, scope, answers.relevance_floor),
+        search=SearchActions(retriever, scope, answers.relevance_floor, HitExpansion(store)),
         answers=AnswerActions(answers, scope),
         evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
         mode=AppMode(
             embedding_model=embedder.model_id,
             local_embeddings=embedder.model_id == LOCAL_MODEL_ID,
             llm_answers=answers.chat is not None,
-            max_upload_bytes=settings.max_upload_bytes,
+            max_upload_bytes=settings.limits.max_upload_bytes,
         ),
         read_only=read_only,
     )
@@ -168,16 +175,16 @@ def build_retriever(settings: Settings, store: Store, embedder: Embedder) -> Ret
         store,
         embedder,
         RetrievalOptions(
-            mode=RetrievalMode(settings.retrieval_mode),
-            candidates=settings.retrieval_candidates,
+            mode=RetrievalMode(settings.retrieval.retrieval_mode),
+            candidates=settings.retrieval.retrieval_candidates,
             ranking=RankingOptions(
-                fusion=Fusion(settings.fusion),
-                vector_share=settings.vector_share,
-                rrf_k=settings.rrf_k,
-                keyword_weight=settings.keyword_weight,
+                fusion=Fusion(settings.retrieval.fusion),
+                vector_share=settings.retrieval.vector_share,
+                rrf_k=settings.retrieval.rrf_k,
+                keyword_weight=settings.retrieval.keyword_weight,
             ),
-            ef_search=settings.hnsw_ef_search,
-            exact_max_chunks=settings.exact_search_max_chunks,
+            ef_search=settings.retrieval.hnsw_ef_search,
+            exact_max_chunks=settings.retrieval.exact_search_max_chunks,
         ),
     )
 
@@ -186,13 +193,17 @@ def build_answers(
     settings: Settings, store: Store, retriever: Retriever, chat: ChatModel | None
 ) -> AnswerPipeline:
     """The answer pipeline: context, relevance floor, and reranking when a chat model is set."""
-    reranker = Reranker(chat, settings.rerank_timeout_seconds) if chat and settings.rerank else None
+    reranker = (
+        Reranker(chat, settings.retrieval.rerank_timeout_seconds)
+        if chat and settings.retrieval.rerank
+        else None
+    )
     return AnswerPipeline(
         retriever,
-        ContextBuilder(store, settings.context_chars),
+        ContextBuilder(store, settings.retrieval.context_chars),
         AnswerOptions(
-            min_similarity=settings.min_similarity,
-            rerank_candidates=settings.rerank_candidates,
+            min_similarity=settings.retrieval.min_similarity,
+            rerank_candidates=settings.retrieval.rerank_candidates,
             relevance_floor=RelevanceFloor(*settings.relevance_floors),
         ),
         chat=chat,
@@ -202,41 +213,45 @@ def build_answers(
 
 def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
     """GitHub and web fetching with the configured token, timeouts and caps."""
-    token = settings.github_token.get_secret_value() if settings.github_token else None
+    token = (
+        settings.sources.github_token.get_secret_value() if settings.sources.github_token else None
+    )
     github = GithubConfig(
-        api_url=settings.github_api_url,
+        api_url=settings.sources.github_api_url,
         token=token or None,
-        timeout_seconds=settings.http_timeout_seconds,
-        max_files=settings.github_max_files,
-        max_file_bytes=settings.github_max_file_bytes,
-        max_archive_bytes=settings.github_max_archive_bytes,
-        allow_private_urls=settings.allow_private_urls,
+        timeout_seconds=settings.sources.http_timeout_seconds,
+        max_files=settings.sources.github_max_files,
+        max_file_bytes=settings.sources.github_max_file_bytes,
+        max_archive_bytes=settings.sources.github_max_archive_bytes,
+        allow_private_urls=settings.sources.allow_private_urls,
     )
     web = WebConfig(
-        timeout_seconds=settings.http_timeout_seconds,
-        max_pages=settings.web_max_pages,
-        concurrency=settings.web_concurrency,
-        chunk_chars=settings.prose_chunk_size,
-        max_seconds=settings.web_max_seconds,
-        allow_private_urls=settings.allow_private_urls,
-        max_text_bytes=settings.upload_text_budget_bytes,  # one budget, whatever the door
+        timeout_seconds=settings.sources.http_timeout_seconds,
+        max_pages=settings.sources.web_max_pages,
+        concurrency=settings.sources.web_concurrency,
+        chunk_chars=settings.chunking.prose_chunk_size,
+        max_seconds=settings.sources.web_max_seconds,
+        allow_private_urls=settings.sources.allow_private_urls,
+        max_text_bytes=settings.limits.upload_text_budget_bytes,  # one budget, whatever the door
     )
     fetcher = GithubFetcher(
-        GithubClient(github), settings.github_max_file_bytes, chunk_chars=settings.code_chunk_size
+        GithubClient(github),
+        settings.sources.github_max_file_bytes,
+        chunk_chars=settings.chunking.code_chunk_size,
     )
-    return SourceSyncer(store, fetcher, WebCrawler(web))
+    return SourceSyncer(store, fetcher, LlmsTxtCrawler(web))  # page by page without llms.txt
 
 
 def ingest_options(settings: Settings) -> IngestOptions:
     """Batching, lease and retry settings of the ingestion pipeline."""
     return IngestOptions(
-        batch_size=settings.embedding_batch_size,
-        concurrency=settings.embedding_concurrency,
-        lease_seconds=settings.job_lease_seconds,
-        max_attempts=settings.job_max_attempts,
-        retry_base_seconds=settings.job_retry_base_seconds,
-        retry_max_seconds=settings.job_retry_max_seconds,
-        max_chunks=settings.max_chunks_per_document,
+        batch_size=settings.embedding.embedding_batch_size,
+        concurrency=settings.embedding.embedding_concurrency,
+        lease_seconds=settings.ingestion.job_lease_seconds,
+        max_attempts=settings.ingestion.job_max_attempts,
+        retry_base_seconds=settings.ingestion.job_retry_base_seconds,
+        retry_max_seconds=settings.ingestion.job_retry_max_seconds,
+        max_chunks=settings.chunking.max_chunks_per_document,
         # OpenAI embeds fast enough that a keyword pass first would only add a chunk swap
         keywords_first=not settings.uses_openai,
     )
@@ -282,9 +297,11 @@ def build_workers(settings: Settings, store: Store, ingestor: Ingestor, threads:
     return WorkerPool(
         ingestor,
         threads,
-        settings.worker_poll_seconds,
+        settings.ingestion.worker_poll_seconds,
         # DocSets too large for an exact scan get an HNSW graph of their own
-        on_idle=lambda: build_missing_graphs(store.pool, settings.exact_search_max_chunks),
+        on_idle=lambda: build_missing_graphs(
+            store.pool, settings.retrieval.exact_search_max_chunks
+        ),
     )
 
 
@@ -305,7 +322,7 @@ def open_runtime(
         store = Store(database.pool)
         embedder = build_embedder(settings) if load_models else lazy_embedder(settings)
         ingestor = build_ingestor(settings, store, embedder)
-        threads = settings.worker_threads if worker_threads is None else worker_threads
+        threads = settings.ingestion.worker_threads if worker_threads is None else worker_threads
         workers = build_workers(settings, store, ingestor, threads)
         syncer = build_syncer(settings, store)
         scheduler = (
@@ -314,8 +331,8 @@ def open_runtime(
                 store,
                 syncer.sync,
                 workers.wake,
-                settings.resync_lease_seconds,
-                settings.worker_poll_seconds,
+                settings.ingestion.resync_lease_seconds,
+                settings.ingestion.worker_poll_seconds,
             )
             if scheduled_syncs
             else None

@@ -114,7 +114,7 @@ class ResyncScheduler:
     def _record(self, source: Source, message: str) -> None:
         log.warning("Re-sync of source #%d failed: %s", source.id, message)
         with contextlib.suppress(DatabaseUnavailableError):
-            self._store.record_source_error(source.id, message)
+            self._store.sources.record_error(source.id, message)
 
     def _release(self, source: Source, owner: str) -> None:
         with contextlib.suppress(DatabaseUnavailableError):  # else the claim lapses

@@ -107,3 +107,13 @@ def covers(text: str, question: str) -> bool:
     """Every term of the question occurs in the text (False for a question without terms)."""
     wanted = terms(question)
     return bool(wanted) and wanted <= terms(text)
+
+
+def matched_words(text: str, wanted: set[str] | frozenset[str]) -> list[str]:
+    """The words of a text whose stems are among `wanted`, each stem once, in text order."""
+    found: dict[str, str] = {}
+    for word in _telling_words(text):
+        stem = _stem(word)
+        if stem in wanted and stem not in found:
+            found[stem] = word
+    return list(found.values())

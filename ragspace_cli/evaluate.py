@@ -105,7 +105,7 @@ def eval_settings(args: argparse.Namespace) -> "Settings":
     asks_app_docset = any(p.is_file() for p in args.datasets)
     if args.data_dir is None and asks_app_docset:
         return settings
-    data_dir = args.data_dir or settings.data_dir / EVAL_DATA_FOLDER
+    data_dir = args.data_dir or settings.database.data_dir / EVAL_DATA_FOLDER
     return load_settings(data_dir=data_dir, database_url=None)
 
 
@@ -188,7 +188,7 @@ def embed_with_progress(
 def _quality_documents(store: "Store", name: str) -> int:
     from ragspace.store import ReembedRequests
 
-    done, _total = ReembedRequests(store.pool).docset_progress(store.get_docset_by_name(name).id)
+    done, _total = ReembedRequests(store.pool).docset_progress(store.docsets.named(name).id)
     return done
 
 

@@ -16,6 +16,7 @@ from ragspace.logging_setup import configure_logging
 from ragspace.settings import Settings, load_settings
 from ragspace_cli import docs as cli_docs
 from ragspace_cli import docsets as cli_docsets
+from ragspace_cli import mcp_command as cli_mcp
 from ragspace_cli import query as cli_query
 from ragspace_cli import sources as cli_sources
 from ragspace_cli import status as cli_status
@@ -90,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_status.register(commands)
     cli_docs.register(commands)
     cli_query.register(commands)
+    cli_mcp.register(commands)
     add_eval_parser(commands)
     return parser
 
@@ -129,8 +131,8 @@ def _silence_stdout() -> None:
 
 def _log_level(args: argparse.Namespace, settings: Settings) -> str:
     """RAGSPACE_LOG_LEVEL when set; else servers and workers log INFO, other commands warnings."""
-    if "log_level" in settings.model_fields_set or getattr(args, "chatty", False):
-        return settings.log_level
+    if "log_level" in settings.server.model_fields_set or getattr(args, "chatty", False):
+        return settings.server.log_level
     return "INFO" if args.verbose else QUIET_LEVEL
 
 

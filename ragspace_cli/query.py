@@ -58,7 +58,7 @@ def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
 
 
 def _search(args: argparse.Namespace) -> int:
-    app_url = load_settings().app_url
+    app_url = load_settings().server.app_url
     with opened_actions() as actions:
         hits = actions.search.hits(args.query, args.docset, args.k, _mode(args), ref=args.ref)
     if args.json:
@@ -105,7 +105,7 @@ def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
 
 def _ask(args: argparse.Namespace) -> int:
     rerank = not args.no_rerank
-    app_url = load_settings().app_url
+    app_url = load_settings().server.app_url
     with opened_actions() as actions:
         updates = actions.answers.ask(
             args.question, args.docset, mode=_mode(args), rerank=rerank, ref=args.ref

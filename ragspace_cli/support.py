@@ -38,7 +38,7 @@ def opened_actions(
     from ragspace.runtime import open_runtime
 
     settings = load_settings(**overrides)
-    threads = max(1, settings.worker_threads) if workers else 0
+    threads = max(1, settings.ingestion.worker_threads) if workers else 0
     runtime = open_runtime(
         settings, worker_threads=threads, load_models=workers, scheduled_syncs=resync
     )

@@ -1,15 +1,16 @@
-"""What the MCP tools (and the public HTTP API) return: domain models shaped as JSON data."""
+"""What the MCP tools (and the public HTTP API) return: domain models shaped as JSON data.
+
+No Gradio here: `ragspace mcp` serves the same tools without the web app.
+"""
 
 import json
 from typing import Any
 
-import gradio as gr
-from gradio.route_utils import get_root_url
-from starlette.requests import Request as StarletteRequest
-
 from ragspace.actions import Actions
+from ragspace.actions.expansion import ExpandedHit
 from ragspace.answering.answer import without_sources
 from ragspace.answering.citations import cite_hit, version_data
+from ragspace.hit_reasons import why_hit
 from ragspace.links import citation_link, view_url
 from ragspace.models import (
     Answer,
@@ -24,15 +25,6 @@ from ragspace.models import (
 from ragspace.tokens import count_tokens, leading_within
 
 QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
-
-
-def app_url_of(request: gr.Request | None) -> str | None:
-    """The address the caller reached the app at (behind a proxy: the forwarded one)."""
-    # a gr.Request wraps Starlette's; MCP's direct calls hand Starlette's over as it is
-    raw = getattr(request, "request", None) or request
-    if not isinstance(raw, StarletteRequest):
-        return None
-    return get_root_url(raw, raw.url.path, None)
 
 
 def to_json(value: Any) -> str:
@@ -69,24 +61,84 @@ def score(hit: Hit) -> float | None:
 
 
 def search_data(
-    hits: list[Hit], max_tokens: int | None, app_url: str | None = None
+    hits: list[Hit], max_tokens: int | None, app_url: str | None = None, query: str = ""
 ) -> dict[str, Any]:
-    """Search results numbered from 1 in rank order, cut (whole hits) to a token budget."""
+    """Search results numbered from 1 in rank order, cut (whole hits) to a token budget;
+    each says in one line why it was returned."""
     found = [
         location_data(citation, hit.docset_name, hit.title, app_url)
-        | {"context": citation.context, "snippet": citation.snippet, "score": score(hit)}
+        | {
+            "context": citation.context,
+            "snippet": citation.snippet,
+            "score": score(hit),
+            "why": why_hit(query, hit),
+        }
         for hit, citation in ((hit, cite_hit(hit, n)) for n, hit in enumerate(hits, start=1))
     ]
-    snippets = [entry["snippet"] for entry in found]
-    if max_tokens is None:
-        kept, tokens = len(found), sum(map(count_tokens, snippets))
-    else:
-        kept, tokens = leading_within(snippets, max(0, max_tokens))
+    kept, tokens = _within(found, "snippet", max_tokens)
     return {
         "hits": found[:kept],
         "tokens": tokens,
         "truncated": kept < len(found),
         "dropped_hits": len(found) - kept,
+    }
+
+
+def _within(entries: list[dict[str, Any]], key: str, max_tokens: int | None) -> tuple[int, int]:
+    """How many leading entries fit the budget, and their tokens (all of them without one)."""
+    texts = [entry[key] for entry in entries]
+    if max_tokens is None:
+        return len(texts), sum(map(count_tokens, texts))
+    return leading_within(texts, max(0, max_tokens))
+
+
+def expanded_data(
+    expanded: list[ExpandedHit],
+    ranks: dict[int, int],
+    max_tokens: int | None,
+    app_url: str | None = None,
+    query: str = "",
+) -> dict[str, Any]:
+    """Whole sections and definitions, best first, cut (whole units) to the token budget,
+    then grouped per file (files in the order of their best unit)."""
+    units: list[dict[str, Any]] = []
+    for entry in expanded:
+        whole = entry.hit.model_copy(
+            update={"start_line": entry.start_line, "end_line": entry.end_line}
+        )
+        citation = cite_hit(whole, ranks[entry.hit.chunk_id])
+        units.append(
+            {
+                "file": (entry.hit.docset_name, entry.hit.path, entry.hit.ref),
+                "head": location_data(citation, entry.hit.docset_name, entry.hit.title, app_url),
+                "unit": entry.unit,
+                "label": entry.label,
+                "start_line": entry.start_line,
+                "end_line": entry.end_line,
+                "url": citation.url,
+                "hits": [ranks[h.chunk_id] for h in entry.hits],
+                "why": why_hit(query, entry.hit),
+                "score": score(entry.hit),
+                "text": entry.text,
+                "continuation": entry.continuation,
+            }
+        )
+    kept, tokens = _within(units, "text", max_tokens)
+    files: dict[tuple[str, str, str | None], dict[str, Any]] = {}
+    for unit in units[:kept]:
+        head = unit.pop("head")
+        group = files.setdefault(
+            unit.pop("file"),
+            {k: head[k] for k in ("docset", "title", "path") if k in head}
+            | {k: v for k, v in head.items() if k in ("ref", "resolved_sha")}
+            | {"units": []},
+        )
+        group["units"].append(unit)
+    return {
+        "files": list(files.values()),
+        "tokens": tokens,
+        "truncated": kept < len(units),
+        "dropped_units": len(units) - kept,
     }
 
 

@@ -4,22 +4,24 @@ Each tool is a plain function of the actions and the tool's parameters, importab
 testable alone; `mcp_tools.register_mcp_tools` binds them to the app's actions and login.
 Gradio turns each into an MCP tool named after the function; the docstring is the tool's
 description and its Args the parameters' descriptions (one line each: Gradio reads one line
-per parameter). Results are JSON text (`mcp_data`).
+per parameter). Results are JSON text (`mcp_data`). No Gradio here: a tool that links to the
+app's viewer takes `app_url`, which the web endpoint fills from the request (`mcp_tools.bind`)
+and `ragspace mcp` from the settings.
 """
 
 from collections.abc import Callable
 from typing import TypeVar
 
-import gradio as gr
-
 from ragspace.actions import Actions
+from ragspace.actions.expansion import UNITS, Unit
+from ragspace.errors import ValidationError
 from ragspace.models import AnswerBudget
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE
 from ragspace_ui.mcp_data import (
     answer_data,
-    app_url_of,
     docset_data,
     document_data,
+    expanded_data,
     progress_data,
     search_data,
     text_data,
@@ -43,7 +45,7 @@ def with_relevance_floor(tool: Tool) -> Tool:
 
 
 def list_docsets(actions: Actions) -> str:
-    """List the DocSets (named collections of documentation and code) this RAGSpace can search.
+    """List the DocSets (named collections of docs and code): call it first, for the names.
 
     Use the names with the `search` and `ask` tools. A DocSet with "searchable": false is
     being re-embedded and is skipped until that finishes.
@@ -65,9 +67,12 @@ def search(
     k: int = 8,
     max_tokens: int | None = None,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    expand: str | None = None,
+    app_url: str | None = None,
 ) -> str:
-    """Search the DocSets for the passages (code or documentation) most relevant to a query.
+    """Find the passages (code or docs) most relevant to a query: to read the sources yourself.
+
+    For a written answer with citations use ask instead.
 
     Hybrid search: meaning (embeddings) and exact words (identifiers, error codes) fused,
     best first. Each hit's score is the cosine similarity of query and passage under the
@@ -79,21 +84,44 @@ def search(
 
     Args:
         query: What to look for: a question, a concept, or identifiers such as function names.
-        docsets: Names of DocSets to search (see list_docsets); empty or omitted: all.
+        docsets: Names of DocSets to search (see list_docsets; one name is fine); omitted: all.
         k: At most this many hits, 1 to 50 (default 8).
         max_tokens: Cap on all snippets' tokens; whole hits cut from the end (omitted: none).
         ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet;
             omitted: every version, each result says its ref.
+        expand: "definition" (code) or "section" (docs): whole definitions or sections
+            around the hits, grouped per file, instead of cut snippets; omitted: snippets.
 
     Returns:
         JSON object: hits (best first: number, docset, title, path, start_line, end_line,
         focus_start_line, focus_end_line, url, view_url: the lines in the app's viewer,
-        context, snippet, score), tokens (of the snippets returned), truncated (true when
-        max_tokens cut hits) and dropped_hits.
+        context, snippet, score, why: the symbol or words that matched), tokens (of the
+        snippets returned), truncated (true when max_tokens cut hits) and dropped_hits.
+        With expand: files (docset, title, path, units: unit, label, start_line, end_line,
+        url, hits, why, score, text), tokens, truncated and dropped_units.
     """
+    unit = expansion_unit(expand)
     hits = actions.search.relevant_hits(query, docsets or None, int(k), ref=ref or None)
     budget = None if max_tokens is None else int(max_tokens)
-    return to_json(search_data(hits, budget, app_url_of(request)))
+    if unit is None:
+        return to_json(search_data(hits, budget, app_url, query))
+    ranks = {hit.chunk_id: n for n, hit in enumerate(hits, start=1)}
+    expanded = actions.search.expand(hits, unit)
+    return to_json(expanded_data(expanded, ranks, budget, app_url, query))
+
+
+def expansion_unit(expand: str | None) -> Unit | None:
+    """The unit an `expand` value names ("sections", "function", "class" are understood)."""
+    value = (expand or "").strip().lower().rstrip("s")
+    if not value or value in ("none", "chunk", "snippet"):
+        return None
+    if value in ("section", "heading", "doc", "page"):
+        return "section"
+    if value in ("definition", "def", "function", "method", "clas", "symbol", "code"):
+        return "definition"
+    raise ValidationError(
+        f"expand is {' or '.join(map(repr, UNITS))} (or omitted), not {expand!r}."
+    )
 
 
 def ask(
@@ -103,9 +131,11 @@ def ask(
     k: int = 6,
     max_tokens: int | None = None,
     ref: str | None = None,
-    request: gr.Request | None = None,
+    app_url: str | None = None,
 ) -> str:
-    """Answer a question from the DocSets, with numbered citations [n] of the passages used.
+    """Answer a question from the DocSets with numbered citations [n]: for a written answer.
+
+    To see the passages themselves use search.
 
     Without a chat model configured on the server the answer is extractive (the best
     sentences of the passages, verbatim, each cited). Every [n] in the answer matches an
@@ -116,7 +146,7 @@ def ask(
 
     Args:
         question: The question, in natural language.
-        docsets: Names of the DocSets to use (see list_docsets); empty or omitted uses all.
+        docsets: Names of the DocSets to use (see list_docsets; one name is fine); omitted: all.
         k: At most this many passages to answer from and cite, 1 to 20 (default 6).
         max_tokens: Cap on the tokens of the passages used; whole ones cut (omitted: none).
         ref: Only this version (GitHub branch, tag or commit) of a versioned DocSet.
@@ -133,11 +163,11 @@ def ask(
         max_tokens=None if max_tokens is None else max(0, int(max_tokens)),
     )
     answer = actions.answers.answer(question, docsets or None, ref=ref or None, budget=budget)
-    return to_json(answer_data(answer, app_url_of(request)))
+    return to_json(answer_data(answer, app_url))
 
 
 def list_documents(actions: Actions, docset: str) -> str:
-    """List the documents of a DocSet with their ingestion state.
+    """List a DocSet's documents and their ingestion state: to browse what it holds.
 
     Args:
         docset: Name of the DocSet (see list_docsets).
@@ -156,7 +186,7 @@ def read_document(
     end_line: int | None = None,
     ref: str | None = None,
 ) -> str:
-    """Read a document of a DocSet, whole or a line range, e.g. around a cited passage.
+    """Read a document's lines: after search or ask, for a cited range or more context.
 
     Args:
         docset: Name of the DocSet (see list_docsets).

@@ -14,6 +14,10 @@ from typing import Any
 
 from mcp import types
 
+from ragspace.errors import RagspaceError
+from ragspace_ui.mcp_catalog import tools_for
+from ragspace_ui.mcp_inputs import prepare, with_notes
+
 INSTRUCTIONS = (
     "RAGSpace searches DocSets: named collections of documentation and code (GitHub "
     "repositories pinned to a commit, websites, uploaded files and folders), indexed with "
@@ -91,6 +95,35 @@ def describe_server(server: Any, tool_to_endpoint: dict[str, str]) -> None:
         return types.ServerResult(result.model_copy(update={"tools": tools}))
 
     server.request_handlers[types.ListToolsRequest] = list_tools
+    forgive_arguments(server, tool_to_endpoint)
+
+
+def forgive_arguments(server: Any, tool_to_endpoint: dict[str, str]) -> None:
+    """Make each call's arguments what the tool takes before Gradio checks them against the
+    schema (`mcp_inputs`: one name for a list, numbers clamped, unknown fields dropped), and
+    return the notes saying so with the result."""
+    calling: Handler = server.request_handlers[types.CallToolRequest]
+    tools = {tool.__name__: tool for tool in tools_for(read_only=False)}
+
+    async def call_tool(request: Any) -> types.ServerResult:
+        tool = tools.get(tool_to_endpoint.get(request.params.name, "")[1:])
+        if tool is None:
+            return await calling(request)
+        try:
+            prepared = prepare(tool, request.params.arguments)
+        except RagspaceError as exc:
+            failed = types.TextContent(type="text", text=str(exc))
+            return types.ServerResult(types.CallToolResult(content=[failed], isError=True))
+        params = request.params.model_copy(update={"arguments": prepared.arguments})
+        served = (await calling(request.model_copy(update={"params": params}))).root
+        if not prepared.notes or not isinstance(served, types.CallToolResult) or served.isError:
+            return types.ServerResult(served)
+        first, *rest = served.content
+        if isinstance(first, types.TextContent):
+            first = first.model_copy(update={"text": with_notes(first.text, prepared.notes)})
+        return types.ServerResult(served.model_copy(update={"content": [first, *rest]}))
+
+    server.request_handlers[types.CallToolRequest] = call_tool
 
 
 @asynccontextmanager

@@ -14,7 +14,9 @@ from typing import Any
 
 import gradio as gr
 from gradio.events import api as gradio_api
+from gradio.route_utils import get_root_url
 from gradio.utils import get_function_description
+from starlette.requests import Request as StarletteRequest
 
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.actions import Actions
@@ -55,24 +57,36 @@ class Gate:
         )
 
 
+def app_url_of(request: gr.Request | None) -> str | None:
+    """The address the caller reached the app at (behind a proxy: the forwarded one)."""
+    # a gr.Request wraps Starlette's; MCP's direct calls hand Starlette's over as it is
+    raw = getattr(request, "request", None) or request
+    if not isinstance(raw, StarletteRequest):
+        return None
+    return get_root_url(raw, raw.url.path, None)
+
+
 def bind(tool: Callable[..., str], actions: Actions, gate: Gate) -> Callable[..., str]:
     """The tool over these actions, behind the gate, with the signature Gradio should see:
-    the tool's parameters without `actions`, and always a `request` (for the gate)."""
+    the tool's parameters without `actions` (and `app_url`, filled from the request), and
+    always a `request` (for the gate)."""
     signature = inspect.signature(tool)
-    parameters = list(signature.parameters.values())[1:]
-    wants_request = "request" in signature.parameters
-    if not wants_request:
-        parameters.append(REQUEST)
+    parameters = [p for p in list(signature.parameters.values())[1:] if p.name != "app_url"] + [
+        REQUEST
+    ]
+    wants_app_url = "app_url" in signature.parameters
     public = signature.replace(parameters=parameters)
 
     @functools.wraps(tool)
     def bound(*args: Any, **kwargs: Any) -> str:
         arguments = public.bind(*args, **kwargs).arguments
-        request = arguments["request"] if wants_request else arguments.pop("request", None)
+        request = arguments.pop("request", None)
         gate.check(request)
+        if wants_app_url:
+            arguments["app_url"] = app_url_of(request)
         return tool(actions, **arguments)
 
-    hints = {k: v for k, v in tool.__annotations__.items() if k != "actions"}
+    hints = {k: v for k, v in tool.__annotations__.items() if k not in ("actions", "app_url")}
     bound.__annotations__ = hints | {"request": REQUEST.annotation}
     bound.__signature__ = public  # type: ignore[attr-defined]
     return bound

@@ -54,23 +54,23 @@ def launch_options(
     With `actions`, also RAGSpace's own routes (a document's original file) and, with
     RAGSPACE_GITHUB_WEBHOOK_SECRET set, POST /webhooks/github.
     """
-    webhook = webhook_middleware(actions, settings.github_webhook_secret)
+    webhook = webhook_middleware(actions, settings.access.github_webhook_secret)
     routes = app_routes(actions) if actions is not None else []
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,
-        "mcp_server": settings.mcp_server,
-        "max_file_size": settings.max_upload_bytes,
+        "mcp_server": settings.access.mcp_server,
+        "max_file_size": settings.limits.max_upload_bytes,
         "show_error": False,
         "css": CSS,
         # Gradio keeps a copy of every block's config per session, and every HTTP API or
         # MCP call is a session of its own: at Gradio's default of 10,000 that is gigabytes
-        "state_session_capacity": settings.session_capacity,
+        "state_session_capacity": settings.limits.session_capacity,
         "app_kwargs": {
             # the webhook first: GitHub cannot sign in, it proves itself with the signature;
             # then the guard refuses anonymous clients (logins on) and uploads (read-only)
             # before any route
-            "middleware": webhook + guard_middleware(credentials, settings.read_only),
+            "middleware": webhook + guard_middleware(credentials, settings.access.read_only),
             "routes": routes,
             # tool annotations and server instructions, which Gradio cannot set itself
             "lifespan": mcp_lifespan,
@@ -104,25 +104,27 @@ def serve(settings: Settings) -> None:
     SIGTERM (`kill`, container stops) ends it like Ctrl+C, so the embedded Postgres and
     the workers are stopped instead of left behind.
     """
-    credentials = parse_auth(settings.auth)  # a malformed RAGSPACE_AUTH stops us before start-up
+    credentials = parse_auth(
+        settings.access.auth
+    )  # a malformed RAGSPACE_AUTH stops us before start-up
     previous = signal.signal(signal.SIGTERM, _interrupt)
     # the app's in-process workers also run scheduled re-syncs (none without workers)
-    runtime = open_runtime(settings, scheduled_syncs=settings.worker_threads > 0)
+    runtime = open_runtime(settings, scheduled_syncs=settings.ingestion.worker_threads > 0)
     try:
         build_session_configs_on_read()
         demo = build_ui(runtime.actions, credentials)
         demo.queue(default_concurrency_limit=8)
-        if settings.read_only:
+        if settings.access.read_only:
             log.info("Read-only mode: every change is refused (RAGSPACE_READ_ONLY)")
-        elif credentials is None and settings.host not in ("127.0.0.1", "localhost"):
+        elif credentials is None and settings.server.host not in ("127.0.0.1", "localhost"):
             log.warning(
                 "Listening on %s with neither RAGSPACE_AUTH nor RAGSPACE_READ_ONLY: anyone "
                 "who can reach it may change or delete DocSets.",
-                settings.host,
+                settings.server.host,
             )
         _, url, _ = demo.launch(
-            server_name=settings.host,
-            server_port=settings.port,
+            server_name=settings.server.host,
+            server_port=settings.server.port,
             prevent_thread_lock=True,
             _frontend=False,  # see PAGE_LIMIT_SECONDS
             **launch_options(settings, credentials, runtime.actions),

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from ragspace.answering.llm import OpenAIChatModel
 from ragspace.embeddings import LocalEmbedder
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import CSS, build_ui
@@ -35,14 +35,14 @@ PHONE = {"width": 390, "height": 844}
 def take(output: Path) -> list[Path]:
     """Populate a fresh app, walk the journey and save one PNG per tab; returns the files."""
     folder = Path(tempfile.mkdtemp(prefix="ragspace-screenshots-"))
-    settings = Settings(_env_file=None, data_dir=folder / "data", rerank_timeout_seconds=10)
+    settings = load_settings(env_file=None, data_dir=folder / "data", rerank_timeout_seconds=10)
     database = Database.open(settings)
     try:
         with running_fake_chat() as fake:
             fake.reply = journey.chat_reply
             fake.piece_delay = 0.01
             store = Store(database.pool)
-            embedder = LocalEmbedder(batch_size=settings.local_embedding_batch_size)
+            embedder = LocalEmbedder(batch_size=settings.embedding.local_embedding_batch_size)
             chat = OpenAIChatModel(
                 api_key="sk-local-fake", model="gpt-4o-mini", base_url=fake.base_url, timeout=30
             )

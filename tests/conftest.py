@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder, LocalEmbedder
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
@@ -83,7 +83,7 @@ def migrated_template(postgres_server: str) -> str:
     """Name of a database holding every migration, cloned for each test that needs one."""
     uri = create_database(postgres_server)
     data_dir = Path(tempfile.mkdtemp(prefix="ragspace-test-template-"))
-    Database.open(Settings(_env_file=None, database_url=uri, data_dir=data_dir)).close()
+    Database.open(load_settings(env_file=None, database_url=uri, data_dir=data_dir)).close()
     shutil.rmtree(data_dir, ignore_errors=True)
     return database_name(uri)
 
@@ -116,8 +116,8 @@ def settings_for(database_url: str, data_dir: Path) -> Settings:
     The fake GitHub and web servers listen on 127.0.0.1, so the SSRF guard is off here;
     tests/sources/test_netguard.py and tests/actions/test_bad_inputs.py test it switched on.
     """
-    return Settings(
-        _env_file=None,
+    return load_settings(
+        env_file=None,
         database_url=database_url,
         data_dir=data_dir,
         allow_private_urls=True,
@@ -259,7 +259,7 @@ def chat_service(
     fake_chat: FakeChat,
 ) -> Actions:
     """The service with the fake chat model and DocSet `handbook` (a guide and a glossary)."""
-    tuned = settings.model_copy(update={"rerank_timeout_seconds": 1.0})
+    tuned = settings.replace(rerank_timeout_seconds=1.0)
     service = build_actions(tuned, store, embedder, chat=chat_model_of(fake_chat))
     service.docsets.create("handbook")
     names = ("deployment-guide.md", "glossary.rst")

@@ -18,7 +18,7 @@ from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
 from ragspace.models import SourceKind
 from ragspace.runtime import build_actions, build_chat_model
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -63,15 +63,15 @@ def ui_message(exc: Exception) -> str:
 
 
 def test_settings_print_redacted() -> None:
-    settings = Settings(
-        _env_file=None,
+    settings = load_settings(
+        env_file=None,
         openai_api_key=OPENAI_KEY,
         github_token=GITHUB_TOKEN,
         database_url=f"postgresql://ragspace:{DB_PASSWORD}@db.example.com:5432/postgres",
     )
     assert settings.uses_openai  # the values are really there
-    assert settings.github_token is not None
-    assert settings.github_token.get_secret_value() == GITHUB_TOKEN
+    assert settings.sources.github_token is not None
+    assert settings.sources.github_token.get_secret_value() == GITHUB_TOKEN
     assert_no_secret(
         repr(settings), str(settings), settings.model_dump_json(), str(settings.model_dump())
     )
@@ -97,12 +97,10 @@ def test_failing_chat_model_leaks_no_key(
     all_logs: pytest.LogCaptureFixture,
 ) -> None:
     failing_chat.status = status
-    keyed = settings.model_copy(
-        update={
-            "openai_api_key": Settings(_env_file=None, openai_api_key=OPENAI_KEY).openai_api_key,
-            "openai_base_url": failing_chat.base_url,
-            "openai_max_retries": 0,
-        }
+    keyed = settings.replace(
+        openai_api_key=OPENAI_KEY,
+        openai_base_url=failing_chat.base_url,
+        openai_max_retries=0,
     )
     service = build_actions(keyed, store, embedder, chat=build_chat_model(keyed))
     service.docsets.create("notes")
@@ -193,7 +191,7 @@ def test_failing_github_leaks_no_token(
 def test_database_error_leaks_no_password(all_logs: pytest.LogCaptureFixture) -> None:
     url = f"postgresql://ragspace:{DB_PASSWORD}@127.0.0.1:1/postgres?connect_timeout=3"
     with pytest.raises(DatabaseError) as caught:
-        Database.open(Settings(_env_file=None, database_url=url))
+        Database.open(load_settings(env_file=None, database_url=url))
     assert "Could not connect to the database" in str(caught.value)
     assert_no_secret(str(caught.value), repr(caught.value), ui_message(caught.value), all_logs.text)
 
@@ -232,7 +230,7 @@ def test_credentials_in_a_source_url_are_never_stored_or_shown(
 
     # a row stored by an earlier version is cleaned by the migration
     docset = service.docsets.get("creds")
-    store.create_source(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
+    store.sources.create(docset.id, SourceKind.WEB, CREDENTIALED[0].strip())
     sql = (MIGRATIONS / "20261128100000_url_credentials.sql").read_text(encoding="utf-8")
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute(sql)

@@ -3,33 +3,33 @@
 import pytest
 
 from ragspace.runtime import build_embedder
-from ragspace.settings import PROJECT_ROOT, Settings
+from ragspace.settings import AREAS, PROJECT_ROOT, load_settings
 
 
 def test_defaults_need_no_environment() -> None:
-    settings = Settings(_env_file=None)
-    assert (settings.host, settings.port) == ("127.0.0.1", 7860)
-    assert settings.database_url is None
+    settings = load_settings(env_file=None)
+    assert (settings.server.host, settings.server.port) == ("127.0.0.1", 7860)
+    assert settings.database.database_url is None
     assert not settings.uses_openai
 
 
 def test_spaces_variables_are_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
     monkeypatch.setenv("PORT", "8080")
-    settings = Settings(_env_file=None)
-    assert (settings.host, settings.port) == ("0.0.0.0", 8080)
+    settings = load_settings(env_file=None)
+    assert (settings.server.host, settings.server.port) == ("0.0.0.0", 8080)
 
 
 def test_env_file_is_read(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / ".env").write_text("RAGSPACE_CODE_CHUNK_SIZE=900\n")
     monkeypatch.chdir(tmp_path)
-    assert Settings().code_chunk_size == 900
+    assert load_settings().chunking.code_chunk_size == 900
 
 
 def test_secrets_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret")
     monkeypatch.setenv("DATABASE_URL", "postgresql://u:pg-secret@db.example.com/postgres")
-    settings = Settings(_env_file=None)
+    settings = load_settings(env_file=None)
     shown = f"{settings!r} {settings} {settings.model_dump()}"
     assert "sk-very-secret" not in shown
     assert "pg-secret" not in shown
@@ -39,9 +39,9 @@ def test_secrets_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_openai_key_selects_the_openai_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_EMBEDDING_DIMENSIONS", "256")
-    embedder = build_embedder(Settings(_env_file=None))
+    embedder = build_embedder(load_settings(env_file=None))
     assert (embedder.model_id, embedder.dimensions) == ("openai/text-embedding-3-small@256", 256)
-    assert build_embedder(Settings(_env_file=None, openai_api_key=None)).dimensions == 384
+    assert build_embedder(load_settings(env_file=None, openai_api_key=None)).dimensions == 384
 
 
 def test_env_example_is_current() -> None:
@@ -54,21 +54,44 @@ def test_env_example_is_current() -> None:
 
 def test_gradio_port_variable_and_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRADIO_SERVER_PORT", "7861")
-    assert Settings(_env_file=None).port == 7861
+    assert load_settings(env_file=None).server.port == 7861
     monkeypatch.setenv("PORT", "8081")
     monkeypatch.setenv("RAGSPACE_PORT", "9000")
     monkeypatch.setenv("RAGSPACE_HOST", "10.0.0.1")
     monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
-    settings = Settings(_env_file=None)
-    assert (settings.host, settings.port) == ("10.0.0.1", 9000)  # our own names win
+    settings = load_settings(env_file=None)
+    assert (settings.server.host, settings.server.port) == ("10.0.0.1", 9000)  # our own names win
 
 
 def test_launch_options_follow_access_settings() -> None:
     from ragspace.access import parse_auth
     from ragspace_ui.server import launch_options
 
-    settings = Settings(_env_file=None, auth="alice:s3cret", mcp_server=False)
-    options = launch_options(settings, parse_auth(settings.auth))
+    settings = load_settings(env_file=None, auth="alice:s3cret", mcp_server=False)
+    options = launch_options(settings, parse_auth(settings.access.auth))
     assert options["auth"] == [("alice", "s3cret")] and options["mcp_server"] is False
-    open_app = launch_options(Settings(_env_file=None), None)
+    open_app = launch_options(load_settings(env_file=None), None)
     assert open_app["auth"] is None and open_app["mcp_server"] is True
+
+
+def test_each_area_reads_ragspace_and_its_field_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGSPACE_VECTOR_SHARE", "0.3")
+    monkeypatch.setenv("RAGSPACE_READ_ONLY", "true")
+    monkeypatch.setenv("RAGSPACE_WORKER_THREADS", "0")
+    monkeypatch.setenv("RAGSPACE_CODE_CHUNK_SIZE", "700")
+    settings = load_settings(env_file=None)
+    assert settings.retrieval.vector_share == 0.3
+    assert settings.access.read_only is True
+    assert settings.ingestion.worker_threads == 0
+    assert settings.chunking.code_chunk_size == 700
+
+
+def test_a_field_name_belongs_to_one_area_so_overrides_need_no_area() -> None:
+    names = [name for area in AREAS.values() for name in area.model_fields]
+    assert len(names) == len(set(names))
+    changed = load_settings(env_file=None, read_only=True, vector_share=0.25)
+    assert (changed.access.read_only, changed.retrieval.vector_share) == (True, 0.25)
+    again = changed.replace(read_only=False)
+    assert (again.access.read_only, again.retrieval.vector_share) == (False, 0.25)
+    with pytest.raises(TypeError, match="unknown setting 'vectr_share'"):
+        load_settings(env_file=None, vectr_share=0.5)

@@ -36,7 +36,7 @@ from ragspace.eval.evaluation import Dataset, ingest, match_hits, recall_at_k
 from ragspace.eval.runner import percentiles_ms
 from ragspace.models import Hit, RetrievalMode
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
@@ -210,11 +210,11 @@ def main() -> None:
     args = parser.parse_args()
     dataset = load_dataset(args.eval_dir / args.set)
     with tempfile.TemporaryDirectory() as folder:
-        settings = Settings(_env_file=None, data_dir=Path(folder))
+        settings = load_settings(env_file=None, data_dir=Path(folder))
         database = Database.open(settings)
         try:
             store = Store(database.pool)
-            embedder = LocalEmbedder(batch_size=settings.embedding_batch_size)
+            embedder = LocalEmbedder(batch_size=settings.embedding.embedding_batch_size)
             actions = build_actions(settings, store, embedder)
             ingestor = Ingestor(store, build_chunker(settings), embedder)
             connection = database.pool.conninfo.replace("postgresql://", "postgresql+psycopg://")

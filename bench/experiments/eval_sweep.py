@@ -22,7 +22,7 @@ from ragspace.eval.evaluation import (
     load_codebase,
 )
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor
 
@@ -36,7 +36,7 @@ def run(
     store: Store, embedder: LocalEmbedder, chunker: Chunker, name: str, datasets: list[Dataset]
 ) -> dict[str, object]:
     """Ingest datasets[0]'s documents with `chunker` and score every view of it."""
-    actions = build_actions(Settings(_env_file=None), store, embedder)
+    actions = build_actions(load_settings(env_file=None), store, embedder)
     actions.docsets.create(name)
     started = time.perf_counter()
     ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])
@@ -58,17 +58,17 @@ def main() -> None:
     parser.add_argument("--label", default="new")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    defaults = Settings(_env_file=None)
+    defaults = load_settings(env_file=None)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        database = Database.open(Settings(_env_file=None, data_dir=Path(tmp)))
+        database = Database.open(load_settings(env_file=None, data_dir=Path(tmp)))
         try:
             store = Store(database.pool)
             embedder = LocalEmbedder(batch_size=32)
             if args.prose_sizes:
                 docs = load_claude_docs(EVAL_DIR / "claude-docs")
                 for size in args.prose_sizes:
-                    chunker = Chunker(defaults.code_chunk_size, size, args.overlap)
+                    chunker = Chunker(defaults.chunking.code_chunk_size, size, args.overlap)
                     results.append(
                         run(store, embedder, chunker, f"{args.label}-prose-{size}", [docs])
                     )
@@ -76,7 +76,7 @@ def main() -> None:
                 code = load_codebase(EVAL_DIR / "codebase")
                 views = [code, file_level(code)]
                 for size in args.code_sizes:
-                    chunker = Chunker(size, defaults.prose_chunk_size, args.overlap)
+                    chunker = Chunker(size, defaults.chunking.prose_chunk_size, args.overlap)
                     results.append(
                         run(store, embedder, chunker, f"{args.label}-code-{size}", views)
                     )

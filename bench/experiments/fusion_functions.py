@@ -71,7 +71,7 @@ from ragspace.eval.evaluation import (
 from ragspace.models import Hit
 from ragspace.ranking.selection import one_per_section
 from ragspace.retrieval import keyword_terms
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database
 from ragspace.store.search import _KEYWORD_TERMS, KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS
 
@@ -477,7 +477,7 @@ def main() -> None:
         "codebase": load_codebase(DEFAULT_EVAL_DIR / "codebase"),
     }
     chosen = variants(args)
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    database = Database.open(load_settings(env_file=None, data_dir=args.data_dir))
     try:
         embedder = LocalEmbedder(32, 2)
         results = {name: run(database, embedder, name, d, chosen, args) for name, d in sets.items()}

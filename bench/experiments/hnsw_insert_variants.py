@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared h
 from query_latency import EVAL, seed_passages
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database
 
 VARIANTS = {
@@ -82,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     data = vectors(args.rows, args.eval_dir)
     with tempfile.TemporaryDirectory() as folder:
-        database = Database.open(Settings(_env_file=None, data_dir=Path(folder)))
+        database = Database.open(load_settings(env_file=None, data_dir=Path(folder)))
         try:
             print(f"| index ({args.rows:,} rows, one COPY) | rows/s |")
             print("|---|---:|")

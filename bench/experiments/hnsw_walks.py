@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from query_latency import EVAL, questions
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database
 
 WALK = """
@@ -64,7 +64,7 @@ def main() -> None:
     rng = np.random.default_rng(7)
     sample = [asked[i] for i in rng.choice(len(asked), args.queries, replace=False)]
     query_vectors = embedder.embed(sample)
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    database = Database.open(load_settings(env_file=None, data_dir=args.data_dir))
     try:
         with database.pool.connection() as conn:
             docset = conn.execute(

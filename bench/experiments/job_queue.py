@@ -57,7 +57,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import ClaimedJob, Database, JobQueue, JobResult
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import WorkerPool
@@ -156,7 +156,7 @@ class TrivialIngestor:
 
 def run_old_worker(dsn: str, data_dir: Path) -> None:
     """A `ragspace worker`-like process: WorkerPool(1 thread) until SIGTERM."""
-    database = Database.open(Settings(_env_file=None, database_url=dsn, data_dir=data_dir))
+    database = Database.open(load_settings(env_file=None, database_url=dsn, data_dir=data_dir))
     pool = WorkerPool(TrivialIngestor(database.pool), threads=1, idle_seconds=POLL_SECONDS)  # type: ignore[arg-type]
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
@@ -627,7 +627,7 @@ def orchestrate(args: argparse.Namespace) -> None:
     try:
         # migrations only: the benchmark's own queries use fresh connections, which the
         # dropped-connections section cannot leave broken
-        Database.open(Settings(_env_file=None, database_url=dsn, data_dir=folder)).close()
+        Database.open(load_settings(env_file=None, database_url=dsn, data_dir=folder)).close()
         bench = Bench(dsn, folder, [])
         app = procrastinate_app(dsn, periodic=False)
         with app.open():

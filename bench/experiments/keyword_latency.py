@@ -32,7 +32,7 @@ from query_latency import EVAL, load, seed_passages
 from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.retrieval import keyword_terms
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.store.search import (
     _KEYWORD_CANDIDATES,
@@ -60,13 +60,13 @@ def main() -> None:
     args = parser.parse_args()
     questions = [q.text for q in load_claude_docs(DEFAULT_EVAL_DIR / "claude-docs").queries]
     questions += [q.text for q in load_codebase(DEFAULT_EVAL_DIR / "codebase").queries]
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    database = Database.open(load_settings(env_file=None, data_dir=args.data_dir))
     names = ["claude-docs", "codebase"]
     try:
         if args.synthetic:
             names = [f"bench-{args.synthetic}"]
             store = Store(database.pool)
-            if not any(docset.name == names[0] for docset in store.list_docsets()):
+            if not any(docset.name == names[0] for docset in store.docsets.all()):
                 seeds = seed_passages(EVAL)
                 vectors = np.asarray(LocalEmbedder(32, 2).embed(seeds), dtype=np.float32)
                 load(store, args.synthetic, seeds, vectors)

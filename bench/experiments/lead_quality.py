@@ -33,7 +33,7 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import EvalQuery, Gold, Span, load_claude_docs
 from ragspace.models import Passage
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.terms import term_pairs, terms
 
@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--eval-dir", type=Path, default=EVAL_DIR)
     args = parser.parse_args()
     dataset = load_claude_docs(args.eval_dir / "claude-docs")
-    settings = Settings(_env_file=None, data_dir=args.data_dir, openai_api_key=None)
+    settings = load_settings(env_file=None, data_dir=args.data_dir, openai_api_key=None)
     database = Database.open(settings)
     try:
         actions = build_actions(settings, Store(database.pool), LocalEmbedder())

@@ -25,7 +25,7 @@ from ragspace.eval.evaluation import Dataset, Gold, load_claude_docs, load_codeb
 from ragspace.models import Hit, RetrievalMode
 from ragspace.ranking.selection import hit_is_prose
 from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 
 HERE = Path(__file__).resolve().parent
@@ -100,14 +100,14 @@ def main() -> None:
         ("eval-codebase", load_codebase(args.eval_dir / "codebase")),
     ]
     off_topic = off_topic_questions()
-    settings = Settings(_env_file=None, data_dir=args.data_dir)
+    settings = load_settings(env_file=None, data_dir=args.data_dir)
     database = Database.open(settings)
     try:
         store = Store(database.pool)
         retriever = Retriever(store, LocalEmbedder(), RetrievalOptions())
         results: dict[str, tuple[list[Asked], list[Asked]]] = {}
         for name, dataset in sets:
-            docset_id = store.get_docset_by_name(name).id
+            docset_id = store.docsets.named(name).id
             real = ask_all(retriever, docset_id, [(q.text, q.gold) for q in dataset.queries])
             unrelated = ask_all(retriever, docset_id, [(q, ()) for q in off_topic])
             results[dataset.name] = (real, unrelated)

@@ -14,7 +14,7 @@ from ragspace.embeddings import LocalEmbedder
 from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
 from ragspace.models import Hit, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 
 EVAL_DIR = next(
@@ -41,7 +41,7 @@ def main() -> None:
         ("eval-claude-docs", load_claude_docs(args.eval_dir / "claude-docs")),
         ("eval-codebase", load_codebase(args.eval_dir / "codebase")),
     ]
-    database = Database.open(Settings(_env_file=None, data_dir=args.data_dir))
+    database = Database.open(load_settings(env_file=None, data_dir=args.data_dir))
     try:
         store = Store(database.pool)
         embedder = LocalEmbedder()
@@ -49,7 +49,7 @@ def main() -> None:
         print("| set | mode | Recall@5 before -> after | Recall@10 | MRR@10 |")
         print("|---|---|---|---|---|")
         for name, dataset in sets:
-            docset_id = store.get_docset_by_name(name).id
+            docset_id = store.docsets.named(name).id
             for mode in RetrievalMode:
                 before = evaluate(ranked(retriever, docset_id, mode, False), [dataset])
                 after = evaluate(ranked(retriever, docset_id, mode, True), [dataset])

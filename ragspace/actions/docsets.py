@@ -27,15 +27,15 @@ class DocsetActions:
 
     def all(self) -> list[DocSet]:
         """Every DocSet with its document and chunk counts."""
-        return self._store.list_docsets()
+        return self._store.docsets.all()
 
     def get(self, name: str) -> DocSet:
         """One DocSet by name."""
-        return self._store.get_docset_by_name(name)
+        return self._store.docsets.named(name)
 
     def refs(self, name: str) -> list[RefInfo]:
         """The refs (versions) a DocSet's GitHub sources are indexed at, by name."""
-        return self._store.list_refs(self._store.get_docset_by_name(name).id)
+        return self._store.documents.refs(self._store.docsets.named(name).id)
 
     def needs_reembedding(self, docset: DocSet) -> bool:
         """True when the DocSet's vectors come from another model than the configured one."""
@@ -48,7 +48,7 @@ class DocsetActions:
     @changes("create a DocSet")
     def create(self, name: str, description: str = "") -> DocSet:
         """A new, empty DocSet embedded with the configured model."""
-        return self._store.create_docset(
+        return self._store.docsets.create(
             valid_name(name),
             description.strip(),
             self._embedder.model_id,
@@ -58,22 +58,22 @@ class DocsetActions:
     @changes("rename a DocSet")
     def rename(self, name: str, new_name: str) -> DocSet:
         """Rename a DocSet."""
-        docset = self._store.get_docset_by_name(name)
-        return self._store.rename_docset(docset.id, valid_name(new_name))
+        docset = self._store.docsets.named(name)
+        return self._store.docsets.rename(docset.id, valid_name(new_name))
 
     @changes("change a DocSet's description")
     def describe(self, name: str, description: str) -> DocSet:
         """Replace a DocSet's description."""
-        docset = self._store.get_docset_by_name(name)
-        return self._store.describe_docset(docset.id, description.strip())
+        docset = self._store.docsets.named(name)
+        return self._store.docsets.describe(docset.id, description.strip())
 
     @changes("choose whether a DocSet's answers are reranked")
     def choose_rerank(self, name: str, rerank: bool, evidence: str) -> DocSet:
         """Rerank answers over a DocSet, or keep its fused order; `evidence` says why."""
-        docset = self._store.get_docset_by_name(name)
-        return self._store.choose_rerank(docset.id, rerank, evidence.strip())
+        docset = self._store.docsets.named(name)
+        return self._store.docsets.choose_rerank(docset.id, rerank, evidence.strip())
 
     @changes("delete a DocSet")
     def delete(self, name: str) -> None:
         """Delete a DocSet and everything in it."""
-        self._store.delete_docset(self._store.get_docset_by_name(name).id)
+        self._store.docsets.delete(self._store.docsets.named(name).id)

@@ -43,18 +43,18 @@ class DocumentActions:
         """Documents and their embedding status, optionally of one DocSet or status."""
         docset_ids = None
         if docset_name:
-            docset_ids = [self._store.get_docset_by_name(docset_name).id]
-        return self._store.list_documents(docset_ids, status)
+            docset_ids = [self._store.docsets.named(docset_name).id]
+        return self._store.documents.all(docset_ids, status)
 
     def ingestion_status(
         self, docset_name: str | None = None, source_id: int | None = None
     ) -> IngestionProgress:
         """Ingestion progress of one source, one DocSet, or everything (the status tab's counts)."""
         if source_id is not None:
-            source = self._store.get_source(source_id)  # NotFoundError names a wrong id
-            if docset_name and self._store.get_docset_by_name(docset_name).id != source.docset_id:
+            source = self._store.sources.get(source_id)  # NotFoundError names a wrong id
+            if docset_name and self._store.docsets.named(docset_name).id != source.docset_id:
                 raise ValidationError(f"Source #{source_id} is not in DocSet {docset_name!r}.")
-            documents = self._store.list_documents([source.docset_id], None)
+            documents = self._store.documents.all([source.docset_id], None)
             return ingestion_progress([d for d in documents if d.source_id == source_id])
         return ingestion_progress(self.all(docset_name or None))
 
@@ -71,14 +71,14 @@ class DocumentActions:
 
         A path indexed at several refs of a versioned DocSet needs `ref`.
         """
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         ref = self._scope.checked_ref([docset], ref, named=True)
-        found = self._store.find_document(docset.id, path, ref)
+        found = self._store.documents.find(docset.id, path, ref)
         if end_line is not None and end_line < start_line:
             raise ValidationError("end_line must not be before start_line.")
         # capped whatever range was asked; only the lines shown leave the database
         last = start_line + MAX_READ_LINES - 1 if end_line is None else end_line
-        shown = self._store.read_lines(found.document.id, max(1, start_line), last)
+        shown = self._store.documents.read_lines(found.document.id, max(1, start_line), last)
         if start_line < 1 or start_line > shown.total:
             raise ValidationError(f"start_line must be between 1 and {shown.total} for {path!r}.")
         return DocumentText(
@@ -94,15 +94,15 @@ class DocumentActions:
 
     def read_original(self, docset_name: str, path: str) -> OriginalFile:
         """The original file of a document when it is kept (an uploaded PDF)."""
-        docset = self._store.get_docset_by_name(docset_name)
-        return self._store.find_original(docset.id, path)
+        docset = self._store.docsets.named(docset_name)
+        return self._store.documents.original(docset.id, path)
 
     @changes("remove documents")
     def remove(self, docset_name: str, paths: Sequence[str], ref: str | None = None) -> list[str]:
         """Remove documents of a DocSet by path (at every ref, or only at `ref`; '' is the
         unversioned documents); search stops finding them at once."""
-        docset = self._store.get_docset_by_name(docset_name)
-        removed = self._store.delete_documents(docset.id, paths, ref)
+        docset = self._store.docsets.named(docset_name)
+        removed = self._store.documents.delete(docset.id, paths, ref)
         missing = sorted(set(paths) - set(removed))
         if missing:
             raise NotFoundError(
@@ -117,7 +117,7 @@ class DocumentActions:
         if not document_ids:
             raise ValidationError("Select at least one document to re-embed.")
         for document_id in document_ids:
-            self._store.get_document(document_id)  # NotFoundError names a missing one
+            self._store.documents.get(document_id)  # NotFoundError names a missing one
         queued = self._requests.enqueue(document_ids, force=True)
         self._on_new_work()
         return queued
@@ -127,7 +127,7 @@ class DocumentActions:
         """Retry every document in `error` (of one DocSet, or all); cached vectors are reused."""
         docset_ids = None
         if docset_name:
-            docset_ids = [self._store.get_docset_by_name(docset_name).id]
+            docset_ids = [self._store.docsets.named(docset_name).id]
         failed = self._requests.failed_documents(docset_ids)
         queued = self._requests.enqueue(failed, force=False) if failed else 0
         self._on_new_work()
@@ -136,7 +136,7 @@ class DocumentActions:
     @changes("re-embed a DocSet")
     def reembed_docset(self, docset_name: str) -> int:
         """Re-embed a whole DocSet with the configured model, ignoring the cache."""
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         queued = self._requests.reembed_docset(
             docset.id, self._embedder.model_id, self._embedder.dimensions
         )

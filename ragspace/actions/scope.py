@@ -39,8 +39,8 @@ class SearchScope:
     def searchable(self, names: Sequence[str] | None) -> list[DocSet]:
         """Named DocSets must match the configured model; "all" skips those that do not."""
         if not names:
-            return [d for d in self._store.list_docsets() if not self.needs_reembedding(d)]
-        docsets = [self._store.get_docset_by_name(name) for name in names]
+            return [d for d in self._store.docsets.all() if not self.needs_reembedding(d)]
+        docsets = [self._store.docsets.named(name) for name in names]
         for docset in docsets:
             if self.needs_reembedding(docset):
                 raise EmbeddingModelMismatchError(self.embedding_notice(docset))
@@ -54,7 +54,7 @@ class SearchScope:
         if ref is None or not ref.strip():
             return None
         ref = ref.strip()
-        indexed = {d.name: [r.ref for r in self._store.list_refs(d.id)] for d in docsets}
+        indexed = {d.name: [r.ref for r in self._store.documents.refs(d.id)] for d in docsets}
         lacking = [name for name, refs in indexed.items() if ref not in refs]
         if lacking and (named or len(lacking) == len(indexed)):
             raise NotFoundError(unknown_ref_message(ref, {n: indexed[n] for n in lacking}))

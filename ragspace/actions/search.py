@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 
+from ragspace.actions.expansion import ExpandedHit, HitExpansion, Unit
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.validation import valid_query
 from ragspace.models import Hit, RetrievalMode
@@ -13,10 +14,23 @@ MAX_K = 50
 class SearchActions:
     """Ranked passages within the DocSets a caller selects."""
 
-    def __init__(self, retriever: Retriever, scope: SearchScope, floor: RelevanceFloor) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        scope: SearchScope,
+        floor: RelevanceFloor,
+        expansion: HitExpansion | None = None,
+    ) -> None:
         self._retriever = retriever
         self._scope = scope
         self._floor = floor
+        self._expansion = expansion
+
+    def expand(self, hits: Sequence[Hit], unit: Unit) -> list[ExpandedHit]:
+        """The whole sections (docs) or definitions (code) around hits, each once."""
+        if self._expansion is None:
+            raise RuntimeError("SearchActions was built without a HitExpansion")
+        return self._expansion.expand(hits, unit)
 
     @property
     def default_mode(self) -> RetrievalMode:

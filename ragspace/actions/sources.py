@@ -63,7 +63,7 @@ class SourceActions:
 
     def all(self, docset_name: str) -> list[Source]:
         """The sources of a DocSet with their last sync state."""
-        return self._store.list_sources(self._store.get_docset_by_name(docset_name).id)
+        return self._store.sources.of_docset(self._store.docsets.named(docset_name).id)
 
     # uploads and folders
 
@@ -72,8 +72,8 @@ class SourceActions:
         """Store uploaded files as documents; readable ones are queued for embedding."""
         if not files:
             raise ValidationError("Choose at least one file to upload.")
-        docset = self._store.get_docset_by_name(docset_name)
-        source = self._store.create_source(
+        docset = self._store.docsets.named(docset_name)
+        source = self._store.sources.create(
             docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500]
         )
         budget = TextBudget(self._limits.max_upload_text_bytes)  # for all files
@@ -82,9 +82,9 @@ class SourceActions:
             for f in files
             for document in read_upload(f, self._max_upload_bytes, self._limits, budget)
         ]
-        ids = self._store.upsert_documents(docset.id, source.id, documents)
+        ids = self._store.documents.upsert(docset.id, source.id, documents)
         self._on_new_work()
-        return [self._store.get_document(document_id) for document_id in ids]
+        return [self._store.documents.get(document_id) for document_id in ids]
 
     def preview_folder(self, path: Path, options: FolderOptions | None = None) -> SourcePreview:
         """A dry run of a local folder: files indexed, and every skip with its reason."""
@@ -98,7 +98,7 @@ class SourceActions:
     ) -> SyncReport:
         """Index a local folder or checkout (.gitignore and filters respected) as one source."""
         options = options or FolderOptions()
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         listing = read_folder(path, self._folder_filter(options))
         return self._store_folder(docset, listing, options)
 
@@ -114,7 +114,7 @@ class SourceActions:
         if not files:
             raise ValidationError("Choose a folder with at least one file.")
         options = options or FolderOptions()
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         listing = select_files(name, files, self._folder_filter(options))
         return self._store_folder(docset, listing, options)
 
@@ -129,7 +129,7 @@ class SourceActions:
             raise ValidationError(
                 f"Folder {listing.name!r} has no text files to index ({len(skipped)} skipped)."
             )
-        source = self._store.create_source(docset.id, SourceKind.UPLOAD, listing.name, options)
+        source = self._store.sources.create(docset.id, SourceKind.UPLOAD, listing.name, options)
         state = {"skipped": [item.model_dump() for item in skipped]}
         read = FetchResult(documents, [], skipped, state, resolved=listing.name)
         report = store_fetched(self._store, source, read)
@@ -164,7 +164,7 @@ class SourceActions:
         if kind is SourceKind.UPLOAD:
             raise ValidationError("Uploaded files are added with add_files, not as a source.")
         every = valid_interval(resync_every)
-        docset = self._store.get_docset_by_name(docset_name)
+        docset = self._store.docsets.named(docset_name)
         syncer = self._sources()
         location = valid_location(location)
         fetch_options = options_for(kind, options)
@@ -173,7 +173,7 @@ class SourceActions:
             FileFilter(fetch_options.include, fetch_options.exclude)  # and so is a bad glob
         elif kind is SourceKind.WEB:
             start_url(location)
-        source = self._store.create_source(docset.id, kind, location, fetch_options)
+        source = self._store.sources.create(docset.id, kind, location, fetch_options)
         if every is not None:
             source = self._schedule.set_interval(source.id, every)
         report = syncer.sync(source)
@@ -183,7 +183,7 @@ class SourceActions:
     @changes("re-sync sources")
     def resync(self, source_id: int) -> SyncReport:
         """Fetch a source again: only what changed is re-embedded, what vanished is removed."""
-        report = self._sources().sync(self._store.get_source(source_id))
+        report = self._sources().sync(self._store.sources.get(source_id))
         self._on_new_work()
         return report
 

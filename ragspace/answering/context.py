@@ -69,7 +69,7 @@ class ContextBuilder:
         """The group's lines with its neighbours if they fit, else without, else the best chunk."""
         best = group.best
         reach = NEIGHBOURS if widen else 0
-        window = self._store.get_chunk_window(
+        window = self._store.chunks.window(
             best.document_id, max(0, group.first - reach), group.last + reach
         )
         core = [c for c in window if group.first <= c.ordinal <= group.last]
@@ -91,7 +91,7 @@ class ContextBuilder:
 
     def _lines(self, document_id: int, start: int, end: int) -> str | None:
         """Lines start..end when they fit the reading caps, else None (never read whole)."""
-        shown = self._store.read_lines(document_id, start, end)
+        shown = self._store.documents.read_lines(document_id, start, end)
         return None if shown.cut_line or shown.end < min(end, shown.total) else shown.text
 
     def _whole_sentences(

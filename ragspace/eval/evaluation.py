@@ -287,9 +287,9 @@ def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset)
 
 def store_corpus(store: Store, docset_name: str, dataset: Dataset) -> None:
     """Add the data set's documents (full paths) to a DocSet, pending embedding."""
-    service_docset = store.get_docset_by_name(docset_name)
-    source = store.create_source(service_docset.id, SourceKind.UPLOAD, dataset.name)
-    store.upsert_documents(
+    service_docset = store.docsets.named(docset_name)
+    source = store.sources.create(service_docset.id, SourceKind.UPLOAD, dataset.name)
+    store.documents.upsert(
         service_docset.id,
         source.id,
         [

@@ -162,7 +162,8 @@ class GithubClient:
         # the API host is the operator's choice (GITHUB_API_URL) and trusted with its
         # subdomains (GitHub Enterprise's codeload); any other redirect target is checked
         guard = NetGuard(
-            allow_private=config.allow_private_urls, trusted_hosts=trusted_hosts([config.api_url])
+            allow_private=config.allow_private_urls,
+            trusted_hosts=trusted_hosts([config.api_url]),
         )
         self._http = http or guarded_client(guard, timeout=config.timeout_seconds)
 

@@ -34,7 +34,7 @@ def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
 def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncReport:
     """Apply a fetch to its source in one transaction (fetched sources and folders alike)."""
     state = {**fetched.state, "skipped_counts": skip_counts(fetched.skipped)}
-    applied = store.apply_sync(
+    applied = store.sources.apply_sync(
         source.docset_id,
         source.id,
         fetched.documents,
@@ -87,14 +87,14 @@ class SourceSyncer:
         try:
             return self._sync(source)
         except SourceError as exc:
-            self._store.record_source_error(source.id, str(exc))
+            self._store.sources.record_error(source.id, str(exc))
             raise
 
     def _sync(self, source: Source) -> SyncReport:
         return store_fetched(self._store, source, self._fetch(source))
 
     def _fetch(self, source: Source) -> FetchResult:
-        previous = PreviousSync(self._store.source_documents(source.id), source.sync_state)
+        previous = PreviousSync(self._store.sources.documents(source.id), source.sync_state)
         if source.kind is SourceKind.WEB:
             return self._web_fetcher().fetch(
                 source.kind, source.location, source.web_options, previous

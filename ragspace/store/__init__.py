@@ -8,7 +8,8 @@ from ragspace.store.jobs import ClaimedJob, JobQueue, JobResult
 from ragspace.store.reembed_requests import ReembedRequests
 from ragspace.store.schedule import SyncSchedule
 from ragspace.store.search_request import SearchRequest
-from ragspace.store.store import Store, SyncResult
+from ragspace.store.source_rows import SyncResult
+from ragspace.store.store import Store
 
 __all__ = [
     "ClaimedJob",

@@ -143,15 +143,17 @@ class Database:
     def open(cls, settings: Settings) -> "Database":
         """Start or connect to Postgres, apply migrations and open the pool."""
         embedded: EmbeddedPostgres | None = None
-        if settings.database_url is not None:
-            conninfo = settings.database_url.get_secret_value()
+        if settings.database.database_url is not None:
+            conninfo = settings.database.database_url.get_secret_value()
         else:
-            embedded = EmbeddedPostgres(settings.data_dir, settings.embedded_shared_buffers)
+            embedded = EmbeddedPostgres(
+                settings.database.data_dir, settings.database.embedded_shared_buffers
+            )
             conninfo = embedded.start()
-        timeout = settings.db_timeout_seconds
+        timeout = settings.database.db_timeout_seconds
         try:
-            _migrate(conninfo, settings.migrations_dir, timeout)
-            pool = _open_pool(conninfo, settings.db_pool_max_size, timeout)
+            _migrate(conninfo, settings.database.migrations_dir, timeout)
+            pool = _open_pool(conninfo, settings.database.db_pool_max_size, timeout)
         except BaseException:
             if embedded is not None:
                 embedded.stop()

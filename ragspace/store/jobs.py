@@ -12,8 +12,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ragspace.models import ChunkDraft
+from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.embedding_cache import Vector, store_vectors
-from ragspace.store.store import copy_chunks
 
 _REQUEUE_OR_FAIL = """
     state = case

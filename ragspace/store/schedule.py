@@ -10,7 +10,7 @@ from psycopg_pool import ConnectionPool
 
 from ragspace.errors import NotFoundError
 from ragspace.models import Source, SourceKind
-from ragspace.store.store import _SOURCE_COLUMNS
+from ragspace.store.source_rows import SOURCE_COLUMNS
 
 _GITHUB_KINDS = [SourceKind.GITHUB_REPO.value, SourceKind.GITHUB_FILE.value]
 
@@ -27,7 +27,7 @@ class SyncSchedule:
             row = cur.execute(
                 "update sources set resync_interval = %(every)s::interval,"
                 " next_sync_at = now() + %(every)s::interval, updated_at = now()"
-                f" where id = %(id)s and kind <> 'upload' returning {_SOURCE_COLUMNS}".encode(),
+                f" where id = %(id)s and kind <> 'upload' returning {SOURCE_COLUMNS}".encode(),
                 {"every": interval, "id": source_id},
             ).fetchone()
         if row is None:
@@ -55,7 +55,7 @@ class SyncSchedule:
                     order by next_sync_at, id
                     for update skip locked limit 1)
                 """
-                f"returning {_SOURCE_COLUMNS}".encode(),
+                f"returning {SOURCE_COLUMNS}".encode(),
                 {"owner": owner, "lease": lease_seconds},
             ).fetchone()
         return None if row is None else Source.model_validate(row)
@@ -73,7 +73,7 @@ class SyncSchedule:
         """Every GitHub repository and file source, of every DocSet."""
         with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(
-                f"select {_SOURCE_COLUMNS} from sources where kind = any(%s) order by id".encode(),
+                f"select {SOURCE_COLUMNS} from sources where kind = any(%s) order by id".encode(),
                 (_GITHUB_KINDS,),
             ).fetchall()
         return [Source.model_validate(row) for row in rows]

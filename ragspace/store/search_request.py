@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH
+from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,7 @@ class SearchRequest:
     dimensions: int
     query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     keyword_terms: Sequence[str] = ()
-    candidates: int = 50
+    candidates: int = RETRIEVAL_CANDIDATES
     # the keyword side also scores whole documents (each offered by its best chunk)
     documents: bool = False
     ef_search: int = HNSW_EF_SEARCH

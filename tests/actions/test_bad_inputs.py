@@ -26,7 +26,7 @@ from ragspace.embeddings import Embedder
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import Document, SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -53,7 +53,7 @@ def corpus_store(postgres_server: str, tmp_path_factory: pytest.TempPathFactory)
     with psycopg.connect(postgres_server, autocommit=True) as conn:
         conn.execute(b"create database bad_inputs")
     url = postgres_server.replace("/postgres?", "/bad_inputs?")
-    settings = Settings(_env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("d"))
+    settings = load_settings(env_file=None, database_url=url, data_dir=tmp_path_factory.mktemp("d"))
     database = Database.open(settings)
     yield Store(database.pool)
     database.close()
@@ -62,8 +62,8 @@ def corpus_store(postgres_server: str, tmp_path_factory: pytest.TempPathFactory)
 @pytest.fixture(scope="module")
 def corpus_settings() -> Settings:
     """Small limits so each one is reached with small inputs."""
-    return Settings(
-        _env_file=None,
+    return load_settings(
+        env_file=None,
         max_upload_bytes=MAX_UPLOAD,
         zip_max_members=6,
         zip_max_total_bytes=256 * 1024,
@@ -74,7 +74,9 @@ def corpus_settings() -> Settings:
 @pytest.fixture(scope="module")
 def corpus_ingestor(corpus_store: Store, embedder: Embedder, corpus_settings: Settings) -> Ingestor:
     """The real ingestor with the small chunk limit."""
-    options = IngestOptions(max_chunks=corpus_settings.max_chunks_per_document, max_attempts=1)
+    options = IngestOptions(
+        max_chunks=corpus_settings.chunking.max_chunks_per_document, max_attempts=1
+    )
     return Ingestor(corpus_store, build_chunker(corpus_settings), embedder, options)
 
 
@@ -729,9 +731,7 @@ def test_an_upload_has_one_text_budget_counted_while_decompressing(
     # each member is under the file cap and the archive's declared total is under its cap,
     # but together they are more text than one upload may bring
     limits = {"upload_text_budget_bytes": 150 * 1024, "max_chunks_per_document": 10_000}
-    service, docset = make_service(
-        corpus_store, embedder, corpus_settings.model_copy(update=limits)
-    )
+    service, docset = make_service(corpus_store, embedder, corpus_settings.replace(**limits))
     members = {f"part{i}.txt": (f"part {i} " * 12_000).encode()[:80_000] for i in range(3)}
     bomb = _zip(members)
     assert len(bomb) < 10_000

@@ -41,7 +41,7 @@ def test_three_files_reach_done(filled: Actions) -> None:
 def test_chunks_are_exactly_their_lines(filled: Actions, store: Store, name: str) -> None:
     lines = (DATA / name).read_text().split("\n")
     [document] = [d for d in filled.documents.all("handbook") if d.path == name]
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     assert len(chunks) > 1, "the sample must be long enough to need several chunks"
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
     covered: set[int] = set()
@@ -164,7 +164,7 @@ def test_reupload_of_unchanged_file_is_not_reembedded(filled: Actions, ingestor:
 def test_docset_embedded_with_another_model_cannot_be_searched(
     store: Store, service: Actions
 ) -> None:
-    store.create_docset("old", "", "openai/text-embedding-3-small@1536", 1536)
+    store.docsets.create("old", "", "openai/text-embedding-3-small@1536", 1536)
     with pytest.raises(EmbeddingModelMismatchError, match="re-embed"):
         service.search.hits("anything", ["old"])
     assert service.search.hits("anything", None) == []  # "all" skips it instead of failing

@@ -20,7 +20,7 @@ def _stored(store: Store, source_id: int) -> dict[str, Any]:
 
 
 def test_front_end_options_round_trip_as_the_json_stored_before(store: Store) -> None:
-    docset = store.create_docset("d", "", "m", 384)
+    docset = store.docsets.create("d", "", "m", 384)
     cases: list[tuple[SourceKind, str, Any, dict[str, Any]]] = [
         (
             *github_request("acme/widgets", " v1 ", "docs/**, *.md", "tests/**"),
@@ -41,14 +41,14 @@ def test_front_end_options_round_trip_as_the_json_stored_before(store: Store) ->
         (SourceKind.UPLOAD, "notes.md", None, {}),
     ]
     for kind, location, options, stored in cases:
-        source = store.create_source(docset.id, kind, location, options)
+        source = store.sources.create(docset.id, kind, location, options)
         assert _stored(store, source.id) == stored  # unset values are left out, as before
         assert source.options == options
-        assert store.get_source(source.id).options == options
+        assert store.sources.get(source.id).options == options
 
 
 def test_rows_stored_by_earlier_versions_still_load(store: Store) -> None:
-    docset = store.create_docset("d", "", "m", 384)
+    docset = store.docsets.create("d", "", "m", 384)
     rows = [
         ("github_repo", {"include": ["src/**"], "exclude": [], "ref": "v1", "old": 1}),
         ("github_file", {"include": None, "exclude": None}),
@@ -64,7 +64,7 @@ def test_rows_stored_by_earlier_versions_still_load(store: Store) -> None:
                 "insert into sources (docset_id, kind, location, options) values (%s, %s, 'x', %s)",
                 (docset.id, kind, Jsonb(options)),
             )
-    loaded = [s.options for s in store.list_sources(docset.id)]
+    loaded = [s.options for s in store.sources.of_docset(docset.id)]
     assert loaded == [
         GithubOptions(ref="v1", include=["src/**"]),
         GithubOptions(),
@@ -74,7 +74,7 @@ def test_rows_stored_by_earlier_versions_still_load(store: Store) -> None:
         FolderOptions(include=["a/**"], exclude=["b/**"]),
         None,
     ]
-    sources = store.list_sources(docset.id)
+    sources = store.sources.of_docset(docset.id)
     assert [s.is_folder for s in sources] == [False] * 5 + [True, False]
     assert sources[0].github_options.ref == "v1" and sources[3].web_options.depth == 3
 

@@ -327,9 +327,9 @@ def test_every_search_side_filters_by_ref(
         "keyword": SearchRequest([docset_id], 384, keyword_terms=["widgets", "made"]),
     }
     for name, request in sides.items():
-        unfiltered = [c.hit for c in store.search(request)]
+        unfiltered = [c.hit for c in store.chunks.search(request)]
         assert {h.ref for h in unfiltered} == {"v1.0", "v2.0"}, name
         for ref, sha in (("v1.0", versions.v1), ("v2.0", versions.v2)):
-            hits = [c.hit for c in store.search(dataclasses.replace(request, ref=ref))]
+            hits = [c.hit for c in store.chunks.search(dataclasses.replace(request, ref=ref))]
             assert hits and {(h.ref, h.resolved_sha) for h in hits} == {(ref, sha)}, name
             assert len(hits) == len([h for h in unfiltered if h.ref == ref]), name

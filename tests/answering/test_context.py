@@ -14,9 +14,9 @@ LINES = [f"Line {n} of the guide." for n in range(1, 11)]  # one sentence a line
 
 
 def _document(store: Store) -> tuple[int, list[ChunkDraft]]:
-    docset = store.create_docset("guide", "", "local/test", 384)
+    docset = store.docsets.create("guide", "", "local/test", 384)
     text = "\n".join(LINES)
-    [document_id] = store.upsert_documents(
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("guide.md", "guide", "markdown", text, "h")]
     )
     chunks = [
@@ -30,7 +30,7 @@ def _document(store: Store) -> tuple[int, list[ChunkDraft]]:
         for i in range(5)
     ]
     vectors = np.ones((5, 384), dtype=np.float32)
-    store.replace_chunks(document_id, docset.id, chunks, vectors, [str(i) for i in range(5)])
+    store.chunks.replace(document_id, docset.id, chunks, vectors, [str(i) for i in range(5)])
     return document_id, chunks
 
 
@@ -82,7 +82,7 @@ def test_a_widened_passage_cites_from_its_best_match(store: Store) -> None:
 
 
 def test_a_prose_passage_cut_mid_sentence_grows_to_whole_sentences(store: Store) -> None:
-    docset = store.create_docset("refs", "", "local/test", 384)
+    docset = store.docsets.create("refs", "", "local/test", 384)
     lines = [
         "# Versions",
         "",
@@ -91,12 +91,12 @@ def test_a_prose_passage_cut_mid_sentence_grows_to_whole_sentences(store: Store)
         "names the refs that are. Without one,",
         "every version is searched.",
     ]
-    [document_id] = store.upsert_documents(
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("refs.md", "refs", "markdown", "\n".join(lines), "h")]
     )
     chunk = ChunkDraft(ordinal=0, content=lines[3], start_line=4, end_line=4, metadata={})
     vectors = np.ones((1, 384), dtype=np.float32)
-    store.replace_chunks(document_id, docset.id, [chunk], vectors, ["0"])
+    store.chunks.replace(document_id, docset.id, [chunk], vectors, ["0"])
     [passage] = ContextBuilder(store, 10_000).passages([_hit(document_id, chunk, 1.0)], False)
     assert (passage.start_line, passage.end_line) == (3, 5)
     assert passage.content == "\n".join(lines[2:5])
@@ -115,12 +115,12 @@ def _largest_allocation_building(store: Store, hit: Hit, budget: int = 10_000) -
 
 
 def _stored(store: Store, text: str, chunk: ChunkDraft) -> int:
-    docset = store.create_docset("large", "", "local/test", 384)
-    [document_id] = store.upsert_documents(
+    docset = store.docsets.create("large", "", "local/test", 384)
+    [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("large.txt", "large", "text", text, "h")]
     )
     vectors = np.ones((1, 384), dtype=np.float32)
-    store.replace_chunks(document_id, docset.id, [chunk], vectors, ["0"])
+    store.chunks.replace(document_id, docset.id, [chunk], vectors, ["0"])
     return document_id
 
 

@@ -60,13 +60,11 @@ def echo_chat() -> Iterator[FakeChat]:
 @pytest.fixture
 def keyed_settings(settings: Settings, echo_chat: FakeChat) -> Settings:
     """Settings with a distinctive OpenAI key, the chat API pointing at the echo fake."""
-    return settings.model_copy(
-        update={
-            "openai_api_key": Settings(_env_file=None, openai_api_key=KEY).openai_api_key,
-            "openai_base_url": echo_chat.base_url,
-            "openai_max_retries": 0,
-            "rerank_timeout_seconds": 5.0,
-        }
+    return settings.replace(
+        openai_api_key=KEY,
+        openai_base_url=echo_chat.base_url,
+        openai_max_retries=0,
+        rerank_timeout_seconds=5.0,
     )
 
 
@@ -120,7 +118,7 @@ def test_keys_and_settings_never_reach_the_model_or_the_answer(
     sent = json.dumps(echo_chat.requests)
     assert echo_chat.requests and KEY not in sent
     assert KEY not in answer.text and KEY not in answer.model_dump_json()
-    assert keyed_settings.data_dir.as_posix() not in sent  # no configuration value either
+    assert keyed_settings.database.data_dir.as_posix() not in sent  # no configuration value either
 
 
 @pytest.mark.parametrize(

@@ -69,7 +69,7 @@ def app(
     """The full app: chat model and GitHub faked, ingestion by a background worker."""
     chat = chat_model_of(fake_chat)
     workers = WorkerPool(ingestor, threads=1, idle_seconds=0.5)
-    tuned = settings.model_copy(update={"github_api_url": github.base_url})
+    tuned = settings.replace(github_api_url=github.base_url)
     service = build_actions(tuned, store, embedder, chat=chat, on_new_work=workers.wake)
     workers.start()
     demo = build_ui(service)
@@ -188,7 +188,7 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
     service.docsets.create(journey.DOCSET, journey.DESCRIPTION)
     service.sources.add_files(journey.DOCSET, [UploadedFile(guide.name, guide.read_bytes())])
     ingestor.process_all()
-    read_only = settings.model_copy(update={"read_only": True})
+    read_only = settings.replace(read_only=True)
     url = launch_app(build_actions(read_only, store, embedder, chat=chat_model_of(fake_chat)))
 
     with journey.browser_page() as page:

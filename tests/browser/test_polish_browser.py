@@ -20,7 +20,7 @@ from ragspace.embeddings import Embedder
 from ragspace.models import UploadedFile
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.sample import SAMPLE_DOCSET, sample_files
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import SELECTED_DOCSET_KEY, build_ui
@@ -51,9 +51,9 @@ def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Ite
     with socket.socket() as sock:  # GitHub is "offline": nothing listens on this port
         sock.bind(("127.0.0.1", 0))
         offline = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    settings = Settings(
+    settings = load_settings(
+        env_file=None,
         github_api_url=offline,
-        _env_file=None,
         database_url=create_database(postgres_server, migrated_template),
         data_dir=folder / "data",
         allow_private_urls=True,

@@ -27,7 +27,7 @@ def test_status_tab_refreshes_live_and_requeues_failed_documents(
     service.sources.add_files("docs", files)
     ingestor.process_all()
     broken = next(d for d in service.documents.all() if d.path == "glossary.rst")
-    store.mark_document_error(broken.id, "The embedding API was down.")
+    store.documents.mark_error(broken.id, "The embedding API was down.")
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])

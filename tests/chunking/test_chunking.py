@@ -4,7 +4,7 @@ import itertools
 
 from ragspace.chunking.chunker import Chunker
 from ragspace.runtime import build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 
 GUIDE = """# Guide
 
@@ -140,8 +140,8 @@ def test_sizes_in_tokens_use_the_local_tokenizer() -> None:
 
 def test_build_chunker_reads_the_settings() -> None:
     """Sizes, overlap and unit come from the settings."""
-    settings = Settings(
-        _env_file=None,
+    settings = load_settings(
+        env_file=None,
         code_chunk_size=900,
         prose_chunk_size=700,
         chunk_overlap=40,

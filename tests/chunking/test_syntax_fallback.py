@@ -120,7 +120,7 @@ def test_scope_metadata_reaches_the_store(
     [document] = service.sources.add_files("code", [UploadedFile("include/span.h", header)])
     assert document.language == "cpp"
     assert ingestor.process_all() == 1
-    stored = store.get_chunks(document.id)
+    stored = store.chunks.of_document(document.id)
     assert stored[0].metadata["scope"] == ["util"]  # the file fits one chunk at the defaults
     defines = [d for c in stored for d in c.metadata["defines"]]
     assert {"name": "Span", "kind": "class", "line": 9} in defines

@@ -8,12 +8,12 @@ import pytest
 from ragspace.embeddings import CPU_PROVIDER, LocalEmbedder
 from ragspace.errors import ConfigError
 from ragspace.runtime import build_embedder
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 
 
 def test_the_default_runs_on_the_cpu_provider() -> None:
-    assert Settings(_env_file=None).local_embedding_providers == CPU_PROVIDER
-    embedder = build_embedder(Settings(_env_file=None))
+    assert load_settings(env_file=None).embedding.local_embedding_providers == CPU_PROVIDER
+    embedder = build_embedder(load_settings(env_file=None))
     assert isinstance(embedder, LocalEmbedder)
     assert embedder._session.get_providers() == [CPU_PROVIDER]
     assert embedder.embed(["a sentence"]).shape == (1, 384)
@@ -21,8 +21,8 @@ def test_the_default_runs_on_the_cpu_provider() -> None:
 
 def test_an_unavailable_gpu_provider_is_refused_with_what_to_install() -> None:
     assert "CUDAExecutionProvider" not in onnxruntime.get_available_providers()  # no GPU here
-    settings = Settings(
-        _env_file=None, local_embedding_providers="CUDAExecutionProvider, CPUExecutionProvider"
+    settings = load_settings(
+        env_file=None, local_embedding_providers="CUDAExecutionProvider, CPUExecutionProvider"
     )
     with pytest.raises(ConfigError, match=r"CUDAExecutionProvider not available.*onnxruntime-gpu"):
         build_embedder(settings)

@@ -120,8 +120,8 @@ def test_corpus_docset_is_built_once_then_reused(
 @pytest.fixture
 def cli_env(monkeypatch: pytest.MonkeyPatch, settings: Settings, tmp_path: Path) -> None:
     """The CLI reads the environment: point it at the per-test database, no API key."""
-    assert settings.database_url is not None
-    monkeypatch.setenv("DATABASE_URL", settings.database_url.get_secret_value())
+    assert settings.database.database_url is not None
+    monkeypatch.setenv("DATABASE_URL", settings.database.database_url.get_secret_value())
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)  # no .env file here
 
@@ -142,7 +142,7 @@ def test_cli_eval_prints_a_table_and_writes_json(
     monkeypatch.setattr(cli_eval, "PROGRESS_EVERY", 1)
     assert main(["eval", str(tmp_path / "docs"), "--json", str(out)]) == 0
     printed = capsys.readouterr()
-    assert store.list_docsets() == []  # the app's database is untouched
+    assert store.docsets.all() == []  # the app's database is untouched
     assert (tmp_path / ".ragspace" / "eval" / "pgdata").is_dir()
     assert "DocSet 'eval-claude-docs': 1 of 2 documents embedded..." in printed.err
     assert "DocSet 'eval-claude-docs': 2 of 2 documents embedded..." in printed.err
@@ -203,6 +203,6 @@ def test_a_read_only_app_refuses_evaluations(
 ) -> None:
     """An evaluation costs thousands of searches (and model calls): not for anonymous users."""
     handbook_docset(service, ingestor)
-    public = build_actions(settings.model_copy(update={"read_only": True}), store, embedder)
+    public = build_actions(settings.replace(read_only=True), store, embedder)
     with pytest.raises(ReadOnlyError, match="not run evaluations"):
         public.evaluation.run("handbook", parse_question_set(QUESTIONS, "q"))

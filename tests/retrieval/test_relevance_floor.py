@@ -12,7 +12,12 @@ from ragspace.embeddings import Embedder
 from ragspace.models import Hit
 from ragspace.retrieval import RelevanceFloor
 from ragspace.runtime import build_actions
-from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
+from ragspace.settings import (
+    LOCAL_RELEVANCE_FLOOR_CODE,
+    LOCAL_RELEVANCE_FLOOR_PROSE,
+    Settings,
+    load_settings,
+)
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.terms import covers
@@ -50,9 +55,7 @@ def test_off_topic_questions_are_refused_and_real_ones_answered(
 def test_without_a_floor_off_topic_questions_get_passages(
     settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> None:
-    unfloored = settings.model_copy(
-        update={"relevance_floor_prose": 0.0, "relevance_floor_code": 0.0}
-    )
+    unfloored = settings.replace(relevance_floor_prose=0.0, relevance_floor_code=0.0)
     service = _handbook(unfloored, store, embedder, ingestor)
     answered = [
         q for q in off_topic_questions() if service.answers.answer(q, ["handbook"]).passages
@@ -63,13 +66,13 @@ def test_without_a_floor_off_topic_questions_get_passages(
 
 def test_floor_settings_default_to_the_calibrated_local_floors() -> None:
     local = (LOCAL_RELEVANCE_FLOOR_PROSE, LOCAL_RELEVANCE_FLOOR_CODE)
-    assert Settings(_env_file=None).relevance_floors == local
-    keyed = Settings(_env_file=None, openai_api_key=SecretStr("sk-test"))
+    assert load_settings(env_file=None).relevance_floors == local
+    keyed = load_settings(env_file=None, openai_api_key=SecretStr("sk-test"))
     assert keyed.relevance_floors == (0.0, 0.0)  # calibrated for MiniLM only
-    chosen = Settings(_env_file=None, relevance_floor_code=0.3)
+    chosen = load_settings(env_file=None, relevance_floor_code=0.3)
     assert chosen.relevance_floors == (LOCAL_RELEVANCE_FLOOR_PROSE, 0.3)
     with pytest.raises(ValueError, match="less than or equal to 1"):
-        Settings(_env_file=None, relevance_floor_prose=1.5)
+        load_settings(env_file=None, relevance_floor_prose=1.5)
 
 
 def _hit(language: str, similarity: float | None, content: str = "x") -> Hit:

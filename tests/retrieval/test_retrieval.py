@@ -98,7 +98,7 @@ def test_convex_scores_add_each_sides_scaled_score(
 ) -> None:
     """Hybrid score = share * scaled cosine + (1 - share) * scaled keyword score, each side
     scaled to 0-1 over its own candidates (here every chunk of "ops" is a vector candidate)."""
-    ops = [store.get_docset_by_name("ops").id]
+    ops = [store.docsets.named("ops").id]
     retriever = Retriever(
         store,
         embedder,
@@ -141,7 +141,7 @@ def test_keyword_scores_follow_bm25(
     service.docsets.create("animals")
     service.sources.add_files("animals", [UploadedFile(n, t.encode()) for n, t in files.items()])
     ingestor.process_all()
-    docset = store.get_docset_by_name("animals").id
+    docset = store.docsets.named("animals").id
     share = 0.5
     retriever = Retriever(
         store, embedder, RetrievalOptions(ranking=fusion_only(RankingOptions(vector_share=share)))
@@ -175,7 +175,7 @@ def test_rrf_scores_are_fused_reciprocal_ranks(store: Store, embedder: Embedder)
     options = RetrievalOptions(
         ranking=fusion_only(RankingOptions(fusion=Fusion.RRF, rrf_k=10, keyword_weight=1.25))
     )
-    ops = [store.get_docset_by_name("ops").id]
+    ops = [store.docsets.named("ops").id]
     hits = Retriever(store, embedder, options).fused("E4711 lease", ops, 3, RetrievalMode.HYBRID)
     top = hits[0]
     assert top.keyword_rank is not None and top.vector_similarity is not None
@@ -273,7 +273,7 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
     store: Store, embedder: Embedder
 ) -> None:
     question = "heartbeats of shards and the verbosity of logging"
-    ops = [store.get_docset_by_name("ops").id]
+    ops = [store.docsets.named("ops").id]
     retriever = Retriever(store, embedder, RetrievalOptions())
     # what the keyword side found carries no cosine from the search
     hits = retriever.search(question, ops, 5, RetrievalMode.KEYWORD)
@@ -293,7 +293,7 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
 @pytest.mark.usefixtures("corpus")
 def test_a_measured_hybrid_search_embeds_the_query_once(store: Store, embedder: Embedder) -> None:
     question = "What does error code E4711 mean?"
-    docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
+    docsets = [store.docsets.named(name).id for name in ("ops", "elsewhere")]
     recording = RecordingEmbedder(embedder)
     # a vector side of few candidates: the keyword side brings hits of its own
     options = RetrievalOptions(candidates=2)
@@ -310,7 +310,7 @@ def test_a_measured_hybrid_search_embeds_the_query_once(store: Store, embedder: 
 @pytest.mark.usefixtures("corpus")
 def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedder) -> None:
     question = "What does error code E4711 mean?"
-    docsets = [store.get_docset_by_name(name).id for name in ("ops", "elsewhere")]
+    docsets = [store.docsets.named(name).id for name in ("ops", "elsewhere")]
 
     def fused(keyword_weight: float) -> dict[int, Hit]:
         options = RetrievalOptions(

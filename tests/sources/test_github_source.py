@@ -9,7 +9,7 @@ from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.fetcher import PreviousSync
 from ragspace.sources.github_client import GithubClient, GithubConfig, parse_location
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -60,7 +60,7 @@ def make_service(store: Store, embedder: object, github: FakeGithub) -> Actions:
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
     syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
-    return build_actions(Settings(_env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
+    return build_actions(load_settings(env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -164,7 +164,7 @@ def test_single_file_url_is_pinned_to_the_commit(
     [document] = gh_service.documents.all("widgets")
     assert document.path == "acme/widgets/src/widgets/app.py"
     ingestor.process_all()
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     assert {c.metadata["commit"] for c in chunks} == {commit}
     assert chunks[0].metadata["repo_path"] == "src/widgets/app.py"
 

@@ -20,7 +20,7 @@ from ragspace.actions import Actions
 from ragspace.errors import SourceError
 from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.github_client import GithubClient, GithubConfig, RepoListing, parse_location
@@ -226,8 +226,8 @@ def test_a_start_url_redirecting_to_a_private_address_is_a_source_error(
 
 def test_service_keeps_the_refusal_on_the_source(store: Store, site: DocsSite) -> None:
     """Through the real service: the source records the clear error, nothing is stored."""
-    settings = Settings(_env_file=None)  # the guard's default: on
-    assert settings.allow_private_urls is False
+    settings = load_settings(env_file=None)  # the guard's default: on
+    assert settings.sources.allow_private_urls is False
     service: Actions = build_actions(settings, store, _NoEmbedder())  # type: ignore[arg-type]
     service.docsets.create("guarded")
     with pytest.raises(SourceError, match="loopback"):

@@ -6,7 +6,7 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import Embedder
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -82,7 +82,7 @@ def test_resync_without_changes_downloads_nothing_and_embeds_nothing(
 def test_uploads_are_reembedded_only_when_their_content_changes(
     store: Store, counting: RecordingEmbedder
 ) -> None:
-    service = build_actions(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
+    service = build_actions(load_settings(env_file=None), store, counting)  # type: ignore[arg-type]
     service.docsets.create("notes")
     ingestor = Ingestor(store, Chunker(1200, 1000, 100), counting)  # type: ignore[arg-type]
     service.sources.add_files(

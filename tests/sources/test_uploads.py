@@ -34,7 +34,7 @@ def test_pdf_text_per_page_and_citations_give_pages(
     [document] = service.sources.add_files("field", [_upload("sample.pdf")])
     assert document.embedding_status is EmbeddingStatus.PENDING
     _small_chunk_ingestor(store, embedder).process_all()
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     assert "heron migration" in chunks[0].content
     assert (chunks[0].metadata["page"], chunks[-1].metadata["page"]) == (1, 2)
     otter = next(c for c in chunks if "willow branches" in c.content)
@@ -50,7 +50,7 @@ def test_notebook_cells_in_order_with_code_fenced(
     service.docsets.create("nb")
     [document] = service.sources.add_files("nb", [_upload("sample.ipynb")])
     ingestor.process_all()
-    [chunk] = store.get_chunks(document.id)
+    [chunk] = store.chunks.of_document(document.id)
     text = chunk.content
     assert text.index("# Tide analysis") < text.index("```python\nimport csv")
     assert text.index("import csv") < text.index("## Spring tides") < text.index("print(len(rows))")
@@ -63,7 +63,7 @@ def test_notebook_citations_name_cells(service: Actions, store: Store, embedder:
     service.docsets.create("nb")
     [document] = service.sources.add_files("nb", [_upload("sample.ipynb")])
     _small_chunk_ingestor(store, embedder).process_all()
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     last = next(c for c in chunks if "print(len(rows))" in c.content)
     assert last.metadata["cell_end"] == 4
     spring = next(c for c in chunks if c.content.startswith("## Spring tides"))
@@ -79,7 +79,7 @@ def test_html_becomes_markdown_with_headings_and_anchors(
     [document] = service.sources.add_files("ice", [_upload("sample.html")])
     assert document.language == "markdown"
     _small_chunk_ingestor(store, embedder).process_all()
-    chunks = store.get_chunks(document.id)
+    chunks = store.chunks.of_document(document.id)
     text = "\n".join(c.content for c in chunks)
     assert "## Moraines and till" in text and "Copyright" not in text and "Home" not in text
     calving = next(c for c in chunks if "terminus" in c.content)
@@ -107,13 +107,13 @@ def test_zip_members_keep_archive_paths_and_bad_members_are_errors(
     assert escape.embedding_status is EmbeddingStatus.ERROR
     assert "unsafe path '../escape.txt'" in (escape.error_message or "")
     ingestor.process_all()
-    [code] = store.get_chunks(documents["sample.zip/src/app.py"].id)
+    [code] = store.chunks.of_document(documents["sample.zip/src/app.py"].id)
     assert (code.content, code.start_line, code.end_line) == (
         "def beacon() -> str:\n    return 'flash'",
         1,
         2,
     )
-    [pdf] = store.get_chunks(documents["sample.zip/papers/field.pdf"].id)
+    [pdf] = store.chunks.of_document(documents["sample.zip/papers/field.pdf"].id)
     assert (pdf.metadata["page"], pdf.metadata["page_end"]) == (1, 2)
 
 
@@ -147,9 +147,9 @@ def test_text_rst_and_code_uploads_keep_exact_lines(
     )
     assert [d.language for d in documents] == ["rst", "text", "go"]
     ingestor.process_all()
-    [rst] = store.get_chunks(documents[0].id)
+    [rst] = store.chunks.of_document(documents[0].id)
     assert rst.content.startswith("Harbour operations") and (rst.start_line, rst.end_line) == (1, 9)
-    [go] = store.get_chunks(documents[2].id)
+    [go] = store.chunks.of_document(documents[2].id)
     assert (go.start_line, go.end_line) == (1, 3) and "func High()" in go.content
 
 
@@ -214,11 +214,13 @@ def test_a_document_changed_while_embedding_is_embedded_again(
         "race", [UploadedFile("a.md", b"new words about otters")]
     )  # a re-sync
     ingestor._ingest(job, threading.Event())  # the worker finishes the old content after it
-    assert store.get_document(document.id).embedding_status is EmbeddingStatus.PENDING
-    assert store.get_chunks(document.id)[0].content == "old words about herons"  # served meanwhile
+    assert store.documents.get(document.id).embedding_status is EmbeddingStatus.PENDING
+    assert (
+        store.chunks.of_document(document.id)[0].content == "old words about herons"
+    )  # served meanwhile
     assert ingestor.process_all() == 1
-    assert store.get_chunks(document.id)[0].content == "new words about otters"
-    assert store.get_document(document.id).embedding_status is EmbeddingStatus.DONE
+    assert store.chunks.of_document(document.id)[0].content == "new words about otters"
+    assert store.documents.get(document.id).embedding_status is EmbeddingStatus.DONE
 
 
 @pytest.mark.parametrize(

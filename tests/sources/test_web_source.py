@@ -12,7 +12,7 @@ from ragspace.errors import SourceError
 from ragspace.extract import html_to_markdown
 from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_syncer
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
@@ -46,7 +46,7 @@ def web_service(store: Store, counting: RecordingEmbedder) -> Actions:
         GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
         WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
     )
-    service = build_actions(Settings(_env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
+    service = build_actions(load_settings(env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
     service.docsets.create("lantern")
     return service
 
@@ -196,8 +196,8 @@ def test_a_crawl_counts_its_pages_text_against_the_upload_budget(
 ) -> None:
     start_text, _ = html_to_markdown(INDEX.decode())
     budget = len(start_text.encode()) + 100  # the start page, and no other page of the site
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
+    settings = load_settings(
+        env_file=None,
         allow_private_urls=True,
         upload_text_budget_bytes=budget,
         web_concurrency=1,
@@ -214,9 +214,7 @@ def test_a_crawl_counts_its_pages_text_against_the_upload_budget(
     [reason] = {item.reason for item in report.skipped if item.path in over}
     assert f"together exceed {budget:,} bytes of text" in reason
 
-    small = Settings(  # type: ignore[call-arg]
-        _env_file=None, allow_private_urls=True, upload_text_budget_bytes=10
-    )
+    small = load_settings(env_file=None, allow_private_urls=True, upload_text_budget_bytes=10)
     crawler = build_actions(small, store, counting, syncer=build_syncer(small, store))
     with pytest.raises(SourceError) as refused:  # the start page alone is over the budget
         crawler.sources.add("lantern", SourceKind.WEB, f"{o}/docs/faq.html")

@@ -20,7 +20,7 @@ import pytest
 
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.runtime import Runtime, open_runtime
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
 from ragspace_ui.status_tab import status_outputs
@@ -103,8 +103,8 @@ def _counts(runtime: Runtime) -> dict[str, int]:
 def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
     folder: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    settings = Settings(
-        _env_file=None,
+    settings = load_settings(
+        env_file=None,
         data_dir=folder / "data",
         embedded_shared_buffers="128MB",
         embedding_batch_size=4,
@@ -121,12 +121,12 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
 
         caplog.clear()
         with caplog.at_level(logging.INFO):
-            _kill_postmaster(runtime.settings.data_dir.resolve() / "pgdata")
+            _kill_postmaster(runtime.settings.database.data_dir.resolve() / "pgdata")
             started = time.monotonic()
             with pytest.raises(DatabaseUnavailableError) as caught:
                 service.search.hits("How many containers does the crane lift?", ["cranes"])
             # at once, not after a 30 s pool timeout
-            assert time.monotonic() - started < settings.db_timeout_seconds
+            assert time.monotonic() - started < settings.database.db_timeout_seconds
             assert "database is unavailable" in str(caught.value)
             assert "retrying" in str(caught.value)
             banner = status_outputs(service, None, None, None)[0]

@@ -52,7 +52,7 @@ def test_a_larger_selection_walks_further_as_its_share_shrinks() -> None:
 
 def _docset(store: Store, name: str, vectors: Vectors, texts: Sequence[str]) -> int:
     """A DocSet holding one chunk per vector (text `texts[i % len(texts)]`), 500 per document."""
-    docset = store.create_docset(name, "", MODEL, vectors.shape[1])
+    docset = store.docsets.create(name, "", MODEL, vectors.shape[1])
     for first in range(0, len(vectors), 500):
         part = vectors[first : first + 500]
         chunks = [
@@ -64,10 +64,10 @@ def _docset(store: Store, name: str, vectors: Vectors, texts: Sequence[str]) -> 
             )
             for i in range(len(part))
         ]
-        [document] = store.upsert_documents(
+        [document] = store.documents.upsert(
             docset.id, None, [NewDocument(f"{name}-{first}.md", name, "markdown", "x", name)]
         )
-        store.replace_chunks(document, docset.id, chunks, part, [str(first)] * len(part))
+        store.chunks.replace(document, docset.id, chunks, part, [str(first)] * len(part))
     return docset.id
 
 
@@ -118,7 +118,7 @@ def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) ->
 
 def _ranked_ids(store: Store, request: SearchRequest, side: Side) -> list[int]:
     """The chunks one side offered, in that side's order."""
-    offered = [(e.rank, c.hit.chunk_id) for c in store.search(request) if (e := c.on(side))]
+    offered = [(e.rank, c.hit.chunk_id) for c in store.chunks.search(request) if (e := c.on(side))]
     return [chunk_id for _rank, chunk_id in sorted(offered)]
 
 
@@ -150,7 +150,7 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
         assert graph_name(large, dimensions) in explain_search(store.pool, request)
         assert _ranked_ids(store, request, Side.VECTOR) == _nearest_ids(store, docsets, query, 10)
 
-    store.delete_docset(large)  # its graph goes at the next upkeep
+    store.docsets.delete(large)  # its graph goes at the next upkeep
     assert build_missing_graphs(store.pool, min_chunks=2000) == 0
     assert _graphs(store) == set()
 
@@ -190,7 +190,7 @@ def test_a_docsets_results_are_the_same_after_100k_chunks_of_other_docsets_arriv
     seeds = embedder.embed(texts)
     mine = _near(np.random.default_rng(3), seeds, 10_000, 0.05)
     _bulk_load(store, lambda: _docset(store, "mine", mine, texts))
-    docset_id = store.get_docset_by_name("mine").id
+    docset_id = store.docsets.named("mine").id
     retriever = Retriever(store, embedder, RetrievalOptions())
     questions = [
         "How does hybrid search fuse the vector and keyword rankings?",

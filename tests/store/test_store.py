@@ -9,12 +9,12 @@ from ragspace.store import NewDocument, Store
 
 
 def _docset(store: Store, name: str = "docs") -> int:
-    return store.create_docset(name, "desc", "local/test", 384).id
+    return store.docsets.create(name, "desc", "local/test", 384).id
 
 
 def _document(store: Store, docset_id: int, path: str = "a.md", text: str = "hello") -> int:
     doc = NewDocument(path=path, title=path, language="markdown", content=text, content_hash=text)
-    return store.upsert_documents(docset_id, None, [doc])[0]
+    return store.documents.upsert(docset_id, None, [doc])[0]
 
 
 def _store_chunks(store: Store, document_id: int, docset_id: int, count: int) -> None:
@@ -23,20 +23,20 @@ def _store_chunks(store: Store, document_id: int, docset_id: int, count: int) ->
         for i in range(count)
     ]
     vectors = np.ones((count, 384), dtype=np.float32)
-    store.replace_chunks(document_id, docset_id, chunks, vectors, [f"h{i}" for i in range(count)])
+    store.chunks.replace(document_id, docset_id, chunks, vectors, [f"h{i}" for i in range(count)])
 
 
 def test_create_rename_describe_list(store: Store) -> None:
     docset_id = _docset(store, "alpha")
-    store.rename_docset(docset_id, "beta")
-    store.describe_docset(docset_id, "new description")
-    [docset] = store.list_docsets()
+    store.docsets.rename(docset_id, "beta")
+    store.docsets.describe(docset_id, "new description")
+    [docset] = store.docsets.all()
     assert (docset.name, docset.description, docset.embedding_dimensions) == (
         "beta",
         "new description",
         384,
     )
-    assert store.get_docset_by_name("beta").id == docset_id
+    assert store.docsets.named("beta").id == docset_id
 
 
 def test_duplicate_names_are_refused(store: Store) -> None:
@@ -45,22 +45,22 @@ def test_duplicate_names_are_refused(store: Store) -> None:
     with pytest.raises(ConflictError, match="alpha"):
         _docset(store, "alpha")
     with pytest.raises(ConflictError, match="alpha"):
-        store.rename_docset(other, "alpha")
+        store.docsets.rename(other, "alpha")
 
 
 def test_missing_docset_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError, match="nope"):
-        store.get_docset_by_name("nope")
+        store.docsets.named("nope")
     with pytest.raises(NotFoundError):
-        store.delete_docset(12345)
+        store.docsets.delete(12345)
 
 
 def test_delete_cascades_to_documents_and_chunks(store: Store) -> None:
     keep, drop = _docset(store, "keep"), _docset(store, "drop")
     for docset_id in (keep, drop):
         _store_chunks(store, _document(store, docset_id), docset_id, 3)
-    assert store.get_docset(drop).chunk_count == 3
-    store.delete_docset(drop)
+    assert store.docsets.get(drop).chunk_count == 3
+    store.docsets.delete(drop)
     with store._pool.connection() as conn:
         chunks = conn.execute("select docset_id, count(*) from chunks group by 1").fetchall()
         documents = conn.execute("select docset_id from documents").fetchall()
@@ -73,8 +73,8 @@ def test_replace_chunks_swaps_the_whole_set(store: Store) -> None:
     document_id = _document(store, docset_id)
     _store_chunks(store, document_id, docset_id, 5)
     _store_chunks(store, document_id, docset_id, 2)
-    assert [c.content for c in store.get_chunks(document_id)] == ["chunk 0", "chunk 1"]
-    document = store.get_document(document_id)
+    assert [c.content for c in store.chunks.of_document(document_id)] == ["chunk 0", "chunk 1"]
+    document = store.documents.get(document_id)
     assert (document.embedding_status, document.chunk_count) == (EmbeddingStatus.DONE, 2)
 
 
@@ -83,9 +83,9 @@ def test_unchanged_upload_keeps_its_state(store: Store) -> None:
     document_id = _document(store, docset_id, text="same")
     _store_chunks(store, document_id, docset_id, 1)
     assert _document(store, docset_id, text="same") == document_id
-    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
+    assert store.documents.get(document_id).embedding_status == EmbeddingStatus.DONE
     _document(store, docset_id, text="changed")
-    assert store.get_document(document_id).embedding_status == EmbeddingStatus.PENDING
+    assert store.documents.get(document_id).embedding_status == EmbeddingStatus.PENDING
 
 
 def _term_counts(store: Store, docset_id: int) -> tuple[dict[str, int], dict[str, int]]:
@@ -109,12 +109,12 @@ def test_keyword_statistics_follow_every_chunk_change(store: Store) -> None:
     chunks = [
         ChunkDraft(ordinal=i, content=t, start_line=1, end_line=1) for i, t in enumerate(texts)
     ]
-    store.replace_chunks(document_id, docset_id, chunks, vectors, ["a", "b", "c"])
+    store.chunks.replace(document_id, docset_id, chunks, vectors, ["a", "b", "c"])
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual
     assert kept["leas"] == 2 and kept["shard"] == 1
     assert _lengths(store, docset_id) == (3, 3 + 3 + 2)  # "by" is a stop word
-    store.replace_chunks(document_id, docset_id, chunks[2:], vectors[:1], ["c"])
+    store.chunks.replace(document_id, docset_id, chunks[2:], vectors[:1], ["c"])
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual == {"shard": 1, "move": 1}
     assert _lengths(store, docset_id) == (1, 2)

@@ -21,7 +21,7 @@ from ragspace.errors import ConfigError, ReadOnlyError
 from ragspace.eval.runner import RERANK, EvalReport, ModeResult
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.runtime import build_actions
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
@@ -67,10 +67,10 @@ def test_duplicate_user_is_refused() -> None:
 def test_settings_read_access_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGSPACE_AUTH", "alice:s3cret")
     monkeypatch.setenv("RAGSPACE_READ_ONLY", "true")
-    settings = Settings(_env_file=None)
-    assert settings.read_only and settings.mcp_server
+    settings = load_settings(env_file=None)
+    assert settings.access.read_only and settings.access.mcp_server
     assert "s3cret" not in repr(settings)
-    assert parse_auth(settings.auth) == Credentials((("alice", "s3cret"),))
+    assert parse_auth(settings.access.auth) == Credentials((("alice", "s3cret"),))
 
 
 # Read-only mode
@@ -88,7 +88,7 @@ def read_only(
     service.docsets.create("docs", "The guide")
     service.sources.add_files("docs", [UploadedFile("guide.md", GUIDE)])
     ingestor.process_all()
-    return build_actions(settings.model_copy(update={"read_only": True}), store, embedder)
+    return build_actions(settings.replace(read_only=True), store, embedder)
 
 
 def snapshot(service: Actions) -> Any:
@@ -384,7 +384,7 @@ def test_read_only_refuses_uploads_before_they_reach_the_disk(
     cache = stored.parent.parent
     before = sorted(cache.rglob("*"))
     refused = _upload_answer(
-        launch_app(read_only, settings_override=settings.model_copy(update={"read_only": True}))
+        launch_app(read_only, settings_override=settings.replace(read_only=True))
     )
     assert refused.status_code == 403 and "read-only" in refused.text
     assert sorted(cache.rglob("*")) == before  # nothing new in Gradio's upload cache
@@ -486,7 +486,7 @@ def _served_sample(client: httpx.Client) -> httpx.Response:
 def test_read_only_lets_no_body_larger_than_a_form_field_reach_any_route(
     read_only: Actions, launch_app: Callable[..., str], settings: Settings
 ) -> None:
-    url = launch_app(read_only, settings_override=settings.model_copy(update={"read_only": True}))
+    url = launch_app(read_only, settings_override=settings.replace(read_only=True))
     blob = b"\0" * (MAX_FORM_BYTES + 1)
     for route in ("gradio_api/component_server", "gradio_api/process_recording", "x/any"):
         small = httpx.post(f"{url}{route}", files={"data": ("a.wav", b"RIFF")}, timeout=30)

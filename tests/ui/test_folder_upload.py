@@ -102,9 +102,7 @@ def test_a_folder_upload_counts_against_the_upload_text_budget(
     tmp_path: Path, settings: Settings, store: Store, embedder: Embedder
 ) -> None:
     budget = 2_000
-    small = build_actions(
-        settings.model_copy(update={"upload_text_budget_bytes": budget}), store, embedder
-    )
+    small = build_actions(settings.replace(upload_text_budget_bytes=budget), store, embedder)
     small.docsets.create("proj")
     pages = {
         f"proj/docs/page{n}.md": (f"# Page {n}\n" + "words " * 100).encode() for n in range(10)

@@ -21,7 +21,12 @@ from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.errors import AuthenticationError
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE, Settings
+from ragspace.settings import (
+    LOCAL_RELEVANCE_FLOOR_CODE,
+    LOCAL_RELEVANCE_FLOOR_PROSE,
+    Settings,
+    load_settings,
+)
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
@@ -123,7 +128,7 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations(
     assert search.description and "passages" in search.description
     assert "url" in search.description  # the Returns section tells the assistant the fields
     properties = search.inputSchema["properties"]
-    assert set(properties) == {"query", "docsets", "k", "max_tokens", "ref"}
+    assert set(properties) == {"query", "docsets", "k", "max_tokens", "ref", "expand"}
     assert search.inputSchema["required"] == ["query"]
     assert properties["k"]["type"] == "integer" and properties["k"]["default"] == 8
     assert "DocSets" in properties["docsets"]["description"]
@@ -323,7 +328,7 @@ class SignallingIngestor(Ingestor):
 @pytest.fixture
 def workers(store: Store, embedder: Embedder) -> Iterator[tuple[SignallingIngestor, WorkerPool]]:
     """A background worker thread, as `ragspace serve` runs, whose jobs tests can wait for."""
-    ingestor = SignallingIngestor(store, Settings(_env_file=None), embedder)
+    ingestor = SignallingIngestor(store, load_settings(env_file=None), embedder)
     pool = WorkerPool(ingestor, threads=1, idle_seconds=60)
     pool.start()
     yield ingestor, pool
@@ -359,7 +364,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     )
     syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
     service = build_actions(
-        Settings(_env_file=None), store, embedder, on_new_work=pool.wake, syncer=syncer
+        load_settings(env_file=None), store, embedder, on_new_work=pool.wake, syncer=syncer
     )
     service.docsets.create("handbook", "How we run the service")
     service.sources.add_files("handbook", [UploadedFile("handbook.md", HANDBOOK.encode())])
@@ -475,7 +480,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
 
 def test_without_mcp_the_app_still_starts(service: Actions, launch_app: Callable[..., str]) -> None:
     # the lifespan that describes the MCP server has nothing to describe
-    url = launch_app(service, settings_override=Settings(_env_file=None, mcp_server=False))
+    url = launch_app(service, settings_override=load_settings(env_file=None, mcp_server=False))
     assert httpx.get(url, timeout=10).status_code == 200
     assert httpx.post(f"{url}gradio_api/mcp/", json={}, timeout=10).status_code == 404
 

@@ -15,7 +15,7 @@ from ragspace.eval.datasets import read_question_set
 from ragspace.models import Document, EmbeddingStatus, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.sample import SAMPLE_DOCSET, sample_files, sample_questions_path
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.network_errors import network_problem
 from ragspace.store import Store
@@ -188,7 +188,7 @@ def test_mode_indicator_and_remembered_docset() -> None:
 def test_service_mode_reports_the_configured_parts(service: Actions) -> None:
     mode = service.mode
     assert mode.local_embeddings and not mode.llm_answers
-    assert mode.max_upload_bytes == Settings(_env_file=None).max_upload_bytes
+    assert mode.max_upload_bytes == load_settings(env_file=None).limits.max_upload_bytes
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_network_failures_are_explained_in_words(closed_port: int) -> None:
 def test_an_unreachable_github_is_explained_not_named_by_exception(
     settings: Settings, store: Store, embedder: Embedder, closed_port: int
 ) -> None:
-    offline = settings.model_copy(update={"github_api_url": f"http://127.0.0.1:{closed_port}"})
+    offline = settings.replace(github_api_url=f"http://127.0.0.1:{closed_port}")
     service = build_actions(offline, store, embedder)
     with pytest.raises(SourceError) as caught:
         service.sources.preview(SourceKind.GITHUB_REPO, "acme/widgets")

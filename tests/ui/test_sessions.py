@@ -29,7 +29,7 @@ def test_api_calls_keep_at_most_the_configured_sessions(
     service.docsets.create("docs")
     demo = build_ui(service)
     capacity = 3
-    bounded = settings.model_copy(update={"session_capacity": capacity})
+    bounded = settings.replace(session_capacity=capacity)
     url = launch_on_localhost(demo, **launch_options(bounded, None, service))
     try:
         with httpx.Client(base_url=url, timeout=30) as client:

@@ -114,9 +114,7 @@ def test_confirm_with_a_resync_choice_schedules_the_source(
 
 
 def test_settings_wire_the_syncer(settings: Settings, store: Store, github: FakeGithub) -> None:
-    configured = settings.model_copy(
-        update={"github_api_url": github.base_url, "github_max_file_bytes": 100}
-    )
+    configured = settings.replace(github_api_url=github.base_url, github_max_file_bytes=100)
     preview = build_syncer(configured, store).preview(SourceKind.GITHUB_REPO, "acme/widgets", None)
     assert preview.items == [
         "README.md",

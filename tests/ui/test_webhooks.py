@@ -158,8 +158,8 @@ def test_valid_push_queues_matching_sources_and_invalid_signature_queues_nothing
     other = _add(service, "acme/gadgets")
     # logins on: GitHub cannot sign in, the signature is its credential
     credentials = parse_auth(SecretStr("alice:s3cret"))
-    secured = settings.model_copy(
-        update={"github_webhook_secret": SecretStr(SECRET), "auth": SecretStr("alice:s3cret")}
+    secured = settings.replace(
+        github_webhook_secret=SecretStr(SECRET), auth=SecretStr("alice:s3cret")
     )
     url = launch_app(service, credentials, secured)
     assert httpx.get(f"{url}/config", timeout=30).status_code == 401  # the guard is on
@@ -212,7 +212,7 @@ def test_endpoint_refuses_wrong_methods_and_oversized_bodies(
     launch_app: Callable[..., str],
 ) -> None:
     service = make_service(store, embedder, github)
-    secured = settings.model_copy(update={"github_webhook_secret": SecretStr(SECRET)})
+    secured = settings.replace(github_webhook_secret=SecretStr(SECRET))
     url = launch_app(service, None, secured)
     assert httpx.get(f"{url.rstrip('/')}/webhooks/github", timeout=30).status_code == 405
     huge = b"x" * (5 * 1024 * 1024 + 1)
@@ -246,9 +246,7 @@ def test_read_only_instances_refuse_signed_pushes(
     service = make_service(store, embedder, github)
     service.docsets.create("widgets")
     _add(service, "acme/widgets", repo.default_branch)
-    secured = settings.model_copy(
-        update={"github_webhook_secret": SecretStr(SECRET), "read_only": True}
-    )
+    secured = settings.replace(github_webhook_secret=SecretStr(SECRET), read_only=True)
     read_only = build_actions(secured, store, embedder)
     with pytest.raises(ReadOnlyError):
         read_only.sources.github_push(PushEvent("acme/widgets", "refs/heads/trunk", "trunk"))
@@ -271,7 +269,7 @@ def test_a_replayed_delivery_is_handled_once_and_deep_json_is_refused(
     service = make_service(store, embedder, github)
     service.docsets.create("widgets")
     default = _add(service, "acme/widgets")
-    secured = settings.model_copy(update={"github_webhook_secret": SecretStr(SECRET)})
+    secured = settings.replace(github_webhook_secret=SecretStr(SECRET))
     url = launch_app(service, None, secured)
     body = _push("refs/heads/trunk")
     delivery = "72d3162e-cc78-11e3-81ab-4c9367dc0958"

@@ -14,7 +14,7 @@ from ragspace.embeddings import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_actions, build_chunker
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import EmbeddingCache, JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
@@ -45,7 +45,7 @@ def counted(store: Store, counting: RecordingEmbedder, settings: Settings) -> In
 
 @pytest.fixture
 def counted_service(store: Store, counting: RecordingEmbedder) -> Actions:
-    return build_actions(Settings(_env_file=None), store, counting)  # type: ignore[arg-type]
+    return build_actions(load_settings(env_file=None), store, counting)  # type: ignore[arg-type]
 
 
 def _upload(service: Actions, docset: str, *names: str) -> None:
@@ -102,7 +102,9 @@ def test_cache_skips_unchanged_chunks(
     counted.process_all()
     [document] = [d for d in counted_service.documents.all("two") if d.path == "textwrap.py"]
     touched = [
-        c.embedding_text for c in store.get_chunks(document.id) if "dedent_text" in c.embedding_text
+        c.embedding_text
+        for c in store.chunks.of_document(document.id)
+        if "dedent_text" in c.embedding_text
     ]
     assert 1 <= len(touched) < document.chunk_count
     assert sorted(counting.texts) == sorted(touched)  # exactly the chunks the rename changed
@@ -115,7 +117,7 @@ def test_cached_vectors_are_the_embedders(
     _upload(service, "docs", "glossary.rst")
     ingestor.process_all()
     [document] = service.documents.all("docs")
-    text = store.get_chunks(document.id)[0]
+    text = store.chunks.of_document(document.id)[0]
     with store.pool.connection() as conn:
         [(digest,)] = conn.execute(
             "select content_hash from chunks where document_id = %s and ordinal = 0",
@@ -144,8 +146,8 @@ def _openai_ingestor(
 
 
 def _openai_document(store: Store, openai: OpenAIEmbedder, text: str = "") -> int:
-    docset = store.create_docset("api", "", openai.model_id, openai.dimensions)
-    service = build_actions(Settings(_env_file=None), store, openai)
+    docset = store.docsets.create("api", "", openai.model_id, openai.dimensions)
+    service = build_actions(load_settings(env_file=None), store, openai)
     content = text or (DATA / "glossary.rst").read_text()
     [document] = service.sources.add_files("api", [UploadedFile("glossary.rst", content.encode())])
     assert document.docset_id == docset.id
@@ -160,7 +162,7 @@ def test_openai_429_then_success_honours_retry_after(store: Store, fake_openai: 
     ingestor.process_all()
     assert time.monotonic() - started >= 0.9  # waited as Retry-After asked
     assert len(fake_openai.requests) == 2
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.DONE
     assert document.chunk_count == len(fake_openai.requests[-1]["input"])
 
@@ -173,7 +175,7 @@ def test_openai_500_three_times_ends_in_error_with_the_message(
     fake_openai.script = [server_error()] * 3
     ingestor.process_all()
     assert len(fake_openai.requests) == 3
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.ERROR
     assert document.error_message is not None
     assert "answered 500" in document.error_message
@@ -188,12 +190,12 @@ def test_transient_failures_are_retried_as_jobs(store: Store, fake_openai: FakeO
     document_id = _openai_document(store, openai)
     fake_openai.script = [server_error()] * 3
     assert ingestor.process_next()
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.PENDING
     assert document.error_message is not None
     assert document.error_message.startswith("Attempt 1 of 2 failed")
     ingestor.process_all()
-    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
+    assert store.documents.get(document_id).embedding_status == EmbeddingStatus.DONE
     assert [(state, attempts) for _, state, attempts, _ in _jobs(store)] == [("done", 2)]
 
 
@@ -210,12 +212,12 @@ def test_a_slow_api_times_out_and_the_job_is_retried(store: Store, fake_openai: 
     started = time.monotonic()
     assert ingestor.process_next()
     assert time.monotonic() - started < 2.5  # the request was abandoned at the timeout
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.PENDING
     assert document.error_message is not None
     assert "could not be reached (APITimeoutError)" in document.error_message
     ingestor.process_all()
-    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
+    assert store.documents.get(document_id).embedding_status == EmbeddingStatus.DONE
 
 
 def test_permanent_failures_are_not_retried(store: Store, fake_openai: FakeOpenAI) -> None:
@@ -225,7 +227,7 @@ def test_permanent_failures_are_not_retried(store: Store, fake_openai: FakeOpenA
     fake_openai.script = [ScriptedResponse(400, invalid)]
     ingestor.process_all()
     assert len(fake_openai.requests) == 1  # neither the SDK nor the queue retries a 400
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.ERROR
     assert document.error_message is not None
     assert "answered 400" in document.error_message
@@ -246,8 +248,8 @@ def test_overlong_inputs_are_cut_with_a_note(store: Store, fake_openai: FakeOpen
     text = "".join(f"line {i}: {'word ' * 10}\n" for i in range(600))  # ~36,000 characters
     document_id = _openai_document(store, openai, text)
     ingestor.process_all()
-    assert store.get_document(document_id).embedding_status == EmbeddingStatus.DONE
-    [chunk] = store.get_chunks(document_id)
+    assert store.documents.get(document_id).embedding_status == EmbeddingStatus.DONE
+    [chunk] = store.chunks.of_document(document_id)
     assert len(chunk.content) > 30_000  # the stored chunk keeps its whole text
     assert "Only the first 19,000 of" in chunk.metadata["note"]
     assert [len(i) for i in fake_openai.requests[0]["input"]] == [OpenAIEmbedder.MAX_INPUT_CHARS]
@@ -284,16 +286,16 @@ def test_a_reclaimed_job_cannot_be_written_by_its_old_worker(
     assert stale is not None
     time.sleep(0.3)
     ingestor.process_all()  # reclaims and finishes the job
-    chunks = store.get_chunks(stale.document_id)
+    chunks = store.chunks.of_document(stale.document_id)
     assert not jobs.heartbeat(stale, 60)
     assert jobs.fail(stale, "late failure", None) == "lost"
     late = ChunkDraft(ordinal=0, content="stale result", start_line=1, end_line=1)
     vector = np.ones((1, 384), dtype=np.float32)
     stale_result = JobResult([late], vector, ["stale"], "local/test", {"stale": vector[0]}, 0)
     assert not jobs.complete(stale, stale_result)
-    document = store.get_document(stale.document_id)
+    document = store.documents.get(stale.document_id)
     assert document.embedding_status == EmbeddingStatus.DONE
-    assert store.get_chunks(stale.document_id) == chunks
+    assert store.chunks.of_document(stale.document_id) == chunks
 
 
 def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
@@ -303,7 +305,7 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
     _upload(service, "code", "textwrap.py")
     ingestor.process_all()
     [document] = service.documents.all("code")
-    expected = sorted((c.start_line, c.end_line) for c in store.get_chunks(document.id))
+    expected = sorted((c.start_line, c.end_line) for c in store.chunks.of_document(document.id))
     assert 10 < len(expected) < 50
     seen: list[list[tuple[int, int]]] = []
     overlapping = 0  # searches that started and ended while a re-embedding was running
@@ -346,7 +348,7 @@ def test_reembed_selected_documents_ignores_the_cache(
     counting.texts.clear()
     assert counted_service.documents.reembed([chosen[0].id]) == 1
     assert counted_service.documents.all("docs", EmbeddingStatus.PENDING) == [
-        store.get_document(chosen[0].id)
+        store.documents.get(chosen[0].id)
     ]
     counted.process_all()
     assert len(counting.texts) == chosen[0].chunk_count
@@ -361,7 +363,7 @@ def test_reembed_failed_only_requeues_documents_in_error(
     _upload(counted_service, "docs", *SAMPLES)
     counted.process_all()
     broken = next(d for d in counted_service.documents.all("docs") if d.path == "textwrap.py")
-    store.mark_document_error(broken.id, "embedding API was down")
+    store.documents.mark_error(broken.id, "embedding API was down")
     counting.texts.clear()
     assert counted_service.documents.reembed_failed("docs") == 1
     assert [d.path for d in counted_service.documents.all("docs", EmbeddingStatus.PENDING)] == [
@@ -369,7 +371,7 @@ def test_reembed_failed_only_requeues_documents_in_error(
     ]
     counted.process_all()
     assert counting.texts == []  # its chunks were cached, not forced
-    assert store.get_document(broken.id).embedding_status == EmbeddingStatus.DONE
+    assert store.documents.get(broken.id).embedding_status == EmbeddingStatus.DONE
     assert counted_service.documents.reembed_failed() == 0
 
 
@@ -417,7 +419,7 @@ def test_model_change_needs_re_embedding_then_switches(
 def test_documents_of_an_outdated_docset_fail_with_a_hint(
     service: Actions, ingestor: Ingestor, store: Store
 ) -> None:
-    store.create_docset("old", "", "local/old-model", 384)
+    store.docsets.create("old", "", "local/old-model", 384)
     _upload(service, "old", "glossary.rst")
     ingestor.process_all()
     [document] = service.documents.all("old")
@@ -445,7 +447,7 @@ def test_status_view_rows_summary_and_selection(service: Actions, ingestor: Inge
 def test_an_empty_docset_switches_model_at_once(
     service: Actions, store: Store, embedder: Embedder
 ) -> None:
-    store.create_docset("empty", "", "local/old-model", 384)
+    store.docsets.create("empty", "", "local/old-model", 384)
     assert service.documents.reembed_docset("empty") == 0
     docset = service.docsets.get("empty")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
@@ -467,7 +469,7 @@ def test_a_malformed_api_reply_fails_the_document_at_once_naming_the_service(
     fake_openai.script = [malformed(raw, content_type)] * 3
     ingestor.process_all()
     assert len(fake_openai.requests) == 1  # neither the SDK nor the queue retries it
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.ERROR
     message = document.error_message or ""
     assert "embedding API" in message and "malformed reply" in message, message
@@ -490,14 +492,14 @@ def test_text_too_long_for_the_chunk_limit_is_refused_before_chunking(
 ) -> None:
     chunker = SpyChunker(100, 100, 0)
     ingestor = Ingestor(store, chunker, embedder, IngestOptions(max_chunks=5, max_attempts=3))
-    docset = store.create_docset("long", "", embedder.model_id, embedder.dimensions)
+    docset = store.docsets.create("long", "", embedder.model_id, embedder.dimensions)
     text = "A line of prose.\n" * 60  # 1,020 characters: more than 5 chunks of 100
     new = NewDocument(
         path="long.md", title="long.md", language="markdown", content=text, content_hash="h1"
     )
-    [document_id] = store.upsert_documents(docset.id, None, [new])
+    [document_id] = store.documents.upsert(docset.id, None, [new])
     ingestor.process_all()
-    document = store.get_document(document_id)
+    document = store.documents.get(document_id)
     assert document.embedding_status == EmbeddingStatus.ERROR
     assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
     assert chunker.splits == 0

@@ -14,7 +14,7 @@ from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
 from ragspace.models import RetrievalMode, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker, ingest_options
-from ragspace.settings import Settings
+from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.store.jobs import _claim, _walk_the_queue
@@ -198,10 +198,11 @@ def test_status_shows_keywords_and_vectors_progress(
 
 
 def test_the_keyword_pass_runs_with_the_local_model_and_not_with_openai() -> None:
-    assert ingest_options(Settings(_env_file=None)).keywords_first
-    assert not ingest_options(Settings(_env_file=None, openai_api_key="sk-x")).keywords_first
+    assert ingest_options(load_settings(env_file=None)).keywords_first
+    openai = load_settings(env_file=None, openai_api_key="sk-x")
+    assert not ingest_options(openai).keywords_first
     assert IngestOptions().keywords_first is False  # tests and scripts: one pass per job
-    assert not hasattr(Settings(_env_file=None), "fast_tier")
+    assert not hasattr(load_settings(env_file=None).embedding, "fast_tier")
 
 
 def test_the_keyword_first_claim_walks_the_queue_index_even_without_statistics(
@@ -223,7 +224,7 @@ def test_the_keyword_first_claim_walks_the_queue_index_even_without_statistics(
         plan = "\n".join(str(row[0]) for row in cur.execute(explain, parameters))
     assert "Index Scan using ingestion_jobs_queue_idx" in plan and "Sort" not in plan
     options = IngestOptions(keywords_first=True)
-    chunker = build_chunker(Settings(_env_file=None))
+    chunker = build_chunker(load_settings(env_file=None))
     ingestor = Ingestor(store, chunker, model, options)  # type: ignore[arg-type]
     assert ingestor.process_next()  # and the claim it plans takes the first job in order
     assert [d.path for d in service.documents.all("bulk") if d.vector_tier] == ["notes/0.txt"]

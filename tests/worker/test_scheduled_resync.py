@@ -13,7 +13,7 @@ from ragspace.errors import ReadOnlyError, ValidationError
 from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.scheduler import ResyncScheduler
-from ragspace.settings import Settings
+from ragspace.settings import load_settings
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
@@ -70,7 +70,7 @@ def test_interval_is_stored_and_validated(
     daily = service.sources.set_resync_interval(source.id, timedelta(days=1))
     assert daily.resync_interval == timedelta(days=1)
 
-    read_only = build_actions(Settings(_env_file=None, read_only=True), store, embedder)
+    read_only = build_actions(load_settings(env_file=None, read_only=True), store, embedder)
     with pytest.raises(ReadOnlyError):
         read_only.sources.set_resync_interval(source.id, HOUR)
     with pytest.raises(ReadOnlyError):
@@ -176,7 +176,7 @@ REPOS = [f"w{n}" for n in range(6)]
 def _sources(store: Store) -> list[Source]:
     with store.pool.connection() as conn:
         [(docset_id,)] = conn.execute("select id from docsets").fetchall()
-    return store.list_sources(int(docset_id))
+    return store.sources.of_docset(int(docset_id))
 
 
 @pytest.mark.slow  # two `ragspace worker` processes
@@ -193,7 +193,7 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
     docset = service.docsets.create("many")
     schedule = SyncSchedule(store.pool)
     for name in REPOS:
-        source = store.create_source(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")
+        source = store.sources.create(docset.id, SourceKind.GITHUB_REPO, f"acme/{name}")
         schedule.set_interval(source.id, HOUR)
     github.delay_seconds = 0.3  # a sync takes over a second: both workers get their share
     monkeypatch.setenv("GITHUB_API_URL", github.base_url)

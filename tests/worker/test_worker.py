@@ -19,7 +19,7 @@ DATA = Path(__file__).parent.parent / "data"
 def _wait_until_settled(store: Store, timeout: float = 60.0) -> list[EmbeddingStatus]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        statuses = [d.embedding_status for d in store.list_documents()]
+        statuses = [d.embedding_status for d in store.documents.all()]
         if not {EmbeddingStatus.PENDING, EmbeddingStatus.PROCESSING} & set(statuses):
             return statuses
         time.sleep(0.1)

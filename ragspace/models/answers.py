@@ -1,0 +1,102 @@
+"""Answers: their passages, citations, budgets and streamed updates."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Passage(BaseModel):
+    """Adjacent retrieved chunks of one document merged into a numbered passage."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    document_id: int
+    docset_name: str
+    path: str
+    title: str
+    start_line: int
+    end_line: int
+    content: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    score: float
+    # first line of the best-matching chunk, where a snippet starts (0: the passage start)
+    focus_line: int = 0
+    # last line of the best-matching chunk (0: the passage end)
+    focus_end_line: int = 0
+    ref: str | None = None
+    resolved_sha: str | None = None
+    indexed_at: datetime | None = None
+
+
+# whether an answer's quote for a citation was found in the cited lines
+Verification = Literal["verified", "paraphrased", "unsupported"]
+
+
+VERIFICATIONS: tuple[Verification, ...] = ("verified", "paraphrased", "unsupported")
+
+
+class Citation(BaseModel):
+    """A numbered reference from an answer to the exact lines it rests on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: int
+    label: str
+    path: str
+    start_line: int
+    end_line: int
+    url: str | None = None
+    context: str = ""
+    snippet: str = ""
+    # the lines inside start_line..end_line that match best (the quote, or the question's terms)
+    focus_start_line: int = 0
+    focus_end_line: int = 0
+    # whether the answer's quote for this citation was found in the cited lines
+    verification: Verification | None = None
+    quote: str = ""
+    # the DocSet and version of the cited lines (see Hit)
+    docset: str = ""
+    ref: str | None = None
+    resolved_sha: str | None = None
+    indexed_at: datetime | None = None
+
+
+class Answer(BaseModel):
+    """An answer with the citations it rests on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    # passages left out to keep within a token budget (AnswerBudget.max_tokens)
+    dropped_passages: int = 0
+
+
+@dataclass(frozen=True)
+class AnswerBudget:
+    """Limits on what an answer draws on: at most `passages`, their text within max_tokens."""
+
+    passages: int | None = None
+    max_tokens: int | None = None
+
+
+class AnswerUpdate(BaseModel):
+    """A step of a streamed answer; the last one has `done` and the final `answer`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    done: bool
+    answer: Answer | None = None
+
+
+class Message(TypedDict):
+    """One chat message."""
+
+    role: str
+    content: str

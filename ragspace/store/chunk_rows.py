@@ -1,0 +1,136 @@
+"""The `chunks` table: a document's chunks, their swap, and search over them."""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from ragspace.models import (
+    ChunkDraft,
+)
+from ragspace.ranking.candidates import Candidate
+from ragspace.store.search import chunk_similarities, run_search
+from ragspace.store.search_request import SearchRequest
+
+
+class ChunkRows:
+    """The `chunks` table: a document's chunks, their swap, and search over them."""
+
+    def __init__(self, pool: ConnectionPool[psycopg.Connection[Any]]) -> None:
+        self._pool = pool
+
+    def of_document(self, document_id: int) -> list[ChunkDraft]:
+        """A document's stored chunks in order."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "select ordinal, content, start_line, end_line, header, metadata from chunks"
+                " where document_id = %s order by ordinal",
+                (document_id,),
+            ).fetchall()
+        return [ChunkDraft.model_validate(row) for row in rows]
+
+    def replace(
+        self,
+        document_id: int,
+        docset_id: int,
+        chunks: Sequence[ChunkDraft],
+        embeddings: np.ndarray[Any, np.dtype[np.float32]],
+        content_hashes: Sequence[str],
+        document_hash: str | None = None,
+    ) -> None:
+        """Swap a document's chunk set in one transaction and mark it done.
+
+        With `document_hash`, a document whose content changed meanwhile (a re-sync) gets the
+        chunks but stays `pending`, so its new content is embedded next.
+        """
+        with self._pool.connection() as conn, conn.transaction():
+            copy_chunks(conn, document_id, docset_id, chunks, embeddings, content_hashes)
+            conn.execute(
+                "update documents set embedding_status = case when %s::text is null"
+                " or content_hash = %s::text then 'done' else 'pending' end,"
+                " vector_tier = case when %s::text is null or content_hash = %s::text"
+                " then 'quality' else vector_tier end,"
+                " error_message = null, chunk_count = %s, updated_at = now() where id = %s",
+                (document_hash,) * 4 + (len(chunks), document_id),
+            )
+
+    def search(self, request: SearchRequest) -> list[Candidate]:
+        """Each side's candidates with their ranks and scores, one query (ranking/ orders)."""
+        return run_search(self._pool, request)
+
+    def similarities(
+        self,
+        chunk_ids: Sequence[int],
+        query_vector: np.ndarray[Any, np.dtype[np.float32]],
+        dimensions: int,
+    ) -> dict[int, float]:
+        """Cosine similarity of a query vector to these chunks' quality vectors, by chunk id."""
+        return chunk_similarities(self._pool, chunk_ids, query_vector, dimensions)
+
+    def without_vectors(self, docset_ids: Sequence[int]) -> int:
+        """Chunks of these DocSets still waiting for their vectors (found by keywords only)."""
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "select count(*) from chunks where docset_id = any(%s) and embedding is null",
+                (list(docset_ids),),
+            ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    def window(self, document_id: int, first: int, last: int) -> list[ChunkDraft]:
+        """A document's chunks with ordinals first..last, in order."""
+        with self._pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "select ordinal, content, start_line, end_line, header, metadata from chunks"
+                " where document_id = %s and ordinal between %s and %s order by ordinal",
+                (document_id, first, last),
+            ).fetchall()
+        return [ChunkDraft.model_validate(row) for row in rows]
+
+
+_CHUNK_COPY = (
+    "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
+    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
+)
+_CHUNK_TYPES = [
+    *("int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text"),
+    "vector",
+]
+VectorRows = np.ndarray[Any, np.dtype[np.float32]]
+
+
+def copy_chunks(
+    conn: psycopg.Connection[Any],
+    document_id: int,
+    docset_id: int,
+    chunks: Sequence[ChunkDraft],
+    embeddings: VectorRows | None,
+    content_hashes: Sequence[str],
+) -> None:
+    """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction.
+
+    `embeddings` None: the chunks are found by keywords until the job's vector pass replaces
+    them."""
+    conn.execute("delete from chunks where document_id = %s", (document_id,))
+    vectors = [None] * len(chunks) if embeddings is None else list(embeddings)
+    with conn.cursor().copy(_CHUNK_COPY) as copy:
+        copy.set_types(_CHUNK_TYPES)
+        for chunk, vector, digest in zip(chunks, vectors, content_hashes, strict=True):
+            copy.write_row(
+                (
+                    document_id,
+                    docset_id,
+                    chunk.ordinal,
+                    chunk.content,
+                    chunk.header,
+                    chunk.start_line,
+                    chunk.end_line,
+                    Jsonb(chunk.metadata),
+                    digest,
+                    vector,
+                )
+            )

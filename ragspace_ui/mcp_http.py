@@ -1,0 +1,101 @@
+"""`ragspace mcp --http PORT`: the standalone MCP server over streamable HTTP, behind the login.
+
+Without the web app, at `/mcp/`. When RAGSPACE_AUTH is set every request must carry one of
+its accounts, as the web app's endpoint asks: `X-Ragspace-Auth: user:password`, or the same
+`user:password` as a bearer token (`Authorization: Bearer user:password`, what most MCP
+clients' config files can send). On a loopback address the MCP package's DNS-rebinding check
+is on (only `127.0.0.1`, `localhost` and `[::1]` as Host), as its own FastMCP does.
+"""
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.routing import Mount
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ragspace.access import AUTH_HEADER, Credentials
+from ragspace_ui.mcp_standalone import ToolServer
+
+log = logging.getLogger(__name__)
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+PATH = "/mcp"
+
+
+class RequireLogin:
+    """ASGI middleware: 401 unless the request names a configured account."""
+
+    def __init__(self, app: ASGIApp, credentials: Credentials) -> None:
+        self._app = app
+        self._credentials = credentials
+
+    def allows(self, headers: Headers) -> bool:
+        """True when either header carries a configured `user:password`."""
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        bearer = token if scheme.lower() == "bearer" else None
+        return self._credentials.verify_header(
+            headers.get(AUTH_HEADER)
+        ) or self._credentials.verify_header(bearer)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.allows(Headers(scope=scope)):
+            refusal = JSONResponse(
+                {
+                    "error": "This RAGSpace requires a login: send the header "
+                    f"'{AUTH_HEADER}: user:password' (or 'Authorization: Bearer "
+                    "user:password') with an account from RAGSPACE_AUTH."
+                },
+                status_code=401,
+            )
+            await refusal(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
+
+
+def security_for(host: str) -> TransportSecuritySettings:
+    """DNS-rebinding protection on loopback addresses (any port); off elsewhere."""
+    if host not in LOOPBACK:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def http_app(server: ToolServer, credentials: Credentials | None, host: str) -> Any:
+    """The ASGI app: streamable HTTP at /mcp/, stateless (any number of clients)."""
+    manager = StreamableHTTPSessionManager(
+        app=server, stateless=True, security_settings=security_for(host)
+    )
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await manager.handle_request(scope, receive, send)
+
+    app = Starlette(routes=[Mount(PATH, app=endpoint)], lifespan=lifespan)
+    return app if credentials is None else RequireLogin(app, credentials)
+
+
+def serve_http(server: ToolServer, credentials: Credentials | None, host: str, port: int) -> None:
+    """Serve until interrupted (Ctrl+C, SIGTERM)."""
+    if credentials is None and host not in LOOPBACK:
+        log.warning(
+            "Serving MCP on %s without a login: anyone who reaches it can use the tools "
+            "(set RAGSPACE_AUTH)",
+            host,
+        )
+    log.warning("RAGSpace MCP server on http://%s:%d%s/", host, port, PATH)
+    uvicorn.run(http_app(server, credentials, host), host=host, port=port, log_level="warning")
