@@ -1,10 +1,10 @@
-"""Local MiniLM throughput, before and after, side by side in one run, plus the static tier.
+"""Local MiniLM throughput, before and after, side by side in one run.
 
 "before" is the previous LocalEmbedder.embed (batches of texts sorted by characters, padded
 by the tokenizer to the batch's longest text); "after" is the current one (sorted by token
 count, padded per batch). Both run the same onnxruntime session, so the vectors must agree:
 the script prints the smallest cosine between them (must stay above 0.999). Also prints the
-token-length distribution of the sampled chunks and the static (fast tier) embedder's rate.
+token-length distribution of the sampled chunks.
 
 Usage (from the repository root, on a quiet machine):
     python bench/embedder_throughput.py --sample 2000 --batch-sizes 16,32,64
@@ -25,7 +25,6 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.settings import load_settings
-from ragspace.static_embedder import StaticEmbedder
 
 DEFAULT_EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 
@@ -74,20 +73,23 @@ def timed(run: Callable[[], Vectors]) -> tuple[float, Vectors]:
 
 
 def main() -> None:
-    """Print token lengths, chunks/s before and after per batch size, and the static rate."""
+    """Print token lengths and chunks/s before and after per batch size."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
     parser.add_argument("--sample", type=int, default=2000)
     parser.add_argument("--batch-sizes", default="16,32,64")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument(
-        "--static-dir", type=Path, default=load_settings(env_file=None).static_table_dir
+        "--providers",
+        default="CPUExecutionProvider",
+        help="onnxruntime providers, comma-separated (a GPU: CUDAExecutionProvider,"
+        "CPUExecutionProvider with onnxruntime-gpu installed)",
     )
     args = parser.parse_args()
     texts = chunk_texts(args.eval_dir)
     random.Random(14).shuffle(texts)
     texts = texts[: args.sample]
-    embedder = LocalEmbedder(threads=args.threads)
+    embedder = LocalEmbedder(threads=args.threads, providers=args.providers.split(","))
     lengths = np.array([len(e.ids) for e in embedder._tokenizer.encode_batch(texts)])
     print(
         f"{len(texts)} chunks; tokens p10/p50/p90/max: "
@@ -104,9 +106,6 @@ def main() -> None:
             f"{size:>5} {len(texts) / old_s:>11.1f} {len(texts) / new_s:>10.1f} "
             f"{old_s / new_s:>7.2f}x {cosine:>8.5f}"
         )
-    static = StaticEmbedder.load_or_build(args.static_dir)
-    static_s, _ = timed(lambda: static.embed(texts))
-    print(f"static (fast tier): {len(texts) / static_s:.0f} chunks/s")
 
 
 if __name__ == "__main__":

@@ -113,9 +113,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="ragspace-bench-llms-"))
-    settings = load_settings(
-        env_file=None, data_dir=folder / "data", fast_tier="off", allow_private_urls=True
-    )
+    settings = load_settings(env_file=None, data_dir=folder / "data", allow_private_urls=True)
     database = Database.open(settings)
     embedder = LocalEmbedder()
     modes: dict[str, Any] = {}

@@ -38,7 +38,7 @@ QUESTION = "How do I roll back a deployment?"
 
 def prepare(data_dir: Path) -> Any:
     """The DocSet, embedded; returns the open runtime (it keeps the database up)."""
-    settings = load_settings(env_file=None, data_dir=data_dir, fast_tier="off")
+    settings = load_settings(env_file=None, data_dir=data_dir)
     runtime = open_runtime(settings, worker_threads=0)
     runtime.actions.docsets.create("handbook")
     files = [
@@ -51,7 +51,7 @@ def prepare(data_dir: Path) -> Any:
 
 async def one_run(data_dir: Path) -> dict[str, float]:
     """Spawn `ragspace mcp`, initialise, search 11 times; the times in seconds."""
-    env = dict(os.environ, RAGSPACE_DATA_DIR=str(data_dir), RAGSPACE_FAST_TIER="off")
+    env = dict(os.environ, RAGSPACE_DATA_DIR=str(data_dir))
     env.pop("DATABASE_URL", None)
     params = StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
     started = time.perf_counter()

@@ -1,8 +1,8 @@
 """The embedding passes of an ingestion job: which one runs, and the quality pass's batches.
 
-The fast pass embeds every chunk with the static model in milliseconds so a new document is
-searchable at once; the quality pass embeds what the cache lacks with the configured model,
-in batches, recording progress and stopping as soon as the job's lease is lost.
+The keyword pass stores a new document's chunks without vectors, in milliseconds, so keyword
+search finds it at once; the vector (quality) pass embeds what the cache lacks with the
+configured model, in batches, recording progress and stopping as soon as the lease is lost.
 """
 
 import threading
@@ -16,10 +16,10 @@ from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob, JobQueue
 
 
-def wants_fast_pass(job: ClaimedJob, hashes: Sequence[str], cached: dict[str, Vectors]) -> bool:
-    """A fast pass first when the current content has no vectors yet and the quality
-    vectors are not all in the cache (then the quality pass costs no more than it)."""
-    if job.vector_tier is not None:  # already searchable: upgrade (or re-embed) directly
+def wants_keyword_pass(job: ClaimedJob, hashes: Sequence[str], cached: dict[str, Vectors]) -> bool:
+    """A keyword pass first when the current content is not searchable yet and its vectors
+    are not all in the cache (then the vector pass costs no more than it)."""
+    if job.vector_tier is not None:  # already searchable: embed (or re-embed) directly
         return False
     return not all(h in cached for h in hashes)
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ragspace.errors import EmbeddingError, TransientEmbeddingError, redact
+from ragspace.errors import ConfigError, EmbeddingError, TransientEmbeddingError, redact
 from ragspace.native_memory import release_free_memory
 from ragspace.tokens import bundled_tokenizer
 
@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]
 
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2-int8"
+CPU_PROVIDER = "CPUExecutionProvider"
 LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 LOCAL_DIMENSIONS = 384
 # all-MiniLM-L6-v2 was trained on 128 tokens; sentence-transformers caps it at 256
@@ -70,11 +71,23 @@ def bundled_model_path() -> Path:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; runs offline on the CPU."""
+    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; runs offline, on the CPU by default
+    (`providers`: onnxruntime execution providers in order of preference)."""
 
-    def __init__(self, batch_size: int = 4, threads: int = 0) -> None:
+    def __init__(
+        self, batch_size: int = 4, threads: int = 0, providers: Sequence[str] = (CPU_PROVIDER,)
+    ) -> None:
         import onnxruntime
 
+        available = onnxruntime.get_available_providers()
+        missing = [p for p in providers if p not in available]
+        if missing or not providers:
+            raise ConfigError(
+                f"onnxruntime execution provider(s) {', '.join(missing) or '(none)'} not "
+                f"available; this onnxruntime offers {', '.join(available)}. For a GPU, install "
+                "onnxruntime-gpu in place of onnxruntime, or set "
+                f"RAGSPACE_LOCAL_EMBEDDING_PROVIDERS={CPU_PROVIDER}."
+            )
         self._tokenizer = bundled_tokenizer()
         self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
         self._tokenizer.no_padding()  # each batch is padded to its own longest text
@@ -91,8 +104,10 @@ class LocalEmbedder:
         self._session = onnxruntime.InferenceSession(
             str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
             options,
-            providers=["CPUExecutionProvider"],
+            providers=list(providers),
         )
+        # a provider may still decline nodes it has no kernel for; those run on the CPU
+        log.info("Local embedder runs on %s", ", ".join(self._session.get_providers()))
         self._batch_size = batch_size
         # Inference runs on two long-lived threads, one for single texts (queries) and one for
         # batches (ingestion), never on the calling thread: run from Gradio's many request

@@ -25,6 +25,18 @@ class SourceError(RagspaceError):
     """A source could not be fetched or read."""
 
 
+class NoTextError(SourceError):
+    """A file holds no text to index (an image-only PDF, text in a broken encoding).
+
+    `reason` says why in a few stable words, without the path or details: in a repository or
+    folder such a file is a skip with that reason, not an error (test fixtures are often like
+    this on purpose), and skips are counted by reason."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class EmbeddingError(RagspaceError):
     """The embedding model failed or is misconfigured."""
 
@@ -39,6 +51,10 @@ class TransientEmbeddingError(EmbeddingError, TransientError):
 
 class EmbeddingModelMismatchError(RagspaceError):
     """A DocSet was embedded with another model than the configured one."""
+
+
+class VectorsPendingError(RagspaceError):
+    """Vector search found nothing because the DocSets' chunks are not embedded yet."""
 
 
 class LLMError(RagspaceError):

@@ -9,12 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from ragspace.errors import SourceError
+from ragspace.errors import NoTextError, SourceError
 from ragspace.languages import TREE_HTML_SUFFIXES, detect_language_of
 
 _BINARY_SNIFF_BYTES = 8192
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+UNREADABLE_PDF = "not a readable PDF"
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 @dataclass(frozen=True)
@@ -54,13 +61,18 @@ def _suffix(path: str) -> str:
 
 
 def _decode(path: str, data: bytes) -> str:
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise SourceError(
-                f"{path} starts like UTF-16 text but is not (invalid byte at offset {exc.start})."
-            ) from None
+    # UTF-32's little-endian mark starts with UTF-16's, so it is tried first
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError as exc:
+                name = encoding.upper()
+                raise NoTextError(
+                    f"{path} starts like {name} text but is not (invalid byte at offset "
+                    f"{exc.start}).",
+                    f"not valid {name} text after its byte-order mark",
+                ) from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         if _looks_utf16(data[:_BINARY_SNIFF_BYTES]):
             raise SourceError(
@@ -248,14 +260,18 @@ def _pdf(path: str, data: bytes) -> Extracted:
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            raise SourceError(f"{path} is password-protected; upload an unencrypted PDF.")
+            raise NoTextError(
+                f"{path} is password-protected; upload an unencrypted PDF.",
+                "password-protected PDF",
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
     except SourceError:
         raise
     except (PdfReadError, ValueError, KeyError) as exc:
-        raise SourceError(f"{path} is not a readable PDF ({exc}).") from None
+        raise NoTextError(f"{path} is not a readable PDF ({exc}).", UNREADABLE_PDF) from None
     except Exception as exc:  # pypdf fails in many ways on hostile files; one bad PDF is no crash
-        raise SourceError(f"{path} is not a readable PDF ({type(exc).__name__}).") from None
+        message = f"{path} is not a readable PDF ({type(exc).__name__})."
+        raise NoTextError(message, UNREADABLE_PDF) from None
     lines: list[str] = []
     page_lines: list[list[int]] = []
     for number, page_text in enumerate(pages, start=1):
@@ -267,7 +283,10 @@ def _pdf(path: str, data: bytes) -> Extracted:
         page_lines.append([len(lines) + 1, number])
         lines.extend(page)
     if not lines:
-        raise SourceError(f"{path} has no extractable text (a scanned PDF needs OCR first).")
+        raise NoTextError(
+            f"{path} has no extractable text (an image-only or scanned PDF needs OCR first).",
+            "PDF with no extractable text (image-only or scanned)",
+        )
     return Extracted("\n".join(lines) + "\n", "text", {"page_lines": page_lines})
 
 

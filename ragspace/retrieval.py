@@ -9,13 +9,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ragspace.embeddings import Embedder
-from ragspace.models import Hit, RetrievalMode, SearchTier
+from ragspace.errors import VectorsPendingError
+from ragspace.models import Hit, RetrievalMode
 from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.ranking.selection import hit_is_prose
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
-from ragspace.static_embedder import FastTier
 from ragspace.store import SearchRequest, Store
 from ragspace.terms import covers
 
@@ -33,7 +33,6 @@ class RetrievalOptions:
     ranking: RankingOptions = field(default_factory=RankingOptions)
     ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
-    tier: SearchTier = SearchTier.BEST
 
 
 def keyword_terms(text: str) -> list[str]:
@@ -49,17 +48,10 @@ def keyword_terms(text: str) -> list[str]:
 class Retriever:
     """Runs searches against the store with the configured embedder."""
 
-    def __init__(
-        self,
-        store: Store,
-        embedder: Embedder,
-        options: RetrievalOptions,
-        fast: FastTier | None = None,
-    ) -> None:
+    def __init__(self, store: Store, embedder: Embedder, options: RetrievalOptions) -> None:
         self._store = store
         self._embedder = embedder
         self.options = options
-        self._fast = fast
 
     def search(
         self,
@@ -67,7 +59,6 @@ class Retriever:
         docset_ids: Sequence[int],
         k: int,
         mode: RetrievalMode | None = None,
-        tier: SearchTier | None = None,
         ref: str | None = None,
         measured: bool = False,
     ) -> list[Hit]:
@@ -78,9 +69,23 @@ class Retriever:
         `measured`, every hit with a vector carries its similarity (`with_similarity`),
         measured with the query vector the search already embedded.
         """
-        request = self._request(query, docset_ids, k, mode, tier, ref)
+        request = self._request(query, docset_ids, k, mode, ref)
         hits = self._ranked(query, request, k)
+        if not hits and request.query_vector is not None and not request.keyword_terms:
+            self._refuse_unembedded(docset_ids)
         return self.with_similarity(query, hits, request.query_vector) if measured else hits
+
+    def _refuse_unembedded(self, docset_ids: Sequence[int]) -> None:
+        """Vector search found nothing: say so when chunks are still waiting for vectors
+        (found by keywords meanwhile) rather than answer with nothing."""
+        waiting = self._store.chunks.without_vectors(docset_ids)
+        if waiting:
+            raise VectorsPendingError(
+                f"Vector search found nothing: {waiting:,} chunk(s) of the selected DocSets "
+                "have no vectors yet (they are still being embedded). Keyword and hybrid "
+                "search already find them; vector search will once the Embedding status tab "
+                "(or `ragspace status`) shows every document done."
+            )
 
     def candidates(
         self,
@@ -88,11 +93,10 @@ class Retriever:
         docset_ids: Sequence[int],
         depth: int,
         mode: RetrievalMode | None = None,
-        tier: SearchTier | None = None,
         ref: str | None = None,
     ) -> list[Candidate]:
         """What each side offers (at most `depth` chunks a side), before ranking."""
-        return self._store.chunks.search(self._request(query, docset_ids, depth, mode, tier, ref))
+        return self._store.chunks.search(self._request(query, docset_ids, depth, mode, ref))
 
     def part_candidates(
         self,
@@ -103,7 +107,7 @@ class Retriever:
     ) -> list[tuple[str, list[Candidate]]]:
         """Each sub-question of a compound question (query.sub_questions) with what each
         side offers for it; none for a simple question."""
-        return self._parts(query, self._request(query, docset_ids, depth, mode, None, None))
+        return self._parts(query, self._request(query, docset_ids, depth, mode, None))
 
     def with_similarity(
         self, query: str, hits: Sequence[Hit], vector: npt.NDArray[np.float32] | None = None
@@ -141,14 +145,13 @@ class Retriever:
     def _ranked(
         self, query: str, request: SearchRequest, k: int, per_section: bool = True
     ) -> list[Hit]:
-        vectors = request.query_vector is not None or request.fast_vector is not None
-        ranking = self._ranking(bool(request.keyword_terms), vectors)
+        ranking = self._ranking(bool(request.keyword_terms), request.query_vector is not None)
         parts = self._parts(query, request) if ranking.sub_question_weight else []
         return rank(self._store.chunks.search(request), ranking, query, k, per_section, parts)
 
     def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
         """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
-        their vectors embedded in one batch; the fast tier takes no part in them."""
+        their vectors embedded in one batch."""
         questions = sub_questions(query)
         if not questions:
             return []
@@ -163,7 +166,6 @@ class Retriever:
                         request,
                         query_vector=vector,
                         keyword_terms=keyword_terms(question) if request.keyword_terms else (),
-                        fast_vector=None,
                     )
                 ),
             )
@@ -172,12 +174,10 @@ class Retriever:
 
     def _ranking(self, uses_keywords: bool, uses_vectors: bool = True) -> RankingOptions:
         """Hybrid search ranks with every signal; one side alone is shown as it ranks
-        (fusion_only). The fast tier's weight is set against keywords in hybrid search;
-        vector search has no other ranking for a chunk still waiting for its quality vector."""
+        (fusion_only)."""
         if uses_keywords and uses_vectors:
             return self.options.ranking
-        alone = fusion_only(self.options.ranking)
-        return alone if uses_keywords else dataclasses.replace(alone, fast_weight=1.0)
+        return fusion_only(self.options.ranking)
 
     def _request(
         self,
@@ -185,32 +185,20 @@ class Retriever:
         docset_ids: Sequence[int],
         k: int,
         mode: RetrievalMode | None,
-        tier: SearchTier | None = None,
         ref: str | None = None,
     ) -> SearchRequest:
         mode = mode or self.options.mode
-        tier = tier or self.options.tier
         use_vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
-        static = self._fast.for_query() if self._fast is not None and use_vector else None
-        use_quality = use_vector and tier is not SearchTier.FAST
-        use_fast = (
-            use_vector
-            and tier is not SearchTier.QUALITY
-            and static is not None
-            and self._ranking(use_keywords).fast_weight > 0
-        )
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
-            query_vector=self._embedder.embed([query])[0] if use_quality else None,
+            query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             documents=use_keywords and self.options.ranking.document_weight > 0,
             ef_search=max(k, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
-            fast_vector=static.embed([query])[0] if use_fast and static else None,
-            fast_everywhere=tier is SearchTier.FAST,
             ref=ref,
         )
 

@@ -40,7 +40,6 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.llms_txt import LlmsTxtCrawler
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig
-from ragspace.static_embedder import FastTier
 from ragspace.store import (
     Database,
     DeliveryLog,
@@ -73,6 +72,9 @@ def build_embedder(settings: Settings) -> Embedder:
     return LocalEmbedder(
         batch_size=settings.embedding.local_embedding_batch_size,
         threads=settings.embedding.local_embedding_threads,
+        providers=[
+            p.strip() for p in settings.embedding.local_embedding_providers.split(",") if p.strip()
+        ],
     )
 
 
@@ -136,14 +138,9 @@ def build_actions(
     chat: ChatModel | None = None,
     on_new_work: Callable[[], None] | None = None,
     syncer: SourceSyncer | None = None,
-    fast: FastTier | None = None,
 ) -> Actions:
-    """The actions over a store, with retrieval, answers and sources from settings.
-
-    With `fast`, searches also rank chunks still waiting for their quality vector by their
-    fast (static) vector.
-    """
-    retriever = build_retriever(settings, store, embedder, fast)
+    """The actions over a store, with retrieval, answers and sources from settings."""
+    retriever = build_retriever(settings, store, embedder)
     requests = ReembedRequests(store.pool)
     scope = SearchScope(store, embedder, requests)
     symbols = SymbolActions(SymbolIndex(store.pool), store, scope)
@@ -177,10 +174,8 @@ def build_actions(
     )
 
 
-def build_retriever(
-    settings: Settings, store: Store, embedder: Embedder, fast: FastTier | None = None
-) -> Retriever:
-    """Hybrid retrieval with the configured tuning (and the fast tier, when given)."""
+def build_retriever(settings: Settings, store: Store, embedder: Embedder) -> Retriever:
+    """Hybrid retrieval with the configured tuning."""
     return Retriever(
         store,
         embedder,
@@ -192,12 +187,10 @@ def build_retriever(
                 vector_share=settings.retrieval.vector_share,
                 rrf_k=settings.retrieval.rrf_k,
                 keyword_weight=settings.retrieval.keyword_weight,
-                fast_weight=settings.embedding.fast_tier_weight,
             ),
             ef_search=settings.retrieval.hnsw_ef_search,
             exact_max_chunks=settings.retrieval.exact_search_max_chunks,
         ),
-        fast,
     )
 
 
@@ -270,6 +263,8 @@ def ingest_options(settings: Settings) -> IngestOptions:
         retry_base_seconds=settings.ingestion.job_retry_base_seconds,
         retry_max_seconds=settings.ingestion.job_retry_max_seconds,
         max_chunks=settings.chunking.max_chunks_per_document,
+        # OpenAI embeds fast enough that a keyword pass first would only add a chunk swap
+        keywords_first=not settings.uses_openai,
     )
 
 
@@ -284,7 +279,6 @@ class Runtime:
     ingestor: Ingestor
     workers: WorkerPool
     actions: Actions
-    fast: FastTier | None = None
     scheduler: ResyncScheduler | None = None
 
     def close(self) -> None:
@@ -292,14 +286,10 @@ class Runtime:
         if self.scheduler is not None:
             self.scheduler.stop()
         self.workers.stop()
-        if self.fast is not None:
-            self.fast.stop()
         self.database.close()
 
 
-def build_ingestor(
-    settings: Settings, store: Store, embedder: Embedder, fast: FastTier | None
-) -> Ingestor:
+def build_ingestor(settings: Settings, store: Store, embedder: Embedder) -> Ingestor:
     """The ingestion pipeline over the job queue and the embedding cache."""
     return Ingestor(
         store,
@@ -307,7 +297,6 @@ def build_ingestor(
         embedder,
         ingest_options(settings),
         jobs=JobQueue(store.pool),
-        fast=fast,
         cache=EmbeddingCache(store.pool),
     )
 
@@ -342,10 +331,7 @@ def open_runtime(
     try:
         store = Store(database.pool)
         embedder = build_embedder(settings) if load_models else lazy_embedder(settings)
-        fast = FastTier(settings.static_table_dir) if settings.fast_tier_enabled else None
-        if fast is not None and load_models:
-            fast.start()  # loads the cached table, or builds it once (about a minute)
-        ingestor = build_ingestor(settings, store, embedder, fast)
+        ingestor = build_ingestor(settings, store, embedder)
         threads = settings.ingestion.worker_threads if worker_threads is None else worker_threads
         workers = build_workers(settings, store, ingestor, threads)
         syncer = build_syncer(settings, store)
@@ -374,7 +360,6 @@ def open_runtime(
             build_chat_model(settings),
             on_new_work=new_work,
             syncer=syncer,
-            fast=fast,
         )
         workers.start()
         if scheduler is not None:
@@ -383,4 +368,4 @@ def open_runtime(
         database.close()
         raise
     log.info("RAGSpace ready (embedding model %s)", embedder.model_id)
-    return Runtime(settings, database, store, embedder, ingestor, workers, actions, fast, scheduler)
+    return Runtime(settings, database, store, embedder, ingestor, workers, actions, scheduler)

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embedding_passes import QualityPass, embeddable, wants_fast_pass
+from ragspace.embedding_passes import QualityPass, embeddable, wants_keyword_pass
 from ragspace.embeddings import Embedder
 from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
 from ragspace.hashing import content_hash
 from ragspace.job_chunks import chunks_of
 from ragspace.leases import LeaseLostError, kept_alive, worker_name
 from ragspace.native_memory import release_free_memory
-from ragspace.static_embedder import FastTier
 from ragspace.store import ClaimedJob, EmbeddingCache, JobQueue, JobResult, Store
 
 log = logging.getLogger(__name__)
@@ -37,6 +36,10 @@ class IngestOptions:
     retry_base_seconds: float = 5.0
     retry_max_seconds: float = 300.0
     max_chunks: int = 10_000
+    # a keyword pass (chunks without vectors, found by keywords) before each new document's
+    # vector pass: on with the local model (about 20 chunks/s on 2 cores), so a big upload is
+    # keyword-searchable in seconds rather than minutes (docs/architecture.md)
+    keywords_first: bool = False
 
     @property
     def heartbeat_seconds(self) -> float:
@@ -59,7 +62,6 @@ class Ingestor:
         embedder: Embedder,
         options: IngestOptions | None = None,
         jobs: JobQueue | None = None,
-        fast: FastTier | None = None,
         cache: EmbeddingCache | None = None,
     ) -> None:
         self._store = store
@@ -69,7 +71,6 @@ class Ingestor:
         # runtime.build_ingestor passes both; the defaults serve tests and scripts
         self._jobs = jobs or JobQueue(store.pool)
         self._cache = cache or EmbeddingCache(store.pool)
-        self._fast = fast
         self._quality = QualityPass(
             embedder, self._jobs, self._options.batch_size, self._options.concurrency
         )
@@ -81,7 +82,7 @@ class Ingestor:
             worker_name(),
             self._options.lease_seconds,
             self._options.max_attempts,
-            fast_first=self._fast is not None and self._fast.embedder is not None,
+            keywords_first=self._options.keywords_first,
         )
         if job is None:
             return False
@@ -147,22 +148,16 @@ class Ingestor:
         chunks, texts = embeddable(chunked.chunks, self._embedder)
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
         cached = {} if job.force else self._cache.vectors(model, hashes)
-        static = self._fast.embedder if self._fast is not None else None
-        # static vectors are kept on every chunk: cheap, and they let `--tier fast` evaluate
-        # the fast tier on exactly the chunks the quality tier sees
-        fast_vectors = static.embed([chunk.embedding_text for chunk in chunks]) if static else None
-        if fast_vectors is not None and wants_fast_pass(job, hashes, cached):
-            completed = self._jobs.complete_fast(job, chunks, fast_vectors, hashes, chunked.symbols)
+        if self._options.keywords_first and wants_keyword_pass(job, hashes, cached):
+            completed = self._jobs.complete_keywords(job, chunks, hashes, chunked.symbols)
             if lost.is_set() or not completed:
                 raise LeaseLostError(job.path)
-            log.info("Fast tier: %s searchable (%d chunks)", job.path, len(chunks))
+            log.info("Keyword pass: %s searchable by keywords (%d chunks)", job.path, len(chunks))
             return
         fresh = self._quality.embed_missing(job, hashes, texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)
-        result = JobResult(
-            chunks, vectors, hashes, model, fresh, texts_cached, fast_vectors, chunked.symbols
-        )
+        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached, chunked.symbols)
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))

@@ -20,7 +20,6 @@ if TYPE_CHECKING:  # the runner pulls in the actions and the models; `--help` sh
     from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
-TIERS = ("best", "fast", "quality")  # models.SearchTier
 EVAL_DATA_FOLDER = "eval"
 PROGRESS_EVERY = 25  # documents embedded between two progress lines
 
@@ -68,13 +67,6 @@ def add_eval_parser(commands: Subcommands) -> None:
     )
     parser.add_argument("--rebuild", action="store_true", help="re-ingest an existing corpus")
     parser.add_argument(
-        "--tier",
-        choices=TIERS,
-        default="best",
-        help="vectors ranked by the vector side: each chunk's best (default), only the fast "
-        "static vectors, or only the quality model's (the corpus keeps both)",
-    )
-    parser.add_argument(
         "--json", nargs="?", const="-", metavar="PATH", help="also write JSON (to stdout: --json)"
     )
     parser.add_argument(
@@ -91,18 +83,12 @@ def run_eval(args: argparse.Namespace) -> int:
 
     Errors propagate to `ragspace_cli.main`: RagspaceError exits 1, UsageError 2.
     """
-    from ragspace.errors import ConfigError
     from ragspace.eval.datasets import load_dataset
     from ragspace.runtime import open_runtime
 
     _check_usage(args)
     datasets = [load_dataset(path) for path in args.datasets]
-    settings = eval_settings(args)
-    if args.tier == "fast" and not settings.fast_tier_enabled:
-        raise ConfigError("--tier fast needs the fast tier: set RAGSPACE_FAST_TIER=on.")
-    runtime = open_runtime(settings, worker_threads=0)
-    if runtime.fast is not None:  # so that every corpus chunk gets its fast vector too
-        runtime.fast.wait()
+    runtime = open_runtime(eval_settings(args), worker_threads=0)
     try:
         reports = [_evaluate(runtime, dataset, args) for dataset in datasets]
     finally:
@@ -134,7 +120,6 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) -> "EvalReport":
     from ragspace.eval.runner import EvalOptions
-    from ragspace.models import SearchTier
 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
@@ -143,31 +128,10 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
             runtime.actions, runtime.store, runtime.ingestor, name, dataset, args.rebuild
         )
         note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
-    tier = SearchTier(args.tier)
-    if tier is SearchTier.FAST:
-        check_fast_tier(runtime, name)
-    options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit, tier=tier)
+    options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit)
     return runtime.actions.evaluation.run(
         name, dataset, options, lambda _fraction, text: note(f"{dataset.name}: {text}")
     )
-
-
-def check_fast_tier(runtime: "Runtime", name: str) -> None:
-    """`--tier fast` needs the static table and a fast vector on every chunk of the DocSet."""
-    from ragspace.errors import ConfigError, ConflictError
-
-    if runtime.fast is None or runtime.fast.wait() is None:
-        raise ConfigError(
-            "--tier fast needs the fast tier, but its static table did not load (see the log)."
-        )
-    chunks, fast, _quality = runtime.store.chunks.vector_coverage(
-        runtime.actions.docsets.get(name).id
-    )
-    if fast < chunks:
-        raise ConflictError(
-            f"DocSet {name!r} has {chunks - fast} of {chunks} chunks without a fast vector "
-            "(ingested with the fast tier off); pass --rebuild to re-ingest it."
-        )
 
 
 def corpus_docset(
@@ -209,8 +173,8 @@ def embed_with_progress(
     """Embed the pending documents, a progress line on stderr every PROGRESS_EVERY of them
     (plain lines, so a log file or CI shows them too); returns how many jobs ran.
 
-    With the fast tier a document takes two jobs (fast pass, quality pass), so with a
-    `store` the line counts documents at full quality, not jobs."""
+    With the keyword pass first a document takes two jobs (keyword pass, vector pass), so
+    with a `store` the line counts documents with their vectors, not jobs."""
     jobs, reported = 0, 0
     while ingestor.process_next():
         jobs += 1
@@ -234,7 +198,7 @@ def format_report(report: "EvalReport") -> str:
 
     lines = [
         f"## {report.dataset} · DocSet {report.docset} · {report.questions} questions · "
-        f"k = {report.k}" + ("" if report.tier == "best" else f" · {report.tier} vectors only"),
+        f"k = {report.k}",
         "",
         "| " + " | ".join(METRIC_HEADERS) + " |",
         "|" + "---|" * 2 + "---:|" * (len(METRIC_HEADERS) - 2),

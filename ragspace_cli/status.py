@@ -67,7 +67,7 @@ def _print_status(
 ) -> None:
     counts = status_counts(documents)
     print(f"{len(documents)} document(s): " + ", ".join(f"{n} {s}" for s, n in counts.items()))
-    print(f"Searchable by vectors: {tier_text(documents)}")
+    print(f"Searchable: {tier_text(documents)}")
     if sources:
         print("Sources:")
         for s in sources:

@@ -176,7 +176,7 @@ def status_view(actions: Actions, docset: str | None, status: str | None) -> Sta
     summary = f"**{len(documents)} documents** · " + " · ".join(
         f"**{s.value}** {n}" for s, n in counts.items()
     )
-    summary += f" · vectors: {tier_text(documents)}"
+    summary += f" · searchable: {tier_text(documents)}"
     summary += "\n\n" + (overall_progress(everything) or EMPTY_STATUS)
     docsets = [d for d in actions.docsets.all() if docset_name in (None, d.name)]
     notices = [actions.docsets.embedding_notice(d) for d in docsets]

@@ -5,7 +5,6 @@ Migrations run once per process into a template database; each test gets a clone
 pytest-xdist runs one test process per core (`addopts` in pyproject.toml).
 """
 
-import fcntl
 import itertools
 import shutil
 import tempfile
@@ -23,7 +22,6 @@ from ragspace.embeddings import Embedder, LocalEmbedder
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
-from ragspace.static_embedder import StaticEmbedder
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
 from ragspace.worker import Ingestor
@@ -49,13 +47,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("slow") or item.get_closest_marker("browser")
     }
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in long_modules)
-
-
-@pytest.fixture(autouse=True)
-def single_tier_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Commands that read the environment (CLI, `ragspace serve`) take the single-tier path
-    unless a test turns the fast tier on: building its table takes a minute per data folder."""
-    monkeypatch.setenv("RAGSPACE_FAST_TIER", "off")
 
 
 @pytest.fixture(scope="session")
@@ -130,8 +121,6 @@ def settings_for(database_url: str, data_dir: Path) -> Settings:
         database_url=database_url,
         data_dir=data_dir,
         allow_private_urls=True,
-        # the single-tier path; tests/embeddings/test_two_tier.py turns the fast tier on
-        fast_tier="off",
     )
 
 
@@ -196,30 +185,6 @@ def embedder(local_model: LocalEmbedder) -> RememberingEmbedder:
     """The real bundled MiniLM model, run once per distinct text in the session: the
     handbook and the repository's docs are ingested by many tests (`RememberingEmbedder`)."""
     return RememberingEmbedder(local_model)
-
-
-@pytest.fixture(scope="session")
-def static_table_dir(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Path:
-    """The fast tier's table, built from the bundled model once (about a minute on 2 cores)
-    and kept in pytest's cache between runs (a temporary folder when the cache plugin is
-    off, `-p no:cacheprovider`); the manifest check rebuilds a stale one."""
-    cache = getattr(request.config, "cache", None)
-    folder: Path = (
-        cache.mkdir("static-embedder") if cache else tmp_path_factory.mktemp("static-embedder")
-    )
-    # pytest-xdist's workers share the cache: one builds, the others wait and load its table
-    with (folder / "build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        StaticEmbedder.load_or_build(folder)
-    return folder
-
-
-@pytest.fixture(scope="session")
-def static_embedder(static_table_dir: Path) -> StaticEmbedder:
-    """The fast-tier embedder over the real distilled table."""
-    return StaticEmbedder.load_or_build(static_table_dir)
 
 
 @pytest.fixture

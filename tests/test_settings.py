@@ -1,7 +1,5 @@
 """Settings come from the environment (with Spaces' names) and never print secrets."""
 
-from pathlib import Path
-
 import pytest
 
 from ragspace.runtime import build_embedder
@@ -74,14 +72,6 @@ def test_launch_options_follow_access_settings() -> None:
     assert options["auth"] == [("alice", "s3cret")] and options["mcp_server"] is False
     open_app = launch_options(load_settings(env_file=None), None)
     assert open_app["auth"] is None and open_app["mcp_server"] is True
-
-
-def test_an_empty_static_embedder_dir_means_the_default(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv("RAGSPACE_STATIC_EMBEDDER_DIR", "")
-    settings = load_settings(env_file=None, data_dir=tmp_path / "data")
-    assert settings.static_table_dir == tmp_path / "data" / "static-embedder"  # not "."
 
 
 def test_each_area_reads_ragspace_and_its_field_name(monkeypatch: pytest.MonkeyPatch) -> None:

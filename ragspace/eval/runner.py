@@ -17,7 +17,7 @@ from ragspace.eval.evaluation import (
     whole_files,
 )
 from ragspace.eval.grading import AnswerGrader, GradedAnswer
-from ragspace.models import VERIFICATIONS, Hit, RetrievalMode, SearchTier
+from ragspace.models import VERIFICATIONS, Hit, RetrievalMode
 from ragspace.retrieval import Retriever
 
 RERANK = "hybrid+rerank"
@@ -39,8 +39,6 @@ class EvalOptions:
     modes: tuple[str, ...] | None = None
     grade: bool = True
     limit: int | None = None
-    # which vectors the vector side ranks: each chunk's best, or one tier alone
-    tier: SearchTier = SearchTier.BEST
 
 
 class ModeResult(BaseModel):
@@ -89,7 +87,6 @@ class EvalReport(BaseModel):
     outcomes: list[QuestionOutcome]
     grading: GradingSummary | None = None
     notes: list[str] = []
-    tier: SearchTier = SearchTier.BEST
 
 
 def percentiles_ms(seconds: Sequence[float]) -> tuple[float, float, float]:
@@ -160,9 +157,7 @@ class Evaluator:
         results, outcomes = [], []
         for number, mode in enumerate(modes):
             report(number / (len(modes) + 1), f"Searching {len(queries)} questions ({mode})")
-            result, mode_outcomes = self._score_mode(
-                mode, docset_ids, queries, options.k, options.tier
-            )
+            result, mode_outcomes = self._score_mode(mode, docset_ids, queries, options.k)
             results.append(result)
             outcomes += mode_outcomes
         grading = None
@@ -181,7 +176,6 @@ class Evaluator:
             outcomes=outcomes,
             grading=grading,
             notes=notes,
-            tier=options.tier,
         )
 
     def _modes(self, wanted: Sequence[str] | None) -> tuple[list[str], list[str]]:
@@ -198,15 +192,14 @@ class Evaluator:
         docset_ids: Sequence[int],
         queries: Sequence[EvalQuery],
         k: int,
-        tier: SearchTier = SearchTier.BEST,
     ) -> tuple[ModeResult, list[QuestionOutcome]]:
         chunk_scores, file_scores, seconds, outcomes = [], [], [], []
         if mode != RERANK:  # reranking costs model calls; its latency is the model's anyway
             for query in queries[:WARMUP_QUESTIONS]:
-                self._search(mode, query.text, docset_ids, k, tier)
+                self._search(mode, query.text, docset_ids, k)
         for query in queries:
             started = time.perf_counter()
-            hits = self._search(mode, query.text, docset_ids, k, tier)
+            hits = self._search(mode, query.text, docset_ids, k)
             seconds.append(time.perf_counter() - started)
             files = whole_files(query)
             chunk_matches = match_hits(hits, query.gold)
@@ -233,17 +226,10 @@ class Evaluator:
         )
         return result, outcomes
 
-    def _search(
-        self,
-        mode: str,
-        query: str,
-        docset_ids: Sequence[int],
-        k: int,
-        tier: SearchTier = SearchTier.BEST,
-    ) -> list[Hit]:
-        if mode == RERANK:  # reranks the best vectors' candidates whatever the tier
+    def _search(self, mode: str, query: str, docset_ids: Sequence[int], k: int) -> list[Hit]:
+        if mode == RERANK:
             return self._answers.reranked_search(query, docset_ids, k)
-        return self._retriever.search(query, docset_ids, k, RetrievalMode(mode), tier)
+        return self._retriever.search(query, docset_ids, k, RetrievalMode(mode))
 
     def _grade(self, docset_ids: Sequence[int], queries: Sequence[EvalQuery]) -> list[GradedAnswer]:
         assert self._answers.chat is not None

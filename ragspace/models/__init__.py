@@ -38,7 +38,7 @@ from ragspace.models.documents import (
     tier_counts,
     tier_text,
 )
-from ragspace.models.search import Fusion, Hit, RetrievalMode, SearchTier
+from ragspace.models.search import Fusion, Hit, RetrievalMode
 from ragspace.models.syncs import (
     RefInfo,
     SkippedItem,
@@ -71,7 +71,6 @@ __all__ = [
     "Passage",
     "RefInfo",
     "RetrievalMode",
-    "SearchTier",
     "SkippedItem",
     "Source",
     "SourceKind",

@@ -21,10 +21,10 @@ class EmbeddingStatus(StrEnum):
 
 
 class VectorTier(StrEnum):
-    """Which embedding tier the vectors of a document's current content come from."""
+    """How far a document's current content is searchable (documents.vector_tier)."""
 
-    FAST = "fast"  # the static table distilled from MiniLM: cheap, searchable at once
-    QUALITY = "quality"  # the DocSet's model (local MiniLM or OpenAI)
+    KEYWORDS = "keywords"  # its chunks are in, found by keywords; vectors still to come
+    QUALITY = "quality"  # its chunks have the DocSet model's vectors (local MiniLM or OpenAI)
 
 
 class Document(BaseModel):
@@ -62,10 +62,10 @@ class Document(BaseModel):
 
 
 def tier_counts(documents: Sequence[Document]) -> dict[str, int]:
-    """Documents searchable by vectors (fast tier or better) and those at quality."""
-    fast = sum(d.vector_tier is not None for d in documents)
-    quality = sum(d.vector_tier is VectorTier.QUALITY for d in documents)
-    return {"documents": len(documents), "fast": fast, "quality": quality}
+    """Documents searchable by keywords (chunks in) and those with their vectors too."""
+    keywords = sum(d.vector_tier is not None for d in documents)
+    vectors = sum(d.vector_tier is VectorTier.QUALITY for d in documents)
+    return {"documents": len(documents), "keywords": keywords, "vectors": vectors}
 
 
 class IngestionProgress(BaseModel):
@@ -116,10 +116,10 @@ def ingestion_progress(documents: Sequence[Document]) -> IngestionProgress:
 
 
 def tier_text(documents: Sequence[Document]) -> str:
-    """Both tiers' progress, e.g. `fast 120/120, quality 40/120`."""
+    """How much is searchable, e.g. `keywords 120/120, vectors 40/120`."""
     counts = tier_counts(documents)
     total = counts["documents"]
-    return f"fast {counts['fast']}/{total}, quality {counts['quality']}/{total}"
+    return f"keywords {counts['keywords']}/{total}, vectors {counts['vectors']}/{total}"
 
 
 class DocumentText(BaseModel):

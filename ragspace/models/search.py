@@ -7,14 +7,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class SearchTier(StrEnum):
-    """Which vectors a vector search ranks."""
-
-    BEST = "best"  # each chunk's best: quality where present, else fast
-    FAST = "fast"  # only the fast (static) vectors, for evaluating that tier
-    QUALITY = "quality"  # only quality vectors (what search did before the fast tier)
-
-
 class Hit(BaseModel):
     """A chunk returned by search, with where it lives and how well it matched."""
 

@@ -7,11 +7,10 @@ from ragspace.models import Hit
 
 
 class Side(StrEnum):
-    """A ranking that offers candidates: the quality vectors, the fast tier, full-text BM25
-    over chunks, and BM25 over whole documents (offering each by its best chunk)."""
+    """A ranking that offers candidates: the vectors, full-text BM25 over chunks, and BM25
+    over whole documents (offering each by its best chunk)."""
 
     VECTOR = "vector"
-    FAST = "fast"
     KEYWORD = "keyword"
     DOCUMENT = "document"
 

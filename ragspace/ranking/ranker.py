@@ -30,8 +30,6 @@ class RankingOptions:
     vector_share: float = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
     rrf_k: int = 10
     keyword_weight: float = 1.25  # of the full-text ranking in RRF (quality vectors: 1)
-    # of the fast tier's ranking: convex, times the vector share; RRF, against quality's 1
-    fast_weight: float = 1.0
     # how each side's scores are mapped onto 0-1 before convex fusion (fusion.SCALINGS)
     scaling: str = "min_max"
     # whole documents' BM25 (Side.DOCUMENT), scaled like the sides, added to each of their
@@ -70,12 +68,8 @@ def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -
         share = options.vector_share
         if profile is not None and profile.symbols and options.symbol_vector_share is not None:
             share = options.symbol_vector_share
-        return {
-            Side.VECTOR: share,
-            Side.KEYWORD: 1.0 - share,
-            Side.FAST: share * options.fast_weight,
-        }
-    return {Side.VECTOR: 1.0, Side.KEYWORD: options.keyword_weight, Side.FAST: options.fast_weight}
+        return {Side.VECTOR: share, Side.KEYWORD: 1.0 - share}
+    return {Side.VECTOR: 1.0, Side.KEYWORD: options.keyword_weight}
 
 
 def confident_weights(

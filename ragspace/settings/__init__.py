@@ -78,18 +78,6 @@ class Settings(BaseModel):
             code if chosen.relevance_floor_code is None else chosen.relevance_floor_code,
         )
 
-    @property
-    def fast_tier_enabled(self) -> bool:
-        """Whether new documents get fast static vectors before the quality model's."""
-        if self.embedding.fast_tier == "auto":
-            return not self.uses_openai
-        return self.embedding.fast_tier == "on"
-
-    @property
-    def static_table_dir(self) -> Path:
-        """Where the fast tier's static table is cached."""
-        return self.embedding.static_embedder_dir or self.database.data_dir / "static-embedder"
-
     def replace(self, **changes: Any) -> "Settings":
         """These settings with some fields changed (named as in `load_settings`), validated
         like the environment's values."""

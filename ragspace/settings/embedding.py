@@ -1,8 +1,5 @@
 """How chunks become vectors: the OpenAI or local model, batches and threads."""
 
-from pathlib import Path
-from typing import Literal
-
 from pydantic import AliasChoices, Field
 
 from ragspace.settings.area import AreaSettings
@@ -43,36 +40,15 @@ class EmbeddingSettings(AreaSettings):
         ge=0,
         description="onnxruntime intra-op threads for the local embedder; 0 = all cores.",
     )
+    local_embedding_providers: str = Field(
+        default="CPUExecutionProvider",
+        description="onnxruntime execution providers for the local model, comma-separated, in "
+        "order of preference; a GPU needs `onnxruntime-gpu` installed in place of `onnxruntime`"
+        " and e.g. CUDAExecutionProvider,CPUExecutionProvider (README, Scale out).",
+    )
     embedding_concurrency: int = Field(
         default=1,
         ge=1,
         le=32,
         description="Embedding batches of one document in flight at once (raise for OpenAI).",
-    )
-    fast_tier_weight: float = Field(
-        default=0.0,
-        ge=0.0,
-        le=1.0,
-        description=(
-            "Weight of the fast tier's vector ranking in hybrid fusion (1 = as much as the "
-            "quality vectors' ranking). 0: a chunk without its quality vector yet is found by "
-            "keywords only, which scored higher on both shared sets than any fusion with the "
-            "static vectors (docs/benchmarks.md); vector mode still ranks it by its static "
-            "vector."
-        ),
-    )
-    fast_tier: Literal["auto", "on", "off"] = Field(
-        default="auto",
-        description=(
-            "Fast embedding tier: new documents get static vectors (distilled from the bundled "
-            "MiniLM) and are searchable in seconds, then the quality model replaces them in the "
-            "background. auto = on with the local model, off with OpenAI embeddings."
-        ),
-    )
-    static_embedder_dir: Path | None = Field(
-        default=None,
-        description=(
-            "Folder of the fast tier's static table (built from the bundled model at first "
-            "start, about a minute on 2 cores); unset: static-embedder/ in the data folder."
-        ),
     )

@@ -94,8 +94,8 @@ def content_skip_reason(path: str, data: bytes) -> str | None:
 def text_skip_reason(data: bytes) -> str | None:
     """Why these bytes are not indexable text (binary, not UTF-8, an SVG image), or None."""
     sample = data[:_SNIFF_BYTES]
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return None  # decoded as UTF-16 by the extractor
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
+        return None  # decoded as UTF-16 or UTF-32 by the extractor
     if b"\x00" in sample:
         return BINARY
     if _SVG.match(sample):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ragspace.errors import SourceError
+from ragspace.errors import NoTextError, SourceError
 from ragspace.extract import Extracted, extract
 from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, OriginalFile, SkippedItem, UploadedFile
@@ -114,7 +114,10 @@ def classify_bytes(
     in_tree: bool = False,
     limits: ArchiveLimits | None = None,
 ) -> NewDocument | SkippedItem:
-    """The shared classification: a document (pending, or error when unreadable) or a skip."""
+    """The shared classification: a document (pending, or error when unreadable) or a skip.
+
+    In a tree (`in_tree`: a repository or folder) a file that holds no text (an image-only
+    PDF, a deliberately broken encoding) is a skip; uploaded on its own it is an error."""
     if len(data) > max_bytes:
         return SkippedItem(path=path, reason=f"larger than {max_bytes:,} bytes")
     reason = content_skip_reason(path, data)
@@ -122,6 +125,10 @@ def classify_bytes(
         return SkippedItem(path=path, reason=reason)
     try:
         extracted = extract(path, data, in_tree=in_tree)
+    except NoTextError as exc:
+        if in_tree:  # a repository's fixture with no text is part of a healthy tree
+            return SkippedItem(path=path, reason=exc.reason)
+        return error_document(path, data, str(exc))
     except SourceError as exc:
         return error_document(path, data, str(exc))
     except RecursionError:

@@ -71,16 +71,15 @@ class ChunkRows:
         """Cosine similarity of a query vector to these chunks' quality vectors, by chunk id."""
         return chunk_similarities(self._pool, chunk_ids, query_vector, dimensions)
 
-    def vector_coverage(self, docset_id: int) -> tuple[int, int, int]:
-        """(chunks, chunks with a fast vector, chunks with a quality vector) of a DocSet."""
+    def without_vectors(self, docset_ids: Sequence[int]) -> int:
+        """Chunks of these DocSets still waiting for their vectors (found by keywords only)."""
         with self._pool.connection() as conn:
             row = conn.execute(
-                "select count(*), count(fast_embedding), count(embedding) from chunks"
-                " where docset_id = %s",
-                (docset_id,),
+                "select count(*) from chunks where docset_id = any(%s) and embedding is null",
+                (list(docset_ids),),
             ).fetchone()
         assert row is not None
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[0])
 
     def window(self, document_id: int, first: int, last: int) -> list[ChunkDraft]:
         """A document's chunks with ordinals first..last, in order."""
@@ -95,16 +94,12 @@ class ChunkRows:
 
 _CHUNK_COPY = (
     "copy chunks (document_id, docset_id, ordinal, content, header, start_line,"
-    " end_line, metadata, content_hash, embedding, fast_embedding) from stdin (format binary)"
+    " end_line, metadata, content_hash, embedding) from stdin (format binary)"
 )
-
-
 _CHUNK_TYPES = [
     *("int8", "int8", "int4", "text", "text", "int4", "int4", "jsonb", "text"),
-    *("vector", "vector"),
+    "vector",
 ]
-
-
 VectorRows = np.ndarray[Any, np.dtype[np.float32]]
 
 
@@ -115,20 +110,16 @@ def copy_chunks(
     chunks: Sequence[ChunkDraft],
     embeddings: VectorRows | None,
     content_hashes: Sequence[str],
-    fast_embeddings: VectorRows | None = None,
 ) -> None:
     """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction.
 
-    `embeddings` are the quality vectors (None: fast tier only, search ranks the chunks by
-    `fast_embeddings` until the quality job replaces them); `fast_embeddings` may be None.
-    """
+    `embeddings` None: the chunks are found by keywords until the job's vector pass replaces
+    them."""
     conn.execute("delete from chunks where document_id = %s", (document_id,))
-    quality = [None] * len(chunks) if embeddings is None else list(embeddings)
-    fast = [None] * len(chunks) if fast_embeddings is None else list(fast_embeddings)
+    vectors = [None] * len(chunks) if embeddings is None else list(embeddings)
     with conn.cursor().copy(_CHUNK_COPY) as copy:
         copy.set_types(_CHUNK_TYPES)
-        rows = zip(chunks, quality, content_hashes, fast, strict=True)
-        for chunk, vector, digest, fast_vector in rows:
+        for chunk, vector, digest in zip(chunks, vectors, content_hashes, strict=True):
             copy.write_row(
                 (
                     document_id,
@@ -141,6 +132,5 @@ def copy_chunks(
                     Jsonb(chunk.metadata),
                     digest,
                     vector,
-                    fast_vector,
                 )
             )

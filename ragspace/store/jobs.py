@@ -44,7 +44,8 @@ class ClaimedJob:
     metadata: dict[str, Any]
     embedding_model: str
     content_hash: str = ""
-    # the tier of the vectors the document's current content already has (None: none yet)
+    # how far the document's current content is searchable: None (not at all), 'keywords'
+    # (its chunks are in, without vectors) or 'quality' (with vectors)
     vector_tier: str | None = None
 
 
@@ -58,7 +59,6 @@ class JobResult:
     model: str
     new_cache: dict[str, Vector]
     texts_cached: int
-    fast_vectors: Vector | None = None
     symbols: FileSymbols | None = None  # the symbol table rows, swapped in with the chunks
 
 
@@ -96,45 +96,26 @@ class JobQueue:
         return len(rows)
 
     def claim(
-        self, owner: str, lease_seconds: float, max_attempts: int, fast_first: bool = False
+        self, owner: str, lease_seconds: float, max_attempts: int, keywords_first: bool = False
     ) -> ClaimedJob | None:
         """Take the next due job whose document no other worker is processing.
 
-        With `fast_first`, documents with no vectors for their current content come first:
-        their fast pass takes milliseconds and makes them searchable, so every new document
-        gets one before any document gets its (slow) quality pass.
+        With `keywords_first`, documents whose current content is not searchable yet come
+        first: their keyword pass (chunks without vectors) takes milliseconds, so every new
+        document is found by keywords before any document gets its (slow) vector pass.
         """
+        parameters = {"owner": owner, "lease": lease_seconds, "max": max_attempts}
         with (
             self._pool.connection() as conn,
             conn.transaction(),
             conn.cursor(row_factory=dict_row) as cur,
         ):
-            job = cur.execute(
-                """
-                with next_job as (
-                    select j.id from ingestion_jobs j
-                    join documents d on d.id = j.document_id
-                    where j.state = 'queued' and j.run_after <= now()
-                      and not exists (select 1 from ingestion_jobs r
-                                      where r.document_id = j.document_id
-                                        and r.state = 'running')
-                    order by %(fast_first)s and d.vector_tier is null desc, j.run_after, j.id
-                    for update of j skip locked limit 1)
-                update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
-                    max_attempts = %(max)s, lease_owner = %(owner)s,
-                    lease_expires_at = now() + make_interval(secs => %(lease)s),
-                    heartbeat_at = now(), started_at = now(), updated_at = now()
-                from next_job where j.id = next_job.id
-                returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts,
-                          j.max_attempts
-                """,
-                {
-                    "owner": owner,
-                    "lease": lease_seconds,
-                    "max": max_attempts,
-                    "fast_first": fast_first,
-                },
-            ).fetchone()
+            job = None
+            if keywords_first:  # two steps, each an index walk: one order by both sorted all
+                _walk_the_queue(cur)
+                job = cur.execute(_claim("and d.vector_tier is null"), parameters).fetchone()
+            if job is None:
+                job = cur.execute(_claim(""), parameters).fetchone()
             if job is None:
                 return None
             document = cur.execute(
@@ -203,7 +184,6 @@ class JobQueue:
                 result.chunks,
                 result.vectors,
                 result.content_hashes,
-                result.fast_vectors,
             )
             replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
@@ -231,25 +211,23 @@ class JobQueue:
             after_final_state(conn, job.docset_id)
         return True
 
-    def complete_fast(
+    def complete_keywords(
         self,
         job: ClaimedJob,
         chunks: Sequence[ChunkDraft],
-        fast_vectors: Vector,
         content_hashes: Sequence[str],
         symbols: FileSymbols | None = None,
     ) -> bool:
-        """Swap in a chunk set with fast vectors only and queue the job again for quality.
+        """Swap in the chunk set without vectors (found by keywords) and queue the job again
+        for its vector pass.
 
-        The attempt is not counted: the fast pass is a first step, not a try. If the
+        The attempt is not counted: the keyword pass is a first step, not a try. If the
         content changed meanwhile (another job is queued), this one ends; that one follows.
         """
         with self._pool.connection() as conn, conn.transaction():
             if not _holds_lease(conn, job):
                 return False
-            copy_chunks(
-                conn, job.document_id, job.docset_id, chunks, None, content_hashes, fast_vectors
-            )
+            copy_chunks(conn, job.document_id, job.docset_id, chunks, None, content_hashes)
             replace_symbols(conn, job.document_id, job.docset_id, symbols)
             # the job first: the documents' pending trigger then finds it and adds nothing
             conn.execute(
@@ -265,7 +243,7 @@ class JobQueue:
             count = len(chunks)
             conn.execute(
                 "update documents set embedding_status = 'pending', error_message = null,"
-                " vector_tier = case when content_hash = %s then 'fast' else vector_tier end,"
+                " vector_tier = case when content_hash = %s then 'keywords' else vector_tier end,"
                 " chunk_count = %s, chunks_embedded = 0, chunks_total = %s, updated_at = now()"
                 " where id = %s",
                 (job.content_hash, count, count, job.document_id),
@@ -309,6 +287,35 @@ class JobQueue:
                 )
                 after_final_state(conn, job.docset_id)
         return state
+
+
+def _walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
+    """Plan the claim as a walk of the queue index that stops at the first match, even before
+    the tables have statistics: right after a bulk upload Postgres has none and would sort
+    every queued job instead (measured, 3,000 jobs: 15-29 ms a claim instead of 0.7 ms)."""
+    cur.execute("set local enable_sort = off")
+    cur.execute("set local enable_bitmapscan = off")
+
+
+def _claim(only: str) -> bytes:
+    """The claim of the next due job (`only`: a further condition on its document), in queue
+    order (`ingestion_jobs_queue_idx`), so the first match ends the walk."""
+    return f"""
+        with next_job as (
+            select j.id from ingestion_jobs j
+            join documents d on d.id = j.document_id
+            where j.state = 'queued' and j.run_after <= now() {only}
+              and not exists (select 1 from ingestion_jobs r
+                              where r.document_id = j.document_id and r.state = 'running')
+            order by j.run_after, j.id
+            for update of j skip locked limit 1)
+        update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
+            max_attempts = %(max)s, lease_owner = %(owner)s,
+            lease_expires_at = now() + make_interval(secs => %(lease)s),
+            heartbeat_at = now(), started_at = now(), updated_at = now()
+        from next_job where j.id = next_job.id
+        returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts, j.max_attempts
+        """.encode()
 
 
 def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:

@@ -36,6 +36,11 @@ def discover(migrations_dir: Path) -> list[Migration]:
             raise DatabaseError(
                 f"Migration file {path.name!r} must be named <14-digit timestamp>_<name>.sql"
             )
+        if found and found[-1].version == match["version"]:
+            raise DatabaseError(
+                f"Migrations {found[-1].path.name!r} and {path.name!r} share a version: "
+                "the second would never be applied"
+            )
         found.append(Migration(match["version"], match["name"], path))
     return found
 

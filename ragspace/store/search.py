@@ -93,7 +93,6 @@ def _candidate_rankings(
 def _parameters(request: SearchRequest) -> dict[str, Any]:
     return {
         "q": request.query_vector,
-        "fq": request.fast_vector,
         "terms": list(request.keyword_terms),
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
@@ -245,7 +244,7 @@ _CANDIDATES = (
         from candidates group by id)
     select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path, d.title,
            c.ordinal, c.content, c.start_line, c.end_line, c.metadata, 0.0::float8 as score,
-           coalesce(s.vector_score, s.fast_score) as vector_similarity,
+           s.vector_score as vector_similarity,
            s.keyword_rank::int as keyword_rank, """
     + ", ".join(
         f"s.{side}_score as side_{side}_score, s.{side}_rank as side_{side}_rank" for side in Side

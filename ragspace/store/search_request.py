@@ -23,9 +23,5 @@ class SearchRequest:
     ef_search: int = HNSW_EF_SEARCH
     # a selection of at most this many chunks is ranked by exact distance (vector_plan.py)
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS
-    # the query's fast-tier (static) vector: ranks chunks that have no quality vector yet
-    fast_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
-    # rank every chunk by its fast vector (evaluating the fast tier), not only fast-only ones
-    fast_everywhere: bool = False
     # only chunks of documents synced at this ref (a GitHub branch, tag or commit); None: all
     ref: str | None = None

@@ -15,65 +15,26 @@ from ragspace.store.vector_plan import VectorPlan, nearest, plan_vector_search
 def vector_rankings(
     conn: psycopg.Connection[Any], request: SearchRequest, ref: sql.Composable
 ) -> tuple[list[sql.Composable], list[VectorPlan]]:
-    """The request's vector rankings (quality and fast tier) as candidate subqueries, and how
-    each finds its nearest chunks; none without a query vector. `ref` filters by GitHub ref."""
-    wants_fast = request.fast_vector is not None
-    if request.query_vector is None and not wants_fast:
+    """The request's vector ranking as a candidate subquery, and how it finds its nearest
+    chunks; none without a query vector. `ref` filters by GitHub ref."""
+    if request.query_vector is None:
         return [], []
-    sizes, table, fast_only = _selection(conn, request, fast=wants_fast)
-    parts: list[sql.Composable] = []
-    plans: list[VectorPlan] = []
-    if request.query_vector is not None:
-        nearest_quality, quality_plans = _quality_nearest(conn, request, sizes, table, ref)
-        parts.append(BY_DISTANCE.format(side=sql.Literal("vector"), nearest=nearest_quality))
-        plans += quality_plans
-    if wants_fast and (request.fast_everywhere or fast_only > 0):
-        # no index holds every fast vector (evaluating the tier: exact); the fast index holds
-        # every DocSet's waiting chunks and their share is not kept, so a selection too large
-        # for an exact scan walks it as far as the plan's bounds allow
-        plan = (
-            VectorPlan(exact=True)
-            if request.fast_everywhere
-            else plan_vector_search(
-                fast_only, 0.0, request.candidates, request.ef_search, request.exact_max_chunks
-            )
-        )
-        parts.append(_fast_ranking(plan, ref, everywhere=request.fast_everywhere))
-        plans.append(plan)
-    return parts, plans
+    sizes, table = _selection(conn, request)
+    nearest_quality, plans = _quality_nearest(conn, request, sizes, table, ref)
+    return [BY_DISTANCE.format(side=sql.Literal("vector"), nearest=nearest_quality)], plans
 
 
-def _selection(
-    conn: psycopg.Connection[Any], request: SearchRequest, fast: bool
-) -> tuple[dict[int, int], int, int]:
-    """Chunks of each searched DocSet and of every DocSet (kept in `docset_lengths`), and how
-    many of the searched DocSets' chunks still wait for their quality vector (counted only
-    with `fast`, and only up to one more than an exact scan takes: from a small partial
-    index)."""
-    rows = conn.execute(
-        _SELECTION,
-        {
-            "docsets": list(request.docset_ids),
-            "fast": fast,
-            "fast_limit": request.exact_max_chunks + 1,
-        },
-    ).fetchall()
-    sizes = {int(docset): int(chunks) for docset, chunks, _, _ in rows if docset is not None}
-    table, fast_only = (int(rows[0][2]), int(rows[0][3])) if rows else (0, 0)
-    return sizes, table, fast_only
+def _selection(conn: psycopg.Connection[Any], request: SearchRequest) -> tuple[dict[int, int], int]:
+    """Chunks of each searched DocSet and of every DocSet (kept in `docset_lengths`)."""
+    rows = conn.execute(_SELECTION, {"docsets": list(request.docset_ids)}).fetchall()
+    sizes = {int(docset): int(chunks) for docset, chunks, _ in rows if docset is not None}
+    table = int(rows[0][2]) if rows else 0
+    return sizes, table
 
 
 _SELECTION = """
     with lengths as (select docset_id, chunks from docset_lengths)
-    select l.docset_id, l.chunks,
-           (select coalesce(sum(chunks), 0) from lengths)::bigint,
-           case when %(fast)s then (
-               select count(*) from (
-                   select 1 from chunks
-                   where docset_id = any(%(docsets)s)
-                     and embedding is null and fast_embedding is not null
-                   limit %(fast_limit)s) waiting)
-           else 0 end
+    select l.docset_id, l.chunks, (select coalesce(sum(chunks), 0) from lengths)::bigint
     from (select 1) one
     left join lengths l on l.docset_id = any(%(docsets)s)
 """
@@ -156,16 +117,3 @@ BY_DISTANCE = sql.SQL(
      from ({nearest}) nearest)
     """
 )
-
-
-def _fast_ranking(plan: VectorPlan, ref: sql.Composable, everywhere: bool) -> sql.Composable:
-    """The fast tier's own ranking: over the chunks that have no quality vector yet (the
-    partial HNSW index holds exactly those), or over every chunk (evaluating the fast tier
-    alone). Cosines of the static and the quality model are not comparable, so each tier is
-    a side of its own in the fusion."""
-    only = sql.SQL("") if everywhere else sql.SQL(" and embedding is null")
-    distance = sql.SQL("fast_embedding <=> %(fq)s::vector(384)")
-    where = sql.SQL(
-        "docset_id = any(%(docsets)s) and fast_embedding is not null{only}{ref}"
-    ).format(only=only, ref=ref)
-    return BY_DISTANCE.format(side=sql.Literal("fast"), nearest=nearest(plan, distance, where))

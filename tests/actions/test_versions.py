@@ -319,16 +319,12 @@ def test_documents_panel_chooses_opens_and_removes_one_ref_of_a_path(
 def test_every_search_side_filters_by_ref(
     versions: Versions, store: Store, embedder: Embedder
 ) -> None:
-    # give every chunk a fast-tier vector (the local model's, also 384 dims) so the fast
-    # ranking has something to rank, then run each side alone at each ref
-    with store.pool.connection() as conn:
-        conn.execute("update chunks set fast_embedding = embedding::vector(384)")
+    # run each side alone at each ref
     vector = embedder.embed(["where widgets are made"])[0]
     docset_id = versions.service.docsets.get("widgets").id
     sides = {
         "vector": SearchRequest([docset_id], 384, query_vector=vector, candidates=20),
         "keyword": SearchRequest([docset_id], 384, keyword_terms=["widgets", "made"]),
-        "fast": SearchRequest([docset_id], 384, fast_vector=vector, fast_everywhere=True),
     }
     for name, request in sides.items():
         unfiltered = [c.hit for c in store.chunks.search(request)]

@@ -53,7 +53,7 @@ def server_env(database_url: str | None, data_dir: Path, **extra: str) -> dict[s
     """The environment of a `ragspace mcp` process: this test's database, nothing inherited
     that would change it."""
     env = {k: v for k, v in os.environ.items() if k not in CLEARED and k != "DATABASE_URL"}
-    env |= {"RAGSPACE_DATA_DIR": str(data_dir), "RAGSPACE_FAST_TIER": "off"}
+    env |= {"RAGSPACE_DATA_DIR": str(data_dir)}
     if database_url:
         env["DATABASE_URL"] = database_url
     return env | extra

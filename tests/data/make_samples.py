@@ -1,5 +1,6 @@
 """Regenerates the sample files in this folder: python tests/data/make_samples.py."""
 
+import codecs
 import json
 import zipfile
 from pathlib import Path
@@ -12,17 +13,21 @@ PDF_PAGES = [
 ]
 
 
-def pdf(pages: list[list[str]]) -> bytes:
-    """A minimal but complete PDF 1.4: one Helvetica text stream per page, exact xref."""
+def pdf(pages: list[list[str]], drawing: str = "") -> bytes:
+    """A minimal but complete PDF 1.4: one Helvetica text stream per page, exact xref.
+
+    `drawing`: path operators painted on every page (with no lines: a text-free figure)."""
     objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
     kids = []
     font_id = 3
     objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     for lines in pages:
-        ops = ["BT", "/F1 12 Tf", "14 TL", "72 720 Td"]
-        for line in lines:
-            ops += [f"({line}) Tj", "T*"]
-        ops.append("ET")
+        ops = [drawing] if drawing else []
+        if lines:
+            ops += ["BT", "/F1 12 Tf", "14 TL", "72 720 Td"]
+            for line in lines:
+                ops += [f"({line}) Tj", "T*"]
+            ops.append("ET")
         stream = "\n".join(ops)
         objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
         content_id = len(objects)
@@ -101,8 +106,32 @@ HTML = """<!doctype html>
 """
 
 
+# Files of a healthy repository that hold no text, made like the real ones of the shared
+# evaluation checkouts (not copied: pylint's fixtures are GPL-2.0): pylint's
+# tests/regrtest_data/unicode/pep_bidirectional_utf_{16,32}_bom.txt are Python source behind
+# a byte-order mark with one stray newline byte after it, so they do not decode; sphinx's
+# tests/roots/*/img.pdf and svgimg.pdf are one-page figures without a character of text.
+NO_TEXT_SOURCE = '# vim: set fileencoding={} :\nprint("bidirectional")\ns = "x\u200f" * 100\n'
+FIGURE = "0.2 0.4 0.8 rg 100 500 200 150 re f 0 0 0 RG 4 w 100 500 m 300 650 l S"
+
+
+def no_text_files() -> dict[str, bytes]:
+    """The no-text checkout: two broken byte-order-mark files, a figure PDF, one README."""
+    utf16 = NO_TEXT_SOURCE.format("utf_16").encode("utf-16-le")
+    utf32 = NO_TEXT_SOURCE.format("utf_32").encode("utf-32-le")
+    return {
+        "README.md": b"# Fixtures\n\nFiles that hold no text, kept on purpose by the tests.\n",
+        "unicode/pep_bidirectional_utf_16_bom.txt": codecs.BOM_UTF16_LE + utf16 + b"\n",
+        "unicode/pep_bidirectional_utf_32_bom.txt": codecs.BOM_UTF32_LE + utf32 + b"\n",
+        "roots/test-images/img.pdf": pdf([[]], drawing=FIGURE),
+    }
+
+
 def main() -> None:
-    """Write sample.pdf, sample.ipynb, sample.html and sample.zip."""
+    """Write sample.pdf, sample.ipynb, sample.html, sample.zip and the no-text/ checkout."""
+    for name, data in no_text_files().items():
+        (HERE / "no-text" / name).parent.mkdir(parents=True, exist_ok=True)
+        (HERE / "no-text" / name).write_bytes(data)
     (HERE / "sample.pdf").write_bytes(pdf(PDF_PAGES))
     (HERE / "sample.ipynb").write_text(json.dumps(NOTEBOOK, indent=1) + "\n")
     (HERE / "sample.html").write_text(HTML)

@@ -4,7 +4,6 @@ Small selections are ranked by exact vector distance over their own rows; larger
 HNSW graph shared by every DocSet with limits that grow as their share of the table shrinks.
 """
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -103,27 +102,6 @@ def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above
 
     assert index not in plan(3000) and "chunks_docset_idx" in plan(3000)
     assert index in plan(2999)
-
-
-def test_the_fast_tier_is_ranked_exactly_below_the_limit(store: Store) -> None:
-    rng = np.random.default_rng(5)
-    vectors = _near(rng, rng.normal(size=(20, 384)), 3000, 0.1)
-    docset_id = _docset(store, "waiting", vectors, ["gamma"])
-    with store.pool.connection() as conn:  # every chunk waits for its quality vector
-        conn.execute("update chunks set fast_embedding = embedding, embedding = null")
-        conn.execute("analyze chunks")
-        ids = [row[0] for row in conn.execute("select id from chunks order by id")]
-    query = _near(rng, vectors[:1], 1, 0.05)[0]
-    request = SearchRequest(
-        [docset_id], 384, fast_vector=query, candidates=10, exact_max_chunks=3000
-    )
-
-    assert "chunks_fast_embedding_idx" not in explain_search(store.pool, request)
-    exact = [ids[i] for i in np.argsort(1 - vectors @ query, kind="stable")[:10]]
-    assert _ranked_ids(store, request, Side.FAST) == exact
-    # above the limit the waiting chunks' share is unknown: the walk goes as far as allowed
-    walked = _ranked_ids(store, dataclasses.replace(request, exact_max_chunks=100), Side.FAST)
-    assert len(walked) == 10 and walked[0] == exact[0]
 
 
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:

@@ -67,3 +67,51 @@ def test_badly_named_migration_is_refused(tmp_path: Path) -> None:
     (tmp_path / "add_stuff.sql").write_text("select 1;")
     with pytest.raises(DatabaseError, match=r"add_stuff\.sql"):
         discover(tmp_path)
+
+
+def test_two_migrations_of_one_version_are_refused(tmp_path: Path) -> None:
+    # the applied set is keyed by version: the second file would silently never run
+    (tmp_path / "20260101000000_first.sql").write_text("select 1;")
+    (tmp_path / "20260101000000_second.sql").write_text("select 2;")
+    with pytest.raises(DatabaseError, match="share a version"):
+        discover(tmp_path)
+
+
+def test_the_shipped_migrations_have_distinct_versions() -> None:
+    versions = [migration.version for migration in discover(MIGRATIONS)]
+    assert len(versions) == len(set(versions))
+
+
+def test_dropping_the_fast_tier_keeps_keyword_searchable_documents(
+    empty_database_url: str, tmp_path: Path
+) -> None:
+    # a database of the fast-tier era: a document searchable by its static vectors only
+    for migration in discover(MIGRATIONS):
+        if migration.version < "20261129000000":
+            (tmp_path / migration.path.name).write_text(migration.path.read_text())
+    with psycopg.connect(empty_database_url, autocommit=True) as conn:
+        apply_migrations(conn, tmp_path)
+        [(docset,)] = conn.execute(
+            "insert into docsets (name, embedding_model, embedding_dimensions)"
+            " values ('old', 'local/all-MiniLM-L6-v2-int8', 384) returning id"
+        ).fetchall()
+        conn.execute(
+            "insert into documents (docset_id, path, content, content_hash, vector_tier)"
+            " values (%s, 'a.md', 'text', 'h', 'fast'), (%s, 'b.md', 'text', 'h2', 'quality')",
+            (docset, docset),
+        )
+        assert "20261129000000" in apply_migrations(conn, MIGRATIONS)
+        tiers = dict(conn.execute("select path, vector_tier from documents").fetchall())
+        columns = {
+            row[0]
+            for row in conn.execute(
+                "select column_name from information_schema.columns where table_name = 'chunks'"
+            )
+        }
+        indexes = {row[0] for row in conn.execute("select indexname from pg_indexes")}
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("update documents set vector_tier = 'fast'")
+    assert tiers == {"a.md": "keywords", "b.md": "quality"}
+    assert "fast_embedding" not in columns and "embedding" in columns
+    assert not {"chunks_fast_embedding_idx", "chunks_fast_only_idx"} & indexes
+    assert "documents_unsearchable_idx" in indexes

@@ -202,3 +202,67 @@ def test_two_workers_share_a_docset_without_doing_anything_twice(
     assert len(owners) == 2  # both processes took part
     statuses = {d.embedding_status for d in service.documents.all("shared")}
     assert statuses == {EmbeddingStatus.DONE}
+
+
+def _owned_by(process: "subprocess.Popen[bytes]") -> str:
+    """A LIKE pattern for lease owners of this process (`host:pid:thread`, leases.py)."""
+    return f"%:{process.pid}:%"
+
+
+def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
+    service: Actions,
+    store: Store,
+    reference: ChunkSets,
+    module_parts: ModuleParts,
+    start_worker: StartWorker,
+) -> None:
+    # the embedded server stands in for the external database (Supabase) both machines share
+    with module_parts.store.pool.connection() as conn:
+        [(single_worker_texts,)] = conn.execute(
+            "select sum(texts_embedded) from ingestion_jobs"
+        ).fetchall()
+    service.docsets.create("fleet")
+    service.sources.add_files("fleet", _files())
+    doomed, survivor = start_worker("doomed"), start_worker("survivor")
+
+    def doomed_is_mid_document() -> bool:
+        # both took jobs, and the doomed one is embedding (vector pass) a document now
+        with store.pool.connection() as conn:
+            row = conn.execute(
+                "select count(*) filter (where j.state = 'done' and j.lease_owner like %s),"
+                " count(*) filter (where j.lease_owner like %s),"
+                " count(*) filter (where j.state = 'running' and j.lease_owner like %s"
+                "   and d.vector_tier = 'keywords' and d.chunks_embedded > 0)"
+                " from ingestion_jobs j join documents d on d.id = j.document_id",
+                (_owned_by(doomed), _owned_by(survivor), _owned_by(doomed)),
+            ).fetchone()
+        assert row is not None
+        return row[0] >= 1 and row[1] >= 1 and row[2] == 1
+
+    _wait(doomed_is_mid_document, 180, "both workers to take jobs, one mid-document")
+    with store.pool.connection() as conn:
+        [(killed_document,)] = conn.execute(
+            "select d.path from ingestion_jobs j join documents d on d.id = j.document_id"
+            " where j.state = 'running' and j.lease_owner like %s",
+            (_owned_by(doomed),),
+        ).fetchall()
+    os.kill(doomed.pid, signal.SIGKILL)
+    doomed.wait(10)
+
+    _wait(lambda: _settled(store), 240, "the surviving worker to finish every document")
+    assert survivor.poll() is None  # still serving
+    assert _counts(store, "fleet") == {"done": len(DOCUMENTS)}
+    assert _chunk_sets(store, "fleet") == reference  # nothing lost, no chunk stored twice
+    with store.pool.connection() as conn:
+        jobs = conn.execute(
+            "select d.path, j.state, j.attempts, j.lease_owner like %s, j.texts_embedded"
+            " from ingestion_jobs j join documents d on d.id = j.document_id",
+            (_owned_by(survivor),),
+        ).fetchall()
+    assert len(jobs) == len(DOCUMENTS) and all(state == "done" for _, state, *_ in jobs)
+    by_path = {path: (attempts, survivor_owns) for path, _, attempts, survivor_owns, _ in jobs}
+    assert by_path.pop(killed_document) == (2, True)  # the survivor took it over once
+    assert all(attempts == 1 for attempts, _ in by_path.values())  # none other ran twice
+    assert {owner for _, owner in by_path.values()} == {True, False}  # both finished some
+    # what was stored was embedded once: the killed attempt's vectors were never kept
+    assert sum(embedded for *_, embedded in jobs) == single_worker_texts
