@@ -12,10 +12,9 @@ keyword-searchable swap does it (COPY, full-text vectors computed) and its symbo
 `added share` is (extraction time + symbol storage time) / (chunking + chunk storage time):
 what the table adds to the bare work of making a document keyword-searchable (an upper
 bound: the worker does more than that). With `--worker`, the real path is timed too: the
-ingestion worker's fast passes (claim, chunk, static vectors, chunk swap: after them every
-document is keyword-searchable) over every document, with the symbol table and without it
-(`worker added share`; after a warm-up pass, the two alternate, so use an even `--runs`).
-The static table is built in `--static-dir` first if missing.
+ingestion worker's keyword passes (claim, chunk, chunk swap without vectors: after them
+every document is keyword-searchable) over every document, with the symbol table and without
+it (`worker added share`; after a warm-up pass, the two alternate, so use an even `--runs`).
 
 Usage (from the repository root):
     python bench/symbol_extraction.py [--runs 4] [--checkouts pytest sphinx pylint] [--worker]
@@ -41,7 +40,6 @@ from ragspace.chunking.syntax import SyntaxParser
 from ragspace.embeddings import LocalEmbedder
 from ragspace.hashing import content_hash
 from ragspace.settings import load_settings
-from ragspace.static_embedder import FastTier, StaticEmbedder
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.symbols import replace_symbols
@@ -84,7 +82,7 @@ def storage_pass(
         hashes = [content_hash(c.content) for c in chunked.chunks]
         with store.pool.connection() as conn, conn.transaction():
             started = time.perf_counter()
-            copy_chunks(conn, document_id, docset.id, chunked.chunks, None, hashes, None)
+            copy_chunks(conn, document_id, docset.id, chunked.chunks, None, hashes)
             middle = time.perf_counter()
             replace_symbols(conn, document_id, docset.id, chunked.symbols)
             chunk_seconds += middle - started
@@ -115,17 +113,15 @@ class _NoSymbols(Chunker):
         return super().split_file(text, language, path, with_symbols=False)
 
 
-def worker_pass(
-    store: Store, label: str, documents: list[Document], chunker: Chunker, fast: FastTier
-) -> float:
-    """Seconds of the worker's fast passes over every document (each keyword-searchable)."""
+def worker_pass(store: Store, label: str, documents: list[Document], chunker: Chunker) -> float:
+    """Seconds of the worker's keyword passes over every document (each keyword-searchable)."""
     embedder = LocalEmbedder()
     docset = store.docsets.create(label, "", embedder.model_id, embedder.dimensions)
     new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
     store.documents.upsert(docset.id, None, new)
-    ingestor = Ingestor(store, chunker, embedder, fast=fast)
+    ingestor = Ingestor(store, chunker, embedder)
     started = time.perf_counter()
-    for _ in documents:  # fast passes are claimed first; each requeues its quality job
+    for _ in documents:  # keyword passes are claimed first; each requeues its vector job
         ingestor.process_next()
     seconds = time.perf_counter() - started
     with store.pool.connection() as conn:  # the quality jobs are not this benchmark's
@@ -134,18 +130,18 @@ def worker_pass(
 
 
 def worker_passes(
-    store: Store, name: str, documents: list[Document], chunker: Chunker, fast: FastTier, runs: int
+    store: Store, name: str, documents: list[Document], chunker: Chunker, runs: int
 ) -> dict[str, float]:
     plain = _NoSymbols(chunker.code_chunk_size, chunker.prose_chunk_size, chunker.overlap)
     chunkers = {"without": plain, "with": chunker}
-    worker_pass(store, f"{name}-warm", documents[:100], chunker, fast)  # caches, plans, pages
+    worker_pass(store, f"{name}-warm", documents[:100], chunker)  # caches, plans, pages
     seconds: dict[str, list[float]] = {"without": [], "with": []}
     for run in range(runs):
         # the two orders alternate (ABBA...): what runs second is not favoured every time
         order = ("without", "with") if run % 2 == 0 else ("with", "without")
         for key in order:
             label = f"{name}-{key}-{run}"
-            seconds[key].append(worker_pass(store, label, documents, chunkers[key], fast))
+            seconds[key].append(worker_pass(store, label, documents, chunkers[key]))
     without, with_ = (statistics.median(seconds[k]) for k in ("without", "with"))
     return {
         "worker keyword-searchable s (no symbols)": round(without, 3),
@@ -154,9 +150,7 @@ def worker_passes(
     }
 
 
-def measure(
-    name: str, store: Store, chunker: Chunker, runs: int, fast: FastTier | None
-) -> dict[str, Any]:
+def measure(name: str, store: Store, chunker: Chunker, runs: int, worker: bool) -> dict[str, Any]:
     documents = [d for d in checkout(name) if d[2].strip()]  # empty files are not indexed
     cpu = cpu_passes(documents, chunker, runs)
     stored = storage_pass(store, name, documents, chunker)
@@ -174,8 +168,8 @@ def measure(
         "keyword-searchable s": round(searchable, 3),
         "added share": round(added / searchable, 4),
     }
-    if fast is not None:
-        result |= worker_passes(store, name, documents, chunker, fast, runs)
+    if worker:
+        result |= worker_passes(store, name, documents, chunker, runs)
     print(f"{name}: {json.dumps(result)}")
     return result
 
@@ -186,9 +180,7 @@ def main() -> None:
     options.add_argument("--checkouts", nargs="+", default=["pytest", "sphinx", "pylint"])
     options.add_argument("--json", default="bench/results/symbol_extraction.json")
     options.add_argument("--worker", action="store_true", help="also time the real worker")
-    options.add_argument("--static-dir", type=Path, default=load_settings(None).static_table_dir)
     args = options.parse_args()
-    fast = FastTier.of(StaticEmbedder.load_or_build(args.static_dir)) if args.worker else None
     load_before = os.getloadavg()[0]
     settings = load_settings(None)
     chunking = settings.chunking
@@ -200,7 +192,7 @@ def main() -> None:
         try:
             store = Store(database.pool)
             for name in args.checkouts:
-                results[name] = measure(name, store, chunker, args.runs, fast)
+                results[name] = measure(name, store, chunker, args.runs, args.worker)
         finally:
             database.close()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
