@@ -301,6 +301,11 @@ class GradioApi:
                     return json.loads(json.loads(payload)[0])
         raise ApiError(f"{name}: the event stream ended without a result (last event {event!r})")
 
+    async def search(self, query: str, docsets: list[str] | None, k: int) -> Any:
+        """The `search` tool; over HTTP every argument is sent (query, docsets, k, max_tokens,
+        ref, expand), or Gradio answers with an error event."""
+        return await self("search", query, docsets, k, None, None, None)
+
 
 class ApiError(Exception):
     """The app answered a call with an error event or no result."""

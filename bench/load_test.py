@@ -134,7 +134,7 @@ async def user(
         if rng.random() < args.ask_share:
             await timed(stats["ask"], api("ask", question, [SEARCH_DOCSET], 6, None, None))
         else:
-            await timed(stats["search"], api("search", question, [SEARCH_DOCSET], 8, None, None))
+            await timed(stats["search"], api.search(question, [SEARCH_DOCSET], 8))
         if args.think > 0:
             pause = min(rng.expovariate(1 / args.think), deadline - time.monotonic())
             await asyncio.sleep(max(0.0, pause))
@@ -162,7 +162,7 @@ async def drive(app: AppUnderTest, questions: list[str], args: argparse.Namespac
     async with httpx.AsyncClient(timeout=args.timeout, limits=limits) as client:
         api = GradioApi(client, app.url, args.protocol)
         for question in questions[:3]:  # warm up the routes, the caches and the model path
-            await api("search", question, [SEARCH_DOCSET], 8, None, None)
+            await api.search(question, [SEARCH_DOCSET], 8)
         await api("ask", questions[0], [SEARCH_DOCSET], 6, None, None)
         stats = {name: OpStats() for name in ("list_docsets", "search", "ask")}
         started = time.monotonic()

@@ -132,7 +132,7 @@ async def warm_up(app: AppUnderTest, question: str) -> None:
     """One search and one ask, so lazily loaded parts are in memory."""
     async with httpx.AsyncClient(timeout=120) as client:
         api = GradioApi(client, app.url)
-        await api("search", question, None, 8, None, None)
+        await api.search(question, None, 8)
         await api("ask", question, None, 6, None, None)
 
 
