@@ -29,7 +29,7 @@ def discover(migrations_dir: Path) -> list[Migration]:
     """The migrations in `migrations_dir`, oldest first."""
     if not migrations_dir.is_dir():
         raise DatabaseError(f"Migrations folder not found: {migrations_dir}")
-    found = []
+    found: list[Migration] = []
     for path in sorted(migrations_dir.glob("*.sql")):
         match = _FILE_NAME.match(path.name)
         if match is None:
