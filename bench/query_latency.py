@@ -27,7 +27,8 @@ import numpy as np
 from ragspace.embeddings import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
 from ragspace.retrieval import RetrievalOptions, Retriever
-from ragspace.settings import Settings, load_settings
+from ragspace.settings import load_settings
+from ragspace.settings.database import DatabaseSettings
 from ragspace.store import Database, NewDocument, Store
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
@@ -126,7 +127,7 @@ def main() -> None:
     parser.add_argument(
         "--shared-buffers",
         nargs="+",
-        default=[Settings.model_fields["embedded_shared_buffers"].default],
+        default=[DatabaseSettings.model_fields["embedded_shared_buffers"].default],
         help="embedded Postgres buffer cache sizes to measure in turn (e.g. 1GB 128MB)",
     )
     parser.add_argument(
