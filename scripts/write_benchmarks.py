@@ -166,11 +166,47 @@ def _readme_speed() -> list[str]:
         "Retrieval (query embedding + hybrid search, no LLM) in a DocSet of 100,000 chunks:",
         f"p50 {latest['hybrid_p50_ms']:.0f} ms / p95 {latest['hybrid_p95_ms']:.0f} ms "
         f"({latest['date']}, {latest['commit']}).",
-        f"With {load['settings']['users']} users searching and asking during an ingestion: "
-        f"search p95 {search['p95_ms']:.0f} ms ({_when(load)}, {load.get('commit', '?')}).",
+        f"With {load['settings']['users']} users searching and asking during an ingestion "
+        f"({load['settings']['backend']} embedder): search p95 {search['p95_ms']:.0f} ms "
+        f"({_when(load)}, {load.get('commit', '?')}).",
+        *_readme_big_repo_search(),
         f"Memory of the app: {idle:.0f} MiB RSS idle after start ({_when(mem)}, "
         f"{mem.get('commit', '?')}).",
+        *_readme_agents_and_workers(),
     ]
+
+
+def _readme_big_repo_search() -> list[str]:
+    rows = [r for r in read_lines("big_repo.jsonl") if r["users"] and r.get("via") == "folder"]
+    if not rows:
+        return []
+    row = rows[-1]
+    return [
+        f"With {row['users']} users searching during the ingestion of the "
+        f"{row['repository']} checkout with the local model on the same 2 cores: search p50 "
+        f"{row['search']['p50_ms']:.0f} ms / p95 {row['search']['p95_ms']:.0f} ms "
+        f"({row['date']}, {row['commit']})."
+    ]
+
+
+def _readme_agents_and_workers() -> list[str]:
+    mcp = read_json("mcp_startup.json")
+    up, down = mcp["database_up"], mcp["database_down"]
+    workers = read_json("workers_scale.json")
+    runs = {run["processes"]: run for run in workers["runs"]}
+    lines = [
+        f"`ragspace mcp` over stdio: initialized in {up['initialize_s']:.1f} s with the database "
+        f"up ({down['initialize_s']:.1f} s when it starts it), first search "
+        f"{up['first_search_s']:.1f} s ({mcp['date'][:10]}, {mcp.get('commit', '?')}).",
+    ]
+    if 1 in runs and 2 in runs:
+        lines.append(
+            f"Ingestion with the local model, one inference thread per `ragspace worker`: "
+            f"{runs[1]['chunks_per_second']} chunks/s with one process, "
+            f"{runs[2]['chunks_per_second']} with two ({runs[2]['speedup']}x; "
+            f"{_when(workers)}, {workers['commit']})."
+        )
+    return lines
 
 
 def languages() -> str:
@@ -181,6 +217,42 @@ def languages() -> str:
 def big_repo() -> str:
     """bench/big_repo.py's own report: a checkout added as a folder under search load."""
     return _bench_report("big_repo", RESULTS / "big_repo.jsonl") + "\n"
+
+
+def readme_ingestion() -> str:
+    """The README's ingestion sentence: bench/big_repo.py's latest run of a folder."""
+    rows = [row for row in read_lines("big_repo.jsonl") if row.get("via", "folder") == "folder"]
+    row = rows[-1]
+    return (
+        f"Measured on a big repository: the {row['repository'].split('-')[0]} checkout "
+        f"({row['documents']:,} files, {row['chunks']:,} chunks) had every file "
+        f"keyword-searchable after {row['keyword_searchable_s']:.0f} s and full quality after "
+        f"{row['full_quality_s'] / 60:.0f} min on 2 cores, while {row['users']} users searched it "
+        f"({row['date'][:10]}, {row['commit']}; `bench/big_repo.py`).\n"
+    )
+
+
+def workers_scale() -> str:
+    """bench/workers_scale.py: ingestion chunks/s with 1 and 2 `ragspace worker` processes."""
+    data = read_json("workers_scale.json")
+    lines = [
+        "| worker processes | inference threads each | documents (errors) | chunks "
+        "| seconds from first claim | chunks/s | speed-up | processes that finished jobs |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in data["runs"]:
+        lines.append(
+            f"| {run['processes']} | {run['embedding_threads']} | {run['documents']:,} "
+            f"({run['errors']}) | {run['chunks']:,} | {run['seconds_from_first_claim']} "
+            f"| {run['chunks_per_second']} | {run['speedup']} "
+            f"| {run['processes_that_finished_jobs']} |"
+        )
+    lines.append("")
+    lines.append(
+        f"`{data['command'].strip()}` on {data['cores']} cores; {_when(data)}, commit "
+        f"{data['commit']}, load {_load(data)}."
+    )
+    return "\n".join(lines) + "\n"
 
 
 def symbol_extraction() -> str:
@@ -263,6 +335,9 @@ TABLES: dict[str, Callable[[], str]] = {
     "ranking_latency": ranking_latency,
     "languages": languages,
     "symbol_extraction": symbol_extraction,
+    "big_repo": big_repo,
+    "workers_scale": workers_scale,
+    "readme_ingestion": readme_ingestion,
     "mcp_startup": mcp_startup,
     "llms_txt": llms_txt,
 }
@@ -276,10 +351,12 @@ PAGES = {
         "ranking_latency",
         "languages",
         "symbol_extraction",
+        "big_repo",
+        "workers_scale",
         "mcp_startup",
         "llms_txt",
     ),
-    README: ("readme_quality",),
+    README: ("readme_quality", "readme_ingestion"),
 }
 
 
