@@ -156,57 +156,19 @@ def test_sigkilled_worker_loses_nothing(
     assert attempts == 2  # taken over after the lease expired
 
 
-def test_two_workers_share_a_docset_without_doing_anything_twice(
-    service: Actions,
-    store: Store,
-    reference: ChunkSets,
-    module_parts: ModuleParts,
-    start_worker: StartWorker,
-) -> None:
-    with module_parts.store.pool.connection() as conn:  # what the reference run embedded
-        [(single_worker_texts,)] = conn.execute(
-            "select sum(texts_embedded) from ingestion_jobs"
-        ).fetchall()
-    assert single_worker_texts
-    service.docsets.create("shared")
-    service.sources.add_files("shared", _files())
-    start_worker("a")
-    start_worker("b")
-    running_per_document: list[int] = []
-
-    def settled() -> bool:
-        with store.pool.connection() as conn:
-            row = conn.execute(
-                "select coalesce(max(n), 0) from (select count(*) as n from ingestion_jobs"
-                " where state = 'running' group by document_id) as running"
-            ).fetchone()
-        assert row is not None
-        running_per_document.append(int(row[0]))
-        return _settled(store)
-
-    _wait(settled, 240, "both workers to finish")
-    assert max(running_per_document) == 1
-    assert _counts(store, "shared") == {"done": len(DOCUMENTS)}
-    assert _chunk_sets(store, "shared") == reference
-    with store.pool.connection() as conn:
-        jobs = conn.execute(
-            "select j.attempts, j.lease_owner, j.texts_embedded, j.texts_cached"
-            " from ingestion_jobs j join docsets ds on ds.id = j.docset_id"
-            " where ds.name = 'shared'"
-        ).fetchall()
-    assert len(jobs) == len(DOCUMENTS)
-    assert all(attempts == 1 for attempts, _, _, _ in jobs)  # nothing was processed twice
-    assert sum(embedded for _, _, embedded, _ in jobs) == single_worker_texts
-    assert sum(cached for _, _, _, cached in jobs) == 0
-    owners = {owner.split(":")[1] for _, owner, _, _ in jobs}
-    assert len(owners) == 2  # both processes took part
-    statuses = {d.embedding_status for d in service.documents.all("shared")}
-    assert statuses == {EmbeddingStatus.DONE}
-
-
 def _owned_by(process: "subprocess.Popen[bytes]") -> str:
     """A LIKE pattern for lease owners of this process (`host:pid:thread`, leases.py)."""
     return f"%:{process.pid}:%"
+
+
+def _most_running_per_document(store: Store) -> int:
+    with store.pool.connection() as conn:
+        row = conn.execute(
+            "select coalesce(max(n), 0) from (select count(*) as n from ingestion_jobs"
+            " where state = 'running' group by document_id) as running"
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
@@ -216,7 +178,9 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
     module_parts: ModuleParts,
     start_worker: StartWorker,
 ) -> None:
-    # the embedded server stands in for the external database (Supabase) both machines share
+    # the embedded server stands in for the external database (Supabase) both machines share;
+    # throughout, no document is ever being processed by both workers at once
+    running_per_document: list[int] = []
     with module_parts.store.pool.connection() as conn:
         [(single_worker_texts,)] = conn.execute(
             "select sum(texts_embedded) from ingestion_jobs"
@@ -237,6 +201,7 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
                 (_owned_by(doomed), _owned_by(survivor), _owned_by(doomed)),
             ).fetchone()
         assert row is not None
+        running_per_document.append(_most_running_per_document(store))
         return row[0] >= 1 and row[1] >= 1 and row[2] == 1
 
     _wait(doomed_is_mid_document, 180, "both workers to take jobs, one mid-document")
@@ -249,20 +214,29 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
     os.kill(doomed.pid, signal.SIGKILL)
     doomed.wait(10)
 
-    _wait(lambda: _settled(store), 240, "the surviving worker to finish every document")
+    def settled() -> bool:
+        running_per_document.append(_most_running_per_document(store))
+        return _settled(store)
+
+    _wait(settled, 240, "the surviving worker to finish every document")
+    assert max(running_per_document) == 1
     assert survivor.poll() is None  # still serving
     assert _counts(store, "fleet") == {"done": len(DOCUMENTS)}
     assert _chunk_sets(store, "fleet") == reference  # nothing lost, no chunk stored twice
     with store.pool.connection() as conn:
         jobs = conn.execute(
-            "select d.path, j.state, j.attempts, j.lease_owner like %s, j.texts_embedded"
-            " from ingestion_jobs j join documents d on d.id = j.document_id",
+            "select d.path, j.state, j.attempts, j.lease_owner like %s, j.texts_embedded,"
+            " j.texts_cached from ingestion_jobs j join documents d on d.id = j.document_id",
             (_owned_by(survivor),),
         ).fetchall()
     assert len(jobs) == len(DOCUMENTS) and all(state == "done" for _, state, *_ in jobs)
-    by_path = {path: (attempts, survivor_owns) for path, _, attempts, survivor_owns, _ in jobs}
+    by_path = {path: (attempts, survivor_owns) for path, _, attempts, survivor_owns, *_ in jobs}
     assert by_path.pop(killed_document) == (2, True)  # the survivor took it over once
     assert all(attempts == 1 for attempts, _ in by_path.values())  # none other ran twice
     assert {owner for _, owner in by_path.values()} == {True, False}  # both finished some
-    # what was stored was embedded once: the killed attempt's vectors were never kept
-    assert sum(embedded for *_, embedded in jobs) == single_worker_texts
+    # what was stored was embedded once: the killed attempt's vectors were never kept, and
+    # no worker took a text from the embedding cache that the other had just filled
+    assert sum(embedded for *_, embedded, _ in jobs) == single_worker_texts
+    assert sum(cached for *_, cached in jobs) == 0
+    statuses = {d.embedding_status for d in service.documents.all("fleet")}
+    assert statuses == {EmbeddingStatus.DONE}
