@@ -273,9 +273,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# issue 37's goals, written once: the report's heading and its verdicts both read them
+GOAL_KEYWORD_S = 30
+GOAL_PEAK_RSS_MB = 1024
+GOAL_SEARCH_P95_MS = 500
+GOAL_BOUND_SHARE = 0.9
 GOALS = (
-    "keyword-searchable <= 30 s, peak RSS <= 1 GB, search p95 <= 500 ms,"
-    " full quality >= 90 % of the model's bound"
+    f"keyword-searchable <= {GOAL_KEYWORD_S} s, peak RSS <= {GOAL_PEAK_RSS_MB} MB, search p95"
+    f" <= {GOAL_SEARCH_P95_MS} ms, full quality >= {GOAL_BOUND_SHARE:.0%} of the model's bound"
 )
 
 
@@ -283,14 +288,17 @@ def goals(row: dict[str, Any]) -> str:
     """Issue 37's goals for a run, each met or missed by the run's own figures."""
     peak = row["peak_rss_mb"]["app"]  # Postgres' RSS sum counts its shared buffers per process
     share = row["quality_chunks_per_s"] / row["embedder_bound_chunks_per_s"]
+    searchable = row["keyword_searchable_s"]
     checks = [
-        (f"keyword-searchable {row['keyword_searchable_s']} s", row["keyword_searchable_s"] <= 30),
-        (f"the app's peak RSS {peak:,} MB", peak <= 1024),
-        (f"full quality at {share:.0%} of the bound", share >= 0.9),
+        (f"keyword-searchable {searchable} s", searchable <= GOAL_KEYWORD_S),
+        (f"the app's peak RSS {peak:,} MB", peak <= GOAL_PEAK_RSS_MB),
+        (f"full quality at {share:.0%} of the bound", share >= GOAL_BOUND_SHARE),
     ]
     if row["users"]:
         p95 = row["search"]["p95_ms"]
-        checks.insert(2, (f"search p95 {p95:.0f} ms with {row['users']} users", p95 <= 500))
+        checks.insert(
+            2, (f"search p95 {p95:.0f} ms with {row['users']} users", p95 <= GOAL_SEARCH_P95_MS)
+        )
     return "; ".join(f"{what}: {'met' if ok else 'NOT met'}" for what, ok in checks)
 
 

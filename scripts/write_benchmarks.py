@@ -176,11 +176,15 @@ def _readme_speed() -> list[str]:
     ]
 
 
+def _latest_folder_run() -> dict[str, Any]:
+    """bench/big_repo.py's latest run of a checkout added as a folder (with its users)."""
+    return [row for row in read_lines("big_repo.jsonl") if row.get("via") == "folder"][-1]
+
+
 def _readme_big_repo_search() -> list[str]:
-    rows = [r for r in read_lines("big_repo.jsonl") if r["users"] and r.get("via") == "folder"]
-    if not rows:
+    row = _latest_folder_run()
+    if not row["users"]:
         return []
-    row = rows[-1]
     return [
         f"With {row['users']} users searching during the ingestion of the "
         f"{row['repository']} checkout with the local model on the same 2 cores: search p50 "
@@ -221,10 +225,9 @@ def big_repo() -> str:
 
 def readme_ingestion() -> str:
     """The README's ingestion sentence: bench/big_repo.py's latest run of a folder."""
-    rows = [row for row in read_lines("big_repo.jsonl") if row.get("via", "folder") == "folder"]
-    row = rows[-1]
+    row = _latest_folder_run()
     return (
-        f"Measured on a big repository: the {row['repository'].split('-')[0]} checkout "
+        f"Measured on a big repository: the {row['repository']} checkout "
         f"({row['documents']:,} files, {row['chunks']:,} chunks) had every file "
         f"keyword-searchable after {row['keyword_searchable_s']:.0f} s and full quality after "
         f"{row['full_quality_s'] / 60:.0f} min on 2 cores, while {row['users']} users searched it "
