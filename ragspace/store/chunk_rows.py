@@ -15,6 +15,7 @@ from ragspace.models import (
 from ragspace.ranking.candidates import Candidate
 from ragspace.store.search import chunk_similarities, run_search
 from ragspace.store.search_request import SearchRequest
+from ragspace.store.write_lock import lock_docset_writes
 
 
 class ChunkRows:
@@ -48,6 +49,7 @@ class ChunkRows:
         chunks but stays `pending`, so its new content is embedded next.
         """
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             copy_chunks(conn, document_id, docset_id, chunks, embeddings, content_hashes)
             conn.execute(
                 "update documents set embedding_status = case when %s::text is null"

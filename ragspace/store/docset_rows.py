@@ -11,6 +11,7 @@ from ragspace.errors import ConflictError, NotFoundError, unknown_docset
 from ragspace.models import (
     DocSet,
 )
+from ragspace.store.write_lock import lock_docset_writes
 
 _DOCSET_COLUMNS = """
     ds.id, ds.name, ds.description, ds.embedding_model, ds.embedding_dimensions,
@@ -82,7 +83,8 @@ class DocSetRows:
 
     def delete(self, docset_id: int) -> None:
         """Delete a DocSet with its sources, documents and chunks."""
-        with self._pool.connection() as conn:
+        with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             deleted = conn.execute("delete from docsets where id = %s", (docset_id,)).rowcount
         if deleted == 0:
             raise NotFoundError(f"DocSet #{docset_id} does not exist.")

@@ -18,6 +18,7 @@ from ragspace.models import (
     RefInfo,
 )
 from ragspace.reading import MAX_READ_CHARS, Window, fetch_last_line, window
+from ragspace.store.write_lock import lock_docset_writes
 
 _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
@@ -49,6 +50,7 @@ class DocumentRows:
     ) -> list[int]:
         """Add or update documents by path; changed or new ones become pending (or error)."""
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             return [upsert_document(conn, docset_id, source_id, doc, "") for doc in documents]
 
     def all(
@@ -156,6 +158,7 @@ class DocumentRows:
         at_ref = "" if ref is None else " and ref = %s"
         params = (docset_id, list(paths)) if ref is None else (docset_id, list(paths), ref)
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             rows = conn.execute(
                 "delete from documents where docset_id = %s and path = any(%s)"
                 f"{at_ref} returning path".encode(),

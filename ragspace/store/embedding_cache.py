@@ -45,9 +45,11 @@ def store_vectors(
         for digest, vector in vectors.items():
             copy.write_row((digest, vector))
     action = "update set embedding = excluded.embedding" if overwrite else "nothing"
+    # sorted: two transactions adding overlapping vectors (the same files in two DocSets)
+    # then take the rows' locks in the same order and cannot deadlock
     conn.execute(
         "insert into embedding_cache (model, content_hash, embedding)"
-        f" select %s, content_hash, embedding from embedding_cache_stage"
+        " select %s, content_hash, embedding from embedding_cache_stage order by content_hash"
         f" on conflict (model, content_hash) do {action}".encode(),
         (model,),
     )

@@ -15,6 +15,7 @@ from ragspace.models import ChunkDraft
 from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.embedding_cache import Vector, store_vectors
 from ragspace.store.symbols import replace_symbols
+from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols
 
 _REQUEUE_OR_FAIL = """
@@ -80,6 +81,7 @@ class JobQueue:
                     run_after = now(), lease_expires_at = null, updated_at = now(),
                     finished_at = case when attempts >= max_attempts then now() end
                 where j.state = 'running' and j.lease_expires_at < now()
+                  and j.docset_id = any(%s)
                 returning j.document_id, j.docset_id, j.state, j.last_error)
             update documents d set
                 embedding_status = case when e.state = 'error' then 'error' else 'pending' end,
@@ -89,7 +91,18 @@ class JobQueue:
             returning d.docset_id, e.state
             """  # noqa: E501
         with self._pool.connection() as conn, conn.transaction():
-            rows = conn.execute(query.encode()).fetchall()
+            docsets = [
+                int(row[0])
+                for row in conn.execute(
+                    "select distinct docset_id from ingestion_jobs"
+                    " where state = 'running' and lease_expires_at < now() order by 1"
+                )
+            ]
+            if not docsets:
+                return 0
+            for docset_id in docsets:  # in order, so two reclaims cannot wait on each other
+                lock_docset_writes(conn, docset_id)
+            rows = conn.execute(query.encode(), (docsets,)).fetchall()
             for docset_id, state in rows:
                 if state == "error":
                     after_final_state(conn, int(docset_id))
@@ -159,6 +172,7 @@ class JobQueue:
             from released r where d.id = r.document_id
             """
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, job.docset_id)
             return conn.execute(query.encode(), (job.id, job.owner)).rowcount == 1
 
     def set_progress(self, job: ClaimedJob, embedded: int, total: int) -> None:
@@ -175,6 +189,7 @@ class JobQueue:
     def complete(self, job: ClaimedJob, result: JobResult) -> bool:
         """Swap in the chunk set, fill the cache and finish the job in one transaction."""
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return False
             copy_chunks(
@@ -225,6 +240,7 @@ class JobQueue:
         content changed meanwhile (another job is queued), this one ends; that one follows.
         """
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return False
             copy_chunks(conn, job.document_id, job.docset_id, chunks, None, content_hashes)
@@ -254,6 +270,7 @@ class JobQueue:
         """Requeue after `retry_in` seconds, or (None) end in `error`; returns the new state."""
         give_up = "true" if retry_in is None else "false"
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return "lost"
             row = conn.execute(
@@ -299,7 +316,12 @@ def _walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
 
 def _claim(only: str) -> bytes:
     """The claim of the next due job (`only`: a further condition on its document), in queue
-    order (`ingestion_jobs_queue_idx`), so the first match ends the walk."""
+    order (`ingestion_jobs_queue_idx`), so the first match ends the walk.
+
+    The job's document row is locked with the job, and a job whose document another
+    transaction holds is skipped: a claim then never waits while holding a job that a sync
+    of its document waits for (the sync's new queued job checks the job's index entry), so
+    the two cannot deadlock; the skipped job is claimed once the sync has committed."""
     return f"""
         with next_job as (
             select j.id from ingestion_jobs j
@@ -308,7 +330,7 @@ def _claim(only: str) -> bytes:
               and not exists (select 1 from ingestion_jobs r
                               where r.document_id = j.document_id and r.state = 'running')
             order by j.run_after, j.id
-            for update of j skip locked limit 1)
+            for update of j, d skip locked limit 1)
         update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
             max_attempts = %(max)s, lease_owner = %(owner)s,
             lease_expires_at = now() + make_interval(secs => %(lease)s),

@@ -7,6 +7,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from ragspace.store.jobs import after_final_state
+from ragspace.store.write_lock import lock_docset_writes, lock_writes_of_documents
 
 
 class ReembedRequests:
@@ -18,6 +19,7 @@ class ReembedRequests:
     def enqueue(self, document_ids: Sequence[int], force: bool) -> int:
         """Queue a (re-)embed of these documents; returns how many were queued."""
         with self._pool.connection() as conn, conn.transaction():
+            lock_writes_of_documents(conn, document_ids)
             return enqueue_jobs(conn, document_ids, force)
 
     def failed_documents(self, docset_ids: Sequence[int] | None) -> list[int]:
@@ -33,6 +35,7 @@ class ReembedRequests:
     def reembed_docset(self, docset_id: int, model: str, dimensions: int) -> int:
         """Force a re-embed of every document; a new model replaces the old once all are done."""
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             conn.execute(
                 "update docsets set target_embedding_model = case when embedding_model = %s"
                 " then null else %s end, target_embedding_dimensions = case"

@@ -19,6 +19,7 @@ from ragspace.models import (
     stored_options,
 )
 from ragspace.store.document_rows import upsert_document
+from ragspace.store.write_lock import lock_docset_writes
 
 SOURCE_COLUMNS = (
     "id, docset_id, kind, location, options, created_at, sync_state, error_message,"
@@ -103,6 +104,7 @@ class SourceRows:
         """
         keep = {doc.path for doc in documents} | set(kept_paths)
         with self._pool.connection() as conn, conn.transaction():
+            lock_docset_writes(conn, docset_id)
             before = {
                 str(r[0]): str(r[1])
                 for r in conn.execute(

@@ -8,6 +8,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols, MapEntry, ReferenceDraft, SymbolLocation
 
 # The lines of a definition a lookup returns as its content (a long class is cut).
@@ -96,6 +97,7 @@ def fill_symbols(
     """Store rows parsed from a document's stored text, unless that text changed since
     (a job then writes its own rows); True when written."""
     with pool.connection() as conn, conn.transaction():
+        lock_docset_writes(conn, docset_id)
         row = conn.execute(
             "select content_hash from documents where id = %s for update", (document_id,)
         ).fetchone()
