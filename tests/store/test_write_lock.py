@@ -50,13 +50,14 @@ def scene(store: Store) -> Scene:
     return Scene(store, jobs, docset_id, source_id, document_id, job)
 
 
-def _expire_the_lease(scene: Scene) -> None:
+def _reclaim_after_the_lease_expired(scene: Scene) -> int:
     with scene.store.pool.connection() as conn:
         conn.execute(
             "update ingestion_jobs set lease_expires_at = now() - interval '1 second'"
             " where id = %s",
             (scene.job.id,),
         )
+    return scene.jobs.reclaim_expired()
 
 
 def _backends_waiting_on_advisory_locks(scene: Scene) -> int:
@@ -88,7 +89,7 @@ WRITES: dict[str, Callable[[Scene], object]] = {
     ),
     "failure": lambda s: s.jobs.fail(s.job, "boom", retry_in=None),
     "release": lambda s: s.jobs.release(s.job),
-    "reclaim": lambda s: (_expire_the_lease(s), s.jobs.reclaim_expired()),
+    "reclaim": _reclaim_after_the_lease_expired,
     "symbol backfill": lambda s: fill_symbols(
         s.store.pool, s.document_id, s.docset_id, "v1", FileSymbols()
     ),
