@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ragspace.errors import ConfigError, EmbeddingError, TransientEmbeddingError, redact
+from ragspace.merged_calls import MergedCalls
 from ragspace.native_memory import release_free_memory
 from ragspace.tokens import bundled_tokenizer
 
@@ -26,6 +27,8 @@ LOCAL_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014
 LOCAL_DIMENSIONS = 384
 # all-MiniLM-L6-v2 was trained on 128 tokens; sentence-transformers caps it at 256
 LOCAL_MAX_TOKENS = 256
+# texts of concurrent ingestion calls embedded together, at most about this many
+MERGED_TEXTS = 128
 
 
 class Embedder(Protocol):
@@ -112,8 +115,9 @@ class LocalEmbedder:
         # Inference runs on two long-lived threads, one for single texts (queries) and one for
         # batches (ingestion), never on the calling thread: run from Gradio's many request
         # threads, inference left the app holding 0.5 GB more (docs/benchmarks.md, Memory).
+        # Batches that wait together (several ingestion threads) are embedded in one call.
         self._queries = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
-        self._batches = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-batch")
+        self._batches = MergedCalls(self._embed_batches_and_trim, MERGED_TEXTS, "embed-batch")
 
     @property
     def model_id(self) -> str:
@@ -131,7 +135,7 @@ class LocalEmbedder:
             return np.zeros((0, LOCAL_DIMENSIONS), dtype=np.float32)
         if len(texts) == 1:
             return self._queries.submit(self._embed_all, texts).result()
-        return self._batches.submit(self._embed_batches_and_trim, texts).result()
+        return self._batches(texts)
 
     def _embed_batches_and_trim(self, texts: Sequence[str]) -> Vectors:
         vectors = self._embed_all(texts)
