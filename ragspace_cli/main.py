@@ -48,10 +48,11 @@ def _worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        with opened_actions(workers=True, resync=True, worker_threads=args.threads):
+        threads = args.threads or load_settings().ingestion.worker_threads or 1
+        with opened_actions(workers=True, resync=True, worker_threads=threads):
             log.info(
                 "Worker running with %d thread(s) and scheduled re-syncs; Ctrl+C stops it",
-                args.threads,
+                threads,
             )
             stop.wait()
     except KeyboardInterrupt:
@@ -85,7 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="run ingestion workers and scheduled re-syncs against the database"
     )
-    worker.add_argument("--threads", type=_threads, default=1, help="worker threads (default 1)")
+    worker.add_argument(
+        "--threads", type=_threads, help="worker threads (default RAGSPACE_WORKER_THREADS, 2)"
+    )
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)
     cli_sources.register(commands)

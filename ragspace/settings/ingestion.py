@@ -9,9 +9,11 @@ class IngestionSettings(AreaSettings):
     """Ingestion workers: how many, how often they poll, leases and retries."""
 
     worker_threads: int = Field(
-        default=1,
+        default=2,
         ge=0,
-        description="In-process ingestion workers started by the app; 0 disables them.",
+        description="In-process ingestion workers started by the app; 0 disables them. Two "
+        "let one document be written while another is embedded, and the local model embeds "
+        "waiting documents together.",
     )
     worker_poll_seconds: float = Field(
         default=2.0,
