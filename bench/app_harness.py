@@ -46,11 +46,19 @@ def default_eval_dir() -> Path:
 
 
 def commit_id() -> str:
-    """The checkout's commit (short), recorded with every result."""
+    """The checkout's commit (short), recorded with every result; "+changes" when tracked
+    files differ from it (the figure is then not that commit's)."""
     found = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     )
-    return found.stdout.strip() or "unknown"
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    commit = found.stdout.strip() or "unknown"
+    return f"{commit}+changes" if changed.stdout.strip() else commit
 
 
 def free_port() -> int:

@@ -3,6 +3,7 @@
 Run (from the repository root, on a quiet machine):
     python bench/workers_scale.py                          # flask checkout, 1 then 2 workers
     python bench/workers_scale.py --folder /tmp/pool/pylint --processes 1,2,4
+    python bench/workers_scale.py --processes 1 --embedding-threads 2 --worker-threads 1,2
 Smoke check that it works (a few files, results not kept):
     python bench/workers_scale.py --limit 8 --out /tmp/workers_scale.json
 
@@ -11,7 +12,9 @@ the workers reach it through DATABASE_URL like any external server, each with it
 folder) receives the same folder upload, with no worker running; then N `ragspace worker`
 processes start and the clock runs until no job is queued or running. Each worker runs the
 local model with `--embedding-threads` inference threads (default 1, so N workers model N
-one-core machines; on one machine, N x threads should not exceed its cores). Writes
+one-core machines; on one machine, N x threads should not exceed its cores) and
+`--worker-threads` ingestion threads (`ragspace worker --threads`: with two, one thread writes
+a document while the other's is embedded). Writes
 `bench/results/workers_scale.json`: every run's documents, chunks, seconds and chunks/s, the
 speed-up over one worker (chunks/s from the first job claimed to the last one done, so
 model loading is left out; seconds from the workers' start are recorded too), the machine's
@@ -105,7 +108,9 @@ def _totals(url: str) -> dict[str, int]:
     }
 
 
-def _start_workers(url: str, count: int, threads: int, home: Path) -> list[subprocess.Popen[bytes]]:
+def _start_workers(
+    url: str, count: int, threads: int, worker_threads: int, home: Path
+) -> list[subprocess.Popen[bytes]]:
     processes = []
     for number in range(count):
         env = {
@@ -120,7 +125,7 @@ def _start_workers(url: str, count: int, threads: int, home: Path) -> list[subpr
         log = (home / f"worker-{number}.log").open("wb")
         processes.append(
             subprocess.Popen(
-                [sys.executable, "-m", "ragspace_cli", "worker"],
+                [sys.executable, "-m", "ragspace_cli", "worker", "--threads", str(worker_threads)],
                 env=env,
                 cwd=home,
                 stdout=log,
@@ -140,12 +145,14 @@ def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
             process.kill()
 
 
-def run(server: str, count: int, args: argparse.Namespace, home: Path) -> dict[str, Any]:
+def run(
+    server: str, count: int, worker_threads: int, args: argparse.Namespace, home: Path
+) -> dict[str, Any]:
     """Upload into a fresh database, then time `count` workers until every job is done."""
-    url = _database(server, f"scale_{count}_{int(time.time())}")
+    url = _database(server, f"scale_{count}_{worker_threads}_{int(time.time())}")
     _upload(url, args.folder, args.limit, home)
     started = time.monotonic()
-    workers = _start_workers(url, count, args.embedding_threads, home)
+    workers = _start_workers(url, count, args.embedding_threads, worker_threads, home)
     first_claim = None
     try:
         while _open_jobs(url):
@@ -162,7 +169,12 @@ def run(server: str, count: int, args: argparse.Namespace, home: Path) -> dict[s
     totals = _totals(url)
     # throughput from the first claim: model loading (about a second a process) is left out
     working = ended - (first_claim or started)
-    result = {"processes": count, "embedding_threads": args.embedding_threads, **totals}
+    result = {
+        "processes": count,
+        "worker_threads": worker_threads,
+        "embedding_threads": args.embedding_threads,
+        **totals,
+    }
     result |= {
         "seconds_from_start": round(ended - started, 1),
         "seconds_from_first_claim": round(working, 1),
@@ -178,6 +190,9 @@ def main() -> None:
     parser.add_argument("--folder", type=Path, default=ROOT / "tests" / "data" / "checkout")
     parser.add_argument("--processes", default="1,2", help="worker counts to time, in order")
     parser.add_argument("--embedding-threads", type=int, default=1, help="per worker process")
+    parser.add_argument(
+        "--worker-threads", default="1", help="ingestion threads per process, each timed in order"
+    )
     parser.add_argument("--limit", type=int, help="only the first N .py files (smoke)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     parser.add_argument(
@@ -185,16 +200,21 @@ def main() -> None:
     )
     args = parser.parse_args()
     counts = [int(value) for value in args.processes.split(",")]
+    thread_counts = [int(value) for value in args.worker_threads.split(",")]
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="workers-scale-") as folder:
         home = Path(folder)
         server = EmbeddedPostgres(home / "server")
         uri = server.start()
         try:
-            runs = [run(uri, count, args, home) for count in counts]
+            runs = [
+                run(uri, count, threads, args, home)
+                for count in counts
+                for threads in thread_counts
+            ]
         finally:
             server.stop()
-    base = next((r["chunks_per_second"] for r in runs if r["processes"] == 1), None)
+    base = runs[0]["chunks_per_second"]  # the speed-up is over the first configuration
     for entry in runs:
         entry["speedup"] = round(entry["chunks_per_second"] / base, 2) if base else None
         entry["chunks_per_second"] = round(entry["chunks_per_second"], 1)

@@ -235,17 +235,17 @@ def readme_ingestion() -> str:
     )
 
 
-def workers_scale() -> str:
-    """bench/workers_scale.py: ingestion chunks/s with 1 and 2 `ragspace worker` processes."""
-    data = read_json("workers_scale.json")
+def _workers_table(data: dict[str, Any]) -> str:
     lines = [
-        "| worker processes | inference threads each | documents (errors) | chunks "
-        "| seconds from first claim | chunks/s | speed-up | processes that finished jobs |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| worker processes | ingestion threads each | inference threads each "
+        "| documents (errors) | chunks | seconds from first claim | chunks/s | speed-up "
+        "| processes that finished jobs |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run in data["runs"]:
         lines.append(
-            f"| {run['processes']} | {run['embedding_threads']} | {run['documents']:,} "
+            f"| {run['processes']} | {run.get('worker_threads', 1)} "
+            f"| {run['embedding_threads']} | {run['documents']:,} "
             f"({run['errors']}) | {run['chunks']:,} | {run['seconds_from_first_claim']} "
             f"| {run['chunks_per_second']} | {run['speedup']} "
             f"| {run['processes_that_finished_jobs']} |"
@@ -256,6 +256,16 @@ def workers_scale() -> str:
         f"{data['commit']}, load {_load(data)}."
     )
     return "\n".join(lines) + "\n"
+
+
+def workers_scale() -> str:
+    """bench/workers_scale.py: ingestion chunks/s with 1 and 2 `ragspace worker` processes."""
+    return _workers_table(read_json("workers_scale.json"))
+
+
+def worker_threads() -> str:
+    """bench/workers_scale.py: one worker process with 1, 2 and 4 ingestion threads."""
+    return _workers_table(read_json("worker_threads.json"))
 
 
 def symbol_extraction() -> str:
@@ -340,6 +350,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "symbol_extraction": symbol_extraction,
     "big_repo": big_repo,
     "workers_scale": workers_scale,
+    "worker_threads": worker_threads,
     "readme_ingestion": readme_ingestion,
     "mcp_startup": mcp_startup,
     "llms_txt": llms_txt,
@@ -356,6 +367,7 @@ PAGES = {
         "symbol_extraction",
         "big_repo",
         "workers_scale",
+        "worker_threads",
         "mcp_startup",
         "llms_txt",
     ),
