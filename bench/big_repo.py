@@ -311,11 +311,13 @@ def searching(row: dict[str, Any]) -> str:
 
 
 def report(results: Path) -> str:
-    """The latest run per repository and way in, as the table docs/benchmarks.md shows."""
+    """The latest run per repository, way in and users searching, as the table
+    docs/benchmarks.md shows."""
     latest: dict[str, dict[str, Any]] = {}
     for line in results.read_text().splitlines():
         row = json.loads(line)
-        latest[f"{row['repository']} ({row.get('via', 'folder')})"] = row
+        users = f", {row['users']} users" if row["users"] else ""
+        latest[f"{row['repository']} ({row.get('via', 'folder')}{users})"] = row
     lines = [
         "| repository (added as) | documents (errors) | chunks | keyword-searchable s "
         "| full quality s | chunks/s (model bound) | peak RSS app / Postgres MB "
