@@ -224,10 +224,10 @@ def big_repo() -> str:
 def readme_ingestion() -> str:
     """The README's ingestion sentence: bench/big_repo.py's latest run with users."""
     row = _latest_run_with_users()
+    added = "as a folder" if row.get("via", "folder") == "folder" else "from GitHub"
     return (
         f"Measured on a big repository: the {row['repository']} checkout "
-        f"({row['documents']:,} files, {row['chunks']:,} chunks), added "
-        f"{'as a folder' if row.get('via', 'folder') == 'folder' else 'from GitHub'}, had every file "
+        f"({row['documents']:,} files, {row['chunks']:,} chunks), added {added}, had every file "
         f"keyword-searchable after {row['keyword_searchable_s']:.0f} s and full quality after "
         f"{row['full_quality_s'] / 60:.0f} min on 2 cores, while {row['users']} users searched it "
         f"({row['date'][:10]}, {row['commit']}; `bench/big_repo.py`).\n"
