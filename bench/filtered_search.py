@@ -19,6 +19,11 @@ the case in which a graph walk over everyone's vectors misses the target's neigh
   (a returned chunk counts when its exact distance is within 1e-5 of the tenth's).
 - hybrid p50 / p95: `Retriever.search` in hybrid mode, query embedding included, as
   `query_latency.py` measures it.
+- footprint, once all cells of a database size are measured: the data folder's size on disk
+  (`pgdata`, every file), the Postgres processes' RSS (postmaster and backends summed, as
+  big_repo.py sums them: shared buffers count once per process that touched them) and their
+  PSS (shared pages split between the processes that map them), and this process's peak RSS
+  (the model, the retriever and the exact-search vectors of the largest DocSet).
 
 With `--code NAME=PATH` (repeatable) each cell is measured once per source tree, in a child
 process run by PATH/.venv/bin/python (e.g. a worktree of an earlier commit with its own
@@ -31,13 +36,16 @@ docs/benchmarks.md shows (tests/test_benchmark_figures.py checks that they agree
 import argparse
 import json
 import os
+import resource
 import subprocess
 import time
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import psutil
 from query_latency import EVAL, percentile, perturbed, questions, seed_passages
 
 from ragspace.embeddings import LocalEmbedder
@@ -69,6 +77,26 @@ class Cell:
     hybrid_p50_ms: float
     hybrid_p95_ms: float
     vector_p50_ms: float
+    data_folder_mb: float | None = None
+    postgres_rss_mb: float | None = None
+    postgres_pss_mb: float | None = None
+    process_peak_rss_mb: float | None = None
+
+
+def footprint(data_dir: Path) -> dict[str, float]:
+    """The data folder's size and the memory of Postgres and of this process, now."""
+    pgdata = data_dir / "pgdata"
+    size = sum(path.stat().st_size for path in pgdata.rglob("*") if path.is_file())
+    postmaster = psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+    processes = [postmaster, *postmaster.children(recursive=True)]
+    megabyte = 1024 * 1024
+    return {
+        "data_folder_mb": round(size / megabyte),
+        "postgres_rss_mb": round(sum(p.memory_info().rss for p in processes) / megabyte),
+        "postgres_pss_mb": round(sum(p.memory_full_info().pss for p in processes) / megabyte),
+        # ru_maxrss is in kilobytes on Linux
+        "process_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
 
 
 def docset_chunks(store: Store, name: str) -> tuple[int, int]:
@@ -218,6 +246,8 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
                     vector_p50_ms=round(percentile(vector_ms, 50), 1),
                 )
             )
+        measured = footprint(args.data_dir)
+        cells = [Cell(**{**asdict(cell), **measured}) for cell in cells]
     finally:
         database.close()
     return cells
@@ -289,7 +319,7 @@ REPORT_HEADER = (
 
 def report(results: Path) -> str:
     """The latest measurement of every (code, DocSet size, other chunks) cell, as a table."""
-    latest: dict[tuple[str, int, int], dict[str, object]] = {}
+    latest: dict[tuple[str, int, int], dict[str, Any]] = {}
     for line in results.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         latest[(row["code"], row["target_chunks"], row["other_chunks"])] = row
@@ -300,6 +330,29 @@ def report(results: Path) -> str:
             f"{row['recall_at_10']:.3f} ({row['worst_recall_at_10']:.1f}) | "
             f"{row['hybrid_p50_ms']} | {row['hybrid_p95_ms']} | {row['vector_p50_ms']} | "
             f"{row['queries']} | {row['date']} | {row['commit']} | {row['load']} |"
+        )
+    return "\n".join(lines) + "\n" + footprint_report(list(latest.values()))
+
+
+def footprint_report(rows: list[dict[str, Any]]) -> str:
+    """The latest footprint per database size (runs since the footprint was recorded)."""
+    sizes: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        if row.get("data_folder_mb") is not None:
+            sizes[row["other_chunks"]] = row
+    if not sizes:
+        return ""
+    lines = [
+        "",
+        "| other chunks | data folder MB | Postgres RSS / PSS MB | measuring process peak RSS MB "
+        "| date | commit |",
+        "|---:|---:|---:|---:|---|---|",
+    ]
+    for others, row in sorted(sizes.items()):
+        lines.append(
+            f"| {others:,} | {row['data_folder_mb']:,} | {row['postgres_rss_mb']:,} / "
+            f"{row['postgres_pss_mb']:,} | {row['process_peak_rss_mb']:,} | {row['date']} "
+            f"| {row['commit']} |"
         )
     return "\n".join(lines) + "\n"
 
