@@ -53,6 +53,7 @@ from app_harness import AppUnderTest, GradioApi, SideActions, commit_id, running
 from load_test import OpStats, timed
 
 from ragspace.models import FolderOptions, GithubOptions, SourceKind, SyncReport
+from ragspace.settings.ingestion import IngestionSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -207,7 +208,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         load_before = os.getloadavg()
         with (
             github_serving(checkout, args.via) as github,
-            running_app("local", {"RAGSPACE_LOG_LEVEL": "WARNING"}) as app,
+            running_app("local", _app_env(args)) as app,
         ):
             settings = app.settings()
             if github is not None:
@@ -253,6 +254,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "commit": commit_id(),
         "repository": checkout.name,
         "via": args.via,
+        "worker_threads": _worker_threads(args),
         "files_added": len(report.changed),
         "skipped": len(report.skipped),
         "add_errors": len(report.errors),
@@ -282,6 +284,15 @@ GOALS = (
     f"keyword-searchable <= {GOAL_KEYWORD_S} s, peak RSS <= {GOAL_PEAK_RSS_MB} MB, search p95"
     f" <= {GOAL_SEARCH_P95_MS} ms, full quality >= {GOAL_BOUND_SHARE:.0%} of the model's bound"
 )
+
+
+def _worker_threads(args: argparse.Namespace) -> int:
+    """The app's ingestion threads in this run: --worker-threads, or the setting's default."""
+    return int(args.worker_threads or IngestionSettings().worker_threads)
+
+
+def _app_env(args: argparse.Namespace) -> dict[str, str]:
+    return {"RAGSPACE_LOG_LEVEL": "WARNING", "RAGSPACE_WORKER_THREADS": str(_worker_threads(args))}
 
 
 def goals(row: dict[str, Any]) -> str:
@@ -317,7 +328,10 @@ def report(results: Path) -> str:
     for line in results.read_text().splitlines():
         row = json.loads(line)
         users = f", {row['users']} users" if row["users"] else ""
-        latest[f"{row['repository']} ({row.get('via', 'folder')}{users})"] = row
+        threads = (
+            f", {row['worker_threads']} ingestion threads" if row["worker_threads"] > 1 else ""
+        )
+        latest[f"{row['repository']} ({row.get('via', 'folder')}{users}{threads})"] = row
     lines = [
         "| repository (added as) | documents (errors) | chunks | keyword-searchable s "
         "| full quality s | chunks/s (model bound) | peak RSS app / Postgres MB "
@@ -347,6 +361,7 @@ def main() -> None:
         "--via", choices=("folder", "github"), default="folder", help="how it is added"
     )
     parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--worker-threads", type=int, help="the app's (default: its setting)")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds between calls")
     parser.add_argument("--timeout", type=float, default=3600.0)
     parser.add_argument("--bound-sample", type=int, default=1000)

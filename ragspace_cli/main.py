@@ -48,11 +48,10 @@ def _worker(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        threads = args.threads or load_settings().ingestion.worker_threads or 1
-        with opened_actions(workers=True, resync=True, worker_threads=threads):
+        with opened_actions(workers=True, resync=True, worker_threads=args.threads):
             log.info(
                 "Worker running with %d thread(s) and scheduled re-syncs; Ctrl+C stops it",
-                threads,
+                args.threads,
             )
             stop.wait()
     except KeyboardInterrupt:
@@ -86,9 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="run ingestion workers and scheduled re-syncs against the database"
     )
-    worker.add_argument(
-        "--threads", type=_threads, help="worker threads (default RAGSPACE_WORKER_THREADS, 2)"
-    )
+    # two by default, unlike the app's one: a worker machine serves no searches, so one
+    # document is written while another is embedded (docs/benchmarks.md, Scale)
+    worker.add_argument("--threads", type=_threads, default=2, help="worker threads (default 2)")
     worker.set_defaults(run=_worker, chatty=True)
     cli_docsets.register(commands)
     cli_sources.register(commands)

@@ -9,11 +9,11 @@ class IngestionSettings(AreaSettings):
     """Ingestion workers: how many, how often they poll, leases and retries."""
 
     worker_threads: int = Field(
-        default=2,
+        default=1,
         ge=0,
         description="In-process ingestion workers started by the app; 0 disables them. Two "
-        "let one document be written while another is embedded, and the local model embeds "
-        "waiting documents together.",
+        "ingest a big upload faster on an idle machine but slow the searches made meanwhile "
+        "(docs/benchmarks.md, Scale).",
     )
     worker_poll_seconds: float = Field(
         default=2.0,
