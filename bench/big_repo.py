@@ -287,8 +287,9 @@ GOALS = (
 
 
 def _worker_threads(args: argparse.Namespace) -> int:
-    """The app's ingestion threads in this run: --worker-threads, or the setting's default."""
-    return int(args.worker_threads or IngestionSettings().worker_threads)
+    """The app's ingestion threads in this run: --worker-threads, or the setting's default
+    (the field's: like the harness, which strips RAGSPACE_ variables, not this shell's)."""
+    return int(args.worker_threads or IngestionSettings.model_fields["worker_threads"].default)
 
 
 def _app_env(args: argparse.Namespace) -> dict[str, str]:

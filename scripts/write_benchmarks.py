@@ -181,7 +181,9 @@ def _readme_speed() -> list[str]:
 def _latest_run_with_users() -> dict[str, Any]:
     """bench/big_repo.py's latest run with users searching during the ingestion, with the
     app's default ingestion threads (what a user of the README gets)."""
-    default = IngestionSettings().worker_threads
+    # the field's default, not IngestionSettings(): that reads the environment and .env,
+    # and the pages must not depend on who generates them
+    default = IngestionSettings.model_fields["worker_threads"].default
     runs = read_lines("big_repo.jsonl")
     return [row for row in runs if row["users"] and row["worker_threads"] == default][-1]
 
