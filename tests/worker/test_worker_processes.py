@@ -130,15 +130,20 @@ def test_sigkilled_worker_loses_nothing(
 
     def mid_docset() -> bool:
         counts = _counts(store, "crash")
-        return counts.get("done", 0) >= 2 and counts.get("processing", 0) == 1
+        return counts.get("done", 0) >= 2 and counts.get("processing", 0) >= 1
 
     _wait(mid_docset, 180, "the first worker to be mid-DocSet")
     os.kill(first.pid, signal.SIGKILL)
     first.wait(10)
     with store.pool.connection() as conn:
-        [(killed_document,)] = conn.execute(
-            "select d.path from documents d where d.embedding_status = 'processing'"
-        ).fetchall()
+        # two ingestion threads by default: it may die holding two documents
+        killed_documents = {
+            path
+            for (path,) in conn.execute(
+                "select d.path from documents d where d.embedding_status = 'processing'"
+            ).fetchall()
+        }
+    assert 1 <= len(killed_documents) <= 2
 
     start_worker("second")
     _wait(lambda: _settled(store), 240, "the second worker to finish")
@@ -152,8 +157,9 @@ def test_sigkilled_worker_loses_nothing(
         ).fetchall()
     assert len(jobs) == len(DOCUMENTS)
     assert all(state == "done" for _, state, _, _ in jobs)
-    [(_, _, attempts, _)] = [job for job in jobs if job[0] == killed_document]
-    assert attempts == 2  # taken over after the lease expired
+    attempts = {path: attempts for path, _, attempts, _ in jobs}
+    for killed_document in killed_documents:
+        assert attempts[killed_document] == 2  # taken over after the lease expired
 
 
 def _owned_by(process: "subprocess.Popen[bytes]") -> str:
@@ -202,15 +208,20 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
             ).fetchone()
         assert row is not None
         running_per_document.append(_most_running_per_document(store))
-        return row[0] >= 1 and row[1] >= 1 and row[2] == 1
+        return row[0] >= 1 and row[1] >= 1 and row[2] >= 1
 
     _wait(doomed_is_mid_document, 180, "both workers to take jobs, one mid-document")
     with store.pool.connection() as conn:
-        [(killed_document,)] = conn.execute(
-            "select d.path from ingestion_jobs j join documents d on d.id = j.document_id"
-            " where j.state = 'running' and j.lease_owner like %s",
-            (_owned_by(doomed),),
-        ).fetchall()
+        # a worker runs two ingestion threads by default: it may die holding two documents
+        killed_documents = {
+            path
+            for (path,) in conn.execute(
+                "select d.path from ingestion_jobs j join documents d on d.id = j.document_id"
+                " where j.state = 'running' and j.lease_owner like %s",
+                (_owned_by(doomed),),
+            ).fetchall()
+        }
+    assert 1 <= len(killed_documents) <= 2
     os.kill(doomed.pid, signal.SIGKILL)
     doomed.wait(10)
 
@@ -231,7 +242,8 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
         ).fetchall()
     assert len(jobs) == len(DOCUMENTS) and all(state == "done" for _, state, *_ in jobs)
     by_path = {path: (attempts, survivor_owns) for path, _, attempts, survivor_owns, *_ in jobs}
-    assert by_path.pop(killed_document) == (2, True)  # the survivor took it over once
+    for killed_document in killed_documents:  # the survivor took each over once
+        assert by_path.pop(killed_document) == (2, True)
     assert all(attempts == 1 for attempts, _ in by_path.values())  # none other ran twice
     assert {owner for _, owner in by_path.values()} == {True, False}  # both finished some
     # what was stored was embedded once: the killed attempt's vectors were never kept, and
