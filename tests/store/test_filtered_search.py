@@ -104,6 +104,40 @@ def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above
     assert index in plan(2999)
 
 
+def test_the_keyword_side_reads_a_small_docsets_rows_when_its_words_are_common_elsewhere(
+    store: Store,
+) -> None:
+    # "widget" is in every chunk of a large DocSet and in a quarter of a small one's;
+    # "sprocket" in five of the large one's: for the small DocSet, intersecting its rows with
+    # the full-text index's 5,000 "widget" entries costs far more than reading its 200 rows
+    rng = np.random.default_rng(5)
+    small = _docset(
+        store,
+        "small",
+        _near(rng, rng.normal(size=(5, 384)), 200, 0.1),
+        ["alpha widget", "beta", "gamma", "delta"],
+    )
+    large_texts = ["widget lever"] * 999 + ["widget sprocket"]
+    large_vectors = _near(rng, rng.normal(size=(5, 384)), 5_000, 0.1)
+    _bulk_load(store, lambda: _docset(store, "large", large_vectors, large_texts))
+    large = store.docsets.named("large").id  # the load ends with `analyze chunks`
+
+    def keyword_plan(docset_id: int, word: str) -> str:
+        return explain_search(store.pool, SearchRequest([docset_id], 384, keyword_terms=[word]))
+
+    assert "chunks_fts_idx" not in keyword_plan(small, "widget")
+    assert "chunks_docset_idx" in keyword_plan(small, "widget")
+    assert "chunks_fts_idx" in keyword_plan(large, "sprocket")
+    # and the candidates are the DocSet's own chunks that hold the word, all of them
+    request = SearchRequest([small], 384, keyword_terms=["widget"], candidates=100)
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select id from chunks where docset_id = %s and content like %s", (small, "%widget%")
+        ).fetchall()
+    assert len(rows) == 50
+    assert sorted(_ranked_ids(store, request, Side.KEYWORD)) == sorted(row[0] for row in rows)
+
+
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
     """The exact top-k of these DocSets' chunks, computed here with NumPy."""
     with store.pool.connection() as conn:
