@@ -30,6 +30,7 @@ from tests.fakes.chat_server import FakeChat
 from tests.fakes.docs_site import DocsSite, running_site
 from tests.fakes.github_server import FakeGithub, FakeRepo, running_github
 from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.serving import serving
 
 DATA = Path(__file__).parent.parent / "data"
 REPO_FILES = {
@@ -524,12 +525,8 @@ def running_openai_api(chat: FakeChat) -> Iterator[str]:
             self._json(reply.status, reply.body)
 
     server = QuietServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class Recorder:

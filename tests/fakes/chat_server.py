@@ -1,13 +1,14 @@
 """A local HTTP server speaking OpenAI chat completions: JSON replies and SSE streams."""
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
+
+from tests.fakes.serving import serving
 
 Reply = Callable[[dict[str, Any]], str]
 
@@ -130,12 +131,8 @@ def running_fake_chat() -> Iterator[FakeChat]:
     fake = FakeChat()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
     fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(server):
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def chat_model_of(fake: FakeChat) -> "OpenAIChatModel":

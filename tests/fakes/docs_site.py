@@ -1,7 +1,6 @@
 """A small documentation site on 127.0.0.1: nested pages, sitemap, robots.txt, redirect, 404."""
 
 import hashlib
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +8,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.fakes.serving import serving
 
 
 def page(title: str, body: str, head: str = "") -> bytes:
@@ -140,13 +141,8 @@ def running_site() -> Iterator[DocsSite]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
     site.origin = f"http://127.0.0.1:{server.server_address[1]}"
     build_site(site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield site
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _handler(site: DocsSite) -> type[BaseHTTPRequestHandler]:

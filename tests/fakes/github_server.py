@@ -5,7 +5,6 @@ import hashlib
 import io
 import json
 import tarfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +12,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.serving import serving
 
 
 def blob_sha(data: bytes) -> str:
@@ -72,13 +73,8 @@ def running_github() -> Iterator[FakeGithub]:
     state = FakeGithub()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _handler(state: FakeGithub) -> type[BaseHTTPRequestHandler]:

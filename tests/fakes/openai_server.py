@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,6 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
+
+from tests.fakes.serving import serving
 
 
 @dataclass
@@ -132,10 +133,5 @@ def running_fake_openai() -> Iterator[FakeOpenAI]:
     fake = FakeOpenAI()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
     fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield fake
-    finally:
-        server.shutdown()
-        server.server_close()

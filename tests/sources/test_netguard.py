@@ -8,7 +8,6 @@ public one while every other private destination stays refused.
 import datetime
 import ipaddress
 import ssl
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -37,6 +36,7 @@ from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
 from tests.fakes.docs_site import DocsSite, page, running_site
 from tests.fakes.github_server import FakeGithub, running_github
+from tests.fakes.serving import serving
 
 DOCS = WebOptions(depth=2, path_prefix="/docs/", max_pages=20)
 
@@ -339,12 +339,8 @@ def https_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server.socket = context.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(server):
         yield server.server_address[1], cert
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_pinned_tls_connection_verifies_the_original_name(https_server: tuple[int, Path]) -> None:
