@@ -84,10 +84,14 @@ def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above
 ) -> None:
     rng = np.random.default_rng(dimensions)
     vectors = _near(rng, rng.normal(size=(20, dimensions)), 3000, 0.1)
-    docset_id = _docset(store, "small", vectors, ["alpha beta"])
-    _docset(store, "other", _near(rng, vectors, 3000, 0.1), ["gamma"])
-    with store.pool.connection() as conn:
-        conn.execute("analyze chunks")  # table large enough that the planner likes the index
+    others = _near(rng, vectors, 3000, 0.1)
+
+    def load() -> None:
+        _docset(store, "small", vectors, ["alpha beta"])
+        _docset(store, "other", others, ["gamma"])
+
+    _bulk_load(store, load)  # ends with `analyze chunks`: the planner sees the table's size
+    docset_id = store.docsets.named("small").id
     index = f"chunks_embedding_{dimensions}_idx"
 
     def plan(exact_max_chunks: int) -> str:
@@ -168,8 +172,14 @@ def _graphs(store: Store) -> set[str]:
 def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensions: int) -> None:
     rng = np.random.default_rng(dimensions + 1)
     seeds = rng.normal(size=(30, dimensions))
-    large = _docset(store, "large", _near(rng, seeds, 3000, 0.1), ["large"])
-    small = _docset(store, "small", _near(rng, seeds, 400, 0.1), ["small"])
+    large_vectors, small_vectors = _near(rng, seeds, 3000, 0.1), _near(rng, seeds, 400, 0.1)
+
+    def load() -> None:
+        _docset(store, "large", large_vectors, ["large"])
+        _docset(store, "small", small_vectors, ["small"])
+
+    _bulk_load(store, load)
+    large, small = store.docsets.named("large").id, store.docsets.named("small").id
 
     assert build_missing_graphs(store.pool, min_chunks=2000) == 1
     assert build_missing_graphs(store.pool, min_chunks=2000) == 0  # built once
@@ -197,12 +207,13 @@ def _passages() -> list[str]:
 
 
 def _bulk_load(store: Store, load: Callable[[], object]) -> None:
-    """Run `load` as a restore would: the HNSW indexes dropped first and built again after,
-    which is much faster than inserting this many vectors into a live graph."""
+    """Run `load` as a restore would: the vector (HNSW) and full-text (GIN) indexes dropped
+    first and built again after, which is much faster than inserting this many rows into live
+    indexes."""
     with store.pool.connection() as conn:
         indexes = conn.execute(
-            "select indexname, indexdef from pg_indexes"
-            " where tablename = 'chunks' and indexdef ilike '%using hnsw%'"
+            "select indexname, indexdef from pg_indexes where tablename = 'chunks'"
+            " and (indexdef ilike '%using hnsw%' or indexdef ilike '%using gin%')"
         ).fetchall()
         for name, _ in indexes:
             conn.execute(f'drop index "{name}"'.encode())
