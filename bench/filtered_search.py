@@ -254,18 +254,22 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
 
 
 def build_graphs(store: Store, settings: Settings) -> None:
-    """What the app's idle workers do first: give DocSets above the exact limit a graph of
-    their own (code since issue 42; earlier code has none, so measure it first)."""
+    """What the app's idle workers do first: give large DocSets indexes of their own (graphs
+    since issue 42, full-text indexes since 2026-11-27 in docset_indexes.py; earlier code has
+    neither, so measure it first)."""
     try:
-        from ragspace.store.docset_graphs import build_missing_graphs
+        from ragspace.store.docset_indexes import build_missing_indexes as build
     except ImportError:
-        return
+        try:
+            from ragspace.store.docset_graphs import build_missing_graphs as build
+        except ImportError:
+            return
     started = time.perf_counter()
-    built = build_missing_graphs(store.pool, settings.retrieval.exact_search_max_chunks)
+    built = build(store.pool, settings.retrieval.exact_search_max_chunks)
     if built:
         with store.pool.connection() as conn:
             conn.execute("analyze chunks")
-        print(f"<!-- built {built} DocSet graphs in {time.perf_counter() - started:.0f} s -->")
+        print(f"<!-- built {built} DocSet indexes in {time.perf_counter() - started:.0f} s -->")
 
 
 def stored_vectors(store: Store, docset_id: int) -> tuple[list[int], np.ndarray]:

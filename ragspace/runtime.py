@@ -49,7 +49,7 @@ from ragspace.store import (
     Store,
     SyncSchedule,
 )
-from ragspace.store.docset_graphs import build_missing_graphs
+from ragspace.store.docset_indexes import build_missing_indexes
 from ragspace.store.symbols import SymbolIndex
 from ragspace.symbol_backfill import SymbolBackfill
 from ragspace.worker import IngestOptions, Ingestor, WorkerPool
@@ -308,8 +308,9 @@ def build_workers(settings: Settings, store: Store, ingestor: Ingestor, threads:
     backfill = SymbolBackfill(store.pool)
 
     def upkeep() -> None:
-        # DocSets too large for an exact scan get an HNSW graph of their own
-        build_missing_graphs(store.pool, settings.retrieval.exact_search_max_chunks)
+        # DocSets too large for an exact scan get an HNSW graph of their own, and large
+        # DocSets among others a full-text index of their own
+        build_missing_indexes(store.pool, settings.retrieval.exact_search_max_chunks)
         backfill.step()  # symbol rows for documents ingested before the table existed
 
     return WorkerPool(ingestor, threads, settings.ingestion.worker_poll_seconds, on_idle=upkeep)

@@ -6,7 +6,7 @@ starts among the other DocSets' vectors and, when the wanted DocSets are a small
 table, does not reach all of their true neighbours: results then depend on what else the
 database holds. So a search whose DocSets hold few enough chunks ranks them exactly (a b-tree
 on `docset_id`, every selected vector compared: about 8 ms for 10,000 inline vectors),
-and only a larger one walks a graph: the DocSet's own (docset_graphs.py) where it has one,
+and only a larger one walks a graph: the DocSet's own (docset_indexes.py) where it has one,
 else the shared one, with a candidate list and a scan budget that grow as the selection's
 share of the table shrinks (measured in bench/filtered_search.py).
 """

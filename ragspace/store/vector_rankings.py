@@ -1,5 +1,5 @@
 """The vector side of a search: each vector ranking's SQL, planned by the size of the DocSets
-searched (vector_plan.py) and, above the exact limit, on their own graphs (docset_graphs.py)."""
+searched (vector_plan.py) and, above the exact limit, on their own graphs (docset_indexes.py)."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -7,7 +7,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from ragspace.store.docset_graphs import docsets_with_graphs
+from ragspace.store.docset_indexes import docsets_with_graphs
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_plan import VectorPlan, nearest, plan_vector_search
 
@@ -48,7 +48,7 @@ def _quality_nearest(
     ref: sql.Composable,
 ) -> tuple[sql.Composable, list[VectorPlan]]:
     """The quality vectors' nearest chunks (id, distance) and how they are found: exactly for
-    a small selection; else each DocSet with a graph of its own walks it (docset_graphs.py)
+    a small selection; else each DocSet with a graph of its own walks it (docset_indexes.py)
     and the others are ranked together, exactly or on the shared graph, by their own size."""
     distance = sql.SQL("embedding::{vt} <=> %(q)s::{vt}").format(vt=vector_type(request.dimensions))
     selected = sum(sizes.values())

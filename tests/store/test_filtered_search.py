@@ -15,7 +15,7 @@ from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
 from ragspace.ranking.candidates import Side
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
-from ragspace.store.docset_graphs import build_missing_graphs, graph_name
+from ragspace.store.docset_indexes import build_missing_indexes, graph_name, text_index_name
 from ragspace.store.search import explain_search
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_plan import (
@@ -108,18 +108,21 @@ def test_the_plan_reads_the_docsets_own_rows_below_the_limit_and_the_index_above
     assert index in plan(2999)
 
 
-def test_the_keyword_side_reads_a_small_docsets_rows_when_its_words_are_common_elsewhere(
+def test_a_small_docsets_keyword_side_reads_its_rows_or_its_own_index_not_the_shared_one(
     store: Store,
 ) -> None:
     # "widget" is in every chunk of a large DocSet and in a quarter of a small one's;
-    # "sprocket" in five of the large one's: for the small DocSet, intersecting its rows with
-    # the full-text index's 5,000 "widget" entries costs far more than reading its 200 rows
+    # "sprocket" in five of the large one's, "gizmo" in 25 of the small one's: for the small
+    # DocSet, intersecting its rows with the full-text index's 5,000 "widget" entries costs
+    # far more than reading its 1,000 rows
     rng = np.random.default_rng(5)
+    # 40 texts: "widget" in every fourth, "gizmo" in the last
+    small_texts = [*["alpha widget", "beta", "gamma", "delta"] * 9, "alpha widget", "beta"]
     small = _docset(
         store,
         "small",
-        _near(rng, rng.normal(size=(5, 384)), 200, 0.1),
-        ["alpha widget", "beta", "gamma", "delta"],
+        _near(rng, rng.normal(size=(5, 384)), 1_000, 0.1),
+        [*small_texts, "gamma", "epsilon gizmo"],
     )
     large_texts = ["widget lever"] * 999 + ["widget sprocket"]
     large_vectors = _near(rng, rng.normal(size=(5, 384)), 5_000, 0.1)
@@ -132,14 +135,44 @@ def test_the_keyword_side_reads_a_small_docsets_rows_when_its_words_are_common_e
     assert "chunks_fts_idx" not in keyword_plan(small, "widget")
     assert "chunks_docset_idx" in keyword_plan(small, "widget")
     assert "chunks_fts_idx" in keyword_plan(large, "sprocket")
-    # and the candidates are the DocSet's own chunks that hold the word, all of them
-    request = SearchRequest([small], 384, keyword_terms=["widget"], candidates=100)
+    # and the candidates are the DocSet's own chunks that hold the words, rarest first
+    request = SearchRequest([small], 384, keyword_terms=["widget", "gizmo"], candidates=100)
+    widget, gizmo = _holding(store, small, "widget"), _holding(store, small, "gizmo")
+    assert (len(widget), len(gizmo)) == (250, 25)
+    ranked = _ranked_ids(store, request, Side.KEYWORD)
+    assert set(ranked[:25]) == gizmo and len(ranked) == 100 and set(ranked[25:]) <= widget
+
+    # from TEXT_INDEX_MIN_CHUNKS on (100 here), a DocSet holding at most half of the table
+    # gets a full-text index of its own: the large one, most of the table, gets none
+    assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 1
+    assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
+    assert _text_indexes(store) == {text_index_name(small)}
+    with store.pool.connection() as conn:
+        conn.execute("analyze chunks")
+    assert text_index_name(small) in keyword_plan(small, "gizmo")
+    assert _ranked_ids(store, request, Side.KEYWORD) == ranked  # the same ranking
+
+    store.docsets.delete(small)  # its index goes at the next upkeep
+    assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
+    assert _text_indexes(store) == set()
+
+
+def _holding(store: Store, docset_id: int, word: str) -> set[int]:
+    """The DocSet's chunks whose text holds the word."""
     with store.pool.connection() as conn:
         rows = conn.execute(
-            "select id from chunks where docset_id = %s and content like %s", (small, "%widget%")
+            "select id from chunks where docset_id = %s and content like %s",
+            (docset_id, f"%{word}%"),
         ).fetchall()
-    assert len(rows) == 50
-    assert sorted(_ranked_ids(store, request, Side.KEYWORD)) == sorted(row[0] for row in rows)
+    return {int(row[0]) for row in rows}
+
+
+def _text_indexes(store: Store) -> set[str]:
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select relname from pg_class where relname like %s", ("chunks\\_fts\\_docset\\_%",)
+        )
+        return {str(row[0]) for row in rows}
 
 
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
@@ -181,8 +214,8 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
     _bulk_load(store, load)
     large, small = store.docsets.named("large").id, store.docsets.named("small").id
 
-    assert build_missing_graphs(store.pool, min_chunks=2000) == 1
-    assert build_missing_graphs(store.pool, min_chunks=2000) == 0  # built once
+    assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 1
+    assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 0  # built once
     assert _graphs(store) == {graph_name(large, dimensions)}
     with store.pool.connection() as conn:
         conn.execute("analyze chunks")
@@ -195,7 +228,7 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
         assert _ranked_ids(store, request, Side.VECTOR) == _nearest_ids(store, docsets, query, 10)
 
     store.docsets.delete(large)  # its graph goes at the next upkeep
-    assert build_missing_graphs(store.pool, min_chunks=2000) == 0
+    assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 0
     assert _graphs(store) == set()
 
 
