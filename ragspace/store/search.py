@@ -1,5 +1,7 @@
 """Search SQL: the candidates of the vector side (vector_rankings.py) and of BM25 full-text
-search, in one query, each with every side's rank and raw score; ranking/ orders them."""
+search, in one query, each with every side's rank and raw score; ranking/ orders them.
+Small look-ups before it plan that query: the DocSets' sizes for a vector side, the chosen
+terms for the keyword side."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,8 +23,8 @@ from ragspace.store.vector_rankings import strictest, vector_rankings, vector_ty
 def run_search(
     pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest
 ) -> list[Candidate]:
-    """Each side's best `candidates` chunks in the given DocSets, one query (after one look-up
-    of the DocSets' sizes when a vector side takes part, to plan it), in chunk id order."""
+    """Each side's best `candidates` chunks in the given DocSets, one query (after the
+    look-ups that plan it: the DocSets' sizes, the keyword terms), in chunk id order."""
     if not request.docset_ids:
         return []
     with pool.connection() as conn, conn.transaction():
