@@ -13,8 +13,8 @@ rows: 51 ms at a million chunks, docs/benchmarks.md). A DocSet of at least
 `TEXT_INDEX_MIN_CHUNKS` chunks that holds at most half of the table's gets a partial GIN
 index of its own, which Postgres picks for a search of that DocSet alone (its plan proves
 `docset_id = any('{N}')` implies the index's `docset_id = N`). A DocSet that is most of the
-table gets none: the shared index serves it as well, and each chunk written would update
-two indexes for nothing.
+table gets none, and loses its own once it holds more than three quarters: the shared index
+serves it as well, and each chunk written would update two indexes for nothing.
 
 Indexes are named `chunks_embedding_{dims}_docset_{id}_idx` and `chunks_fts_docset_{id}_idx`;
 they are built concurrently (no lock on writers) by whichever worker is idle first, one at a
@@ -157,9 +157,12 @@ def _build_text_index(conn: psycopg.Connection[Any], docset_id: int) -> int:
 
 
 def _drop_stale(conn: psycopg.Connection[Any]) -> None:
-    """Drop DocSet indexes whose DocSet no longer exists, and builds that failed half-way
-    (an interrupted concurrent build leaves an invalid index behind)."""
-    for (name,) in conn.execute(_STALE).fetchall():
+    """Drop DocSet indexes whose DocSet no longer exists, builds that failed half-way (an
+    interrupted concurrent build leaves an invalid index behind), and the full-text indexes
+    of DocSets that have come to hold more than three quarters of the table (built at half
+    at most: the gap keeps a DocSet near the line from gaining and losing one in turn)."""
+    rows = conn.execute(_STALE).fetchall() + conn.execute(_OUTGROWN).fetchall()
+    for (name,) in rows:
         conn.execute(sql.SQL("drop index concurrently if exists {}").format(sql.Identifier(name)))
 
 
@@ -170,4 +173,9 @@ _STALE = """
       and (not i.indisvalid or not exists (select 1 from docsets d
            where c.relname like 'chunks\\_embedding\\_%%\\_docset\\_' || d.id || '\\_idx'
               or c.relname = 'chunks_fts_docset_' || d.id || '_idx'))
+"""
+_OUTGROWN = """
+    select c.relname from pg_class c
+    join docset_lengths l on c.relname = 'chunks_fts_docset_' || l.docset_id || '_idx'
+    where l.chunks * 4 > 3 * (select sum(chunks) from docset_lengths)
 """

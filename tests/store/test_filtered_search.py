@@ -152,7 +152,15 @@ def test_a_small_docsets_keyword_side_reads_its_rows_or_its_own_index_not_the_sh
     assert text_index_name(small) in keyword_plan(small, "gizmo")
     assert _ranked_ids(store, request, Side.KEYWORD) == ranked  # the same ranking
 
-    store.docsets.delete(small)  # its index goes at the next upkeep
+    # alone in the table, the small DocSet loses its own index at the next upkeep
+    store.docsets.delete(large)
+    assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
+    assert _text_indexes(store) == set()
+    # a DocSet deleted: its index goes at the next upkeep
+    third = _docset(store, "third", _near(rng, rng.normal(size=(5, 384)), 200, 0.1), ["omega"])
+    assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 1
+    assert _text_indexes(store) == {text_index_name(third)}
+    store.docsets.delete(third)
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
     assert _text_indexes(store) == set()
 
