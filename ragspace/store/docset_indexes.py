@@ -70,8 +70,9 @@ def build_missing_indexes(
 ) -> int:
     """Build the graph of every DocSet holding more than `graph_min_chunks` chunks and the
     full-text index of every DocSet of at least `text_min_chunks` holding at most half of the
-    table's, where missing; drop the indexes of DocSets that are gone and builds that failed
-    half-way. How many were built; returns at once when another process is building."""
+    table's, where missing; first drop the indexes `_drop_stale` names (DocSet gone, build
+    failed half-way, DocSet grown past three quarters of the table). How many were built;
+    returns at once when another process is building."""
     with pool.connection() as conn:
         conn.autocommit = True  # CREATE INDEX CONCURRENTLY runs outside a transaction
         try:

@@ -69,7 +69,7 @@ def _prepare(
     parts, plans = vector_rankings(conn, request, ref_filter(request.ref, "document_id"))
     parameters = _parameters(request)
     keyword_terms: sql.Composable = sql.SQL("")
-    terms = weighted_terms(conn, request) if request.keyword_terms else None
+    terms = _weighted_terms(conn, parameters) if request.keyword_terms else None
     if terms is not None:
         parameters.update(terms.parameters())
         keyword_terms = sql.Composed(
@@ -112,7 +112,9 @@ class WeightedTerms:
         }
 
 
-def weighted_terms(conn: psycopg.Connection[Any], request: SearchRequest) -> WeightedTerms | None:
+def _weighted_terms(
+    conn: psycopg.Connection[Any], parameters: dict[str, Any]
+) -> WeightedTerms | None:
     """The keyword side's terms (see _KEYWORD_TERMS); None when none occurs in the DocSets.
 
     Chosen in a query of their own so that the candidates' query carries the tsquery as a
@@ -120,7 +122,7 @@ def weighted_terms(conn: psycopg.Connection[Any], request: SearchRequest) -> Wei
     table match it, and for a small DocSet whose chosen words are common elsewhere reads the
     DocSet's rows instead of intersecting them with the full-text index's (at a million
     chunks, a 510,000-row bitmap for a 1,000-chunk DocSet: docs/benchmarks.md)."""
-    row = conn.execute(_WEIGHTED_TERMS, _parameters(request), prepare=False).fetchone()
+    row = conn.execute(_WEIGHTED_TERMS, parameters, prepare=False).fetchone()
     if row is None or not row[0]:
         return None
     lexemes, idfs, match, average_words, average_chunks = row
