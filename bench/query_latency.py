@@ -74,21 +74,33 @@ def perturbed(
 def load(store: Store, size: int, seeds: list[str], seed_vectors: np.ndarray) -> int:
     """A DocSet of `size` chunks, stored through the normal bulk path."""
     docset = store.docsets.create(f"bench-{size}", "", "local/all-MiniLM-L6-v2-int8", 384)
-    rng = np.random.default_rng(size)
+    fill(store, docset.id, size, seeds, seed_vectors, np.random.default_rng(size))
+    return docset.id
+
+
+def fill(
+    store: Store,
+    docset_id: int,
+    size: int,
+    seeds: list[str],
+    seed_vectors: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
+    """Store `size` perturbed seed chunks in the DocSet, 500 per document (`doc-N.md`; a
+    second fill with the same rng replaces them with the same chunks)."""
     for first in range(0, size, CHUNKS_PER_DOCUMENT):
         count = min(CHUNKS_PER_DOCUMENT, size - first)
         chunks, vectors = perturbed(rng, seeds, seed_vectors, first, count)
         [document_id] = store.documents.upsert(
-            docset.id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
+            docset_id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
         )
         store.chunks.replace(
             document_id,
-            docset.id,
+            docset_id,
             chunks,
             vectors,
             [f"{first}-{i}" for i in range(count)],
         )
-    return docset.id
 
 
 def measure(

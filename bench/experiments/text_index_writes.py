@@ -20,31 +20,22 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
-from query_latency import EVAL, load, perturbed, seed_passages
+from query_latency import EVAL, fill, load, seed_passages
 
 from ragspace.embeddings import LocalEmbedder
-from ragspace.models import NewDocument
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.store.docset_indexes import build_missing_indexes, text_index_name
 
 MODEL = "local/all-MiniLM-L6-v2-int8"
-PER_DOCUMENT = 500
 
 
 def store_docset(
     store: Store, docset_id: int, chunks: int, seeds: list[str], vectors: np.ndarray
 ) -> float:
-    """Seconds to (re)store `chunks` chunks in the DocSet, 500 per document."""
-    rng = np.random.default_rng(1)
+    """Seconds to (re)store the same `chunks` chunks in the DocSet, 500 per document."""
     started = time.perf_counter()
-    for first in range(0, chunks, PER_DOCUMENT):
-        drafts, embedded = perturbed(rng, seeds, vectors, first, PER_DOCUMENT)
-        [document_id] = store.documents.upsert(
-            docset_id, None, [NewDocument(f"doc-{first}.md", "doc", "markdown", "x", f"h{first}")]
-        )
-        hashes = [f"{first}-{i}" for i in range(PER_DOCUMENT)]
-        store.chunks.replace(document_id, docset_id, drafts, embedded, hashes)
+    fill(store, docset_id, chunks, seeds, vectors, np.random.default_rng(1))
     return time.perf_counter() - started
 
 

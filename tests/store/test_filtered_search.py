@@ -29,6 +29,9 @@ from ragspace.store.vector_plan import (
 MODEL = "local/all-MiniLM-L6-v2-int8"
 ROOT = Path(__file__).resolve().parent.parent.parent
 Vectors = np.ndarray  # type: ignore[type-arg]
+# LIKE patterns of index names: every DocSet's own index (graphs and full-text), full-text only
+DOCSET_INDEXES = "%\\_docset\\_%\\_idx"
+TEXT_INDEXES = "chunks\\_fts\\_docset\\_%"
 
 
 def test_a_selection_up_to_the_limit_is_ranked_exactly() -> None:
@@ -146,7 +149,7 @@ def test_a_small_docsets_keyword_side_reads_its_rows_or_its_own_index_not_the_sh
     # gets a full-text index of its own: the large one, most of the table, gets none
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 1
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
-    assert _text_indexes(store) == {text_index_name(small)}
+    assert _index_names(store, TEXT_INDEXES) == {text_index_name(small)}
     with store.pool.connection() as conn:
         conn.execute("analyze chunks")
     assert text_index_name(small) in keyword_plan(small, "gizmo")
@@ -155,14 +158,14 @@ def test_a_small_docsets_keyword_side_reads_its_rows_or_its_own_index_not_the_sh
     # alone in the table, the small DocSet loses its own index at the next upkeep
     store.docsets.delete(large)
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
-    assert _text_indexes(store) == set()
+    assert _index_names(store, TEXT_INDEXES) == set()
     # a DocSet deleted: its index goes at the next upkeep
     third = _docset(store, "third", _near(rng, rng.normal(size=(5, 384)), 200, 0.1), ["omega"])
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 1
-    assert _text_indexes(store) == {text_index_name(third)}
+    assert _index_names(store, TEXT_INDEXES) == {text_index_name(third)}
     store.docsets.delete(third)
     assert build_missing_indexes(store.pool, graph_min_chunks=10_000, text_min_chunks=100) == 0
-    assert _text_indexes(store) == set()
+    assert _index_names(store, TEXT_INDEXES) == set()
 
 
 def _holding(store: Store, docset_id: int, word: str) -> set[int]:
@@ -173,14 +176,6 @@ def _holding(store: Store, docset_id: int, word: str) -> set[int]:
             (docset_id, f"%{word}%"),
         ).fetchall()
     return {int(row[0]) for row in rows}
-
-
-def _text_indexes(store: Store) -> set[str]:
-    with store.pool.connection() as conn:
-        rows = conn.execute(
-            "select relname from pg_class where relname like %s", ("chunks\\_fts\\_docset\\_%",)
-        )
-        return {str(row[0]) for row in rows}
 
 
 def _nearest_ids(store: Store, docset_ids: list[int], query: Vectors, k: int) -> list[int]:
@@ -201,11 +196,10 @@ def _ranked_ids(store: Store, request: SearchRequest, side: Side) -> list[int]:
     return [chunk_id for _rank, chunk_id in sorted(offered)]
 
 
-def _graphs(store: Store) -> set[str]:
+def _index_names(store: Store, like: str) -> set[str]:
+    """The names of the relations whose name is `like` this pattern."""
     with store.pool.connection() as conn:
-        rows = conn.execute(
-            "select relname from pg_class where relname like %s", ("%\\_docset\\_%\\_idx",)
-        )
+        rows = conn.execute("select relname from pg_class where relname like %s", (like,))
         return {str(row[0]) for row in rows}
 
 
@@ -224,7 +218,7 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
 
     assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 1
     assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 0  # built once
-    assert _graphs(store) == {graph_name(large, dimensions)}
+    assert _index_names(store, DOCSET_INDEXES) == {graph_name(large, dimensions)}
     with store.pool.connection() as conn:
         conn.execute("analyze chunks")
     query = _near(rng, seeds[:1], 1, 0.1)[0]
@@ -237,7 +231,7 @@ def test_a_docset_above_the_limit_walks_a_graph_of_its_own(store: Store, dimensi
 
     store.docsets.delete(large)  # its graph goes at the next upkeep
     assert build_missing_indexes(store.pool, graph_min_chunks=2000) == 0
-    assert _graphs(store) == set()
+    assert _index_names(store, DOCSET_INDEXES) == set()
 
 
 def _passages() -> list[str]:
