@@ -138,3 +138,8 @@ class Grammars:
             _definition_query(loaded, definitions),
             _definition_query(loaded, both, (b"@definition.", b"@reference.")),
         )
+
+
+# Compiling a grammar's queries costs up to a second (Swift: two queries of 0.5 s each), so
+# every parser of the process shares one cache unless given its own (tests of broken wheels).
+SHARED_GRAMMARS = Grammars()

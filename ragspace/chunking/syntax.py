@@ -8,7 +8,7 @@ from typing import Any
 
 import tree_sitter
 
-from ragspace.chunking.grammars import Grammar, Grammars
+from ragspace.chunking.grammars import SHARED_GRAMMARS, Grammar, Grammars
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class SyntaxParser:
     """Parses a file with its language's grammar wheel and lists its definitions."""
 
     def __init__(self, grammars: Grammars | None = None, max_bytes: int = MAX_PARSE_BYTES) -> None:
-        self.grammars = Grammars() if grammars is None else grammars
+        self.grammars = SHARED_GRAMMARS if grammars is None else grammars
         self.max_bytes = max_bytes
 
     def supports(self, language: str) -> bool:
