@@ -5,13 +5,13 @@ for a fixed time.
 """
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Playwright, expect, sync_playwright
 
 from ragspace.answering.prompts import RERANK_SYSTEM, REWRITE_SYSTEM
 
@@ -52,17 +52,34 @@ def chat_reply(request: dict[str, Any]) -> str:
     return ANSWER + QUOTES
 
 
+# the `open_page` fixture (tests/browser/conftest.py): open_page(url, width=1280) -> Page
+OpenPage = Callable[..., Page]
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    """Headless Debian Chromium (about a second to start: tests share one per module)."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+    )
+
+
+def new_page(browser: Browser, width: int = VIEWPORT["width"]) -> Page:
+    """A page in a fresh context (its own cookies and storage) at this width, whose clicks,
+    fills and waits give up after WAIT_MS."""
+    viewport = {"width": width, "height": VIEWPORT["height"]}
+    page = browser.new_context(viewport=viewport).new_page()  # type: ignore[arg-type]
+    page.set_default_timeout(WAIT_MS)
+    return page
+
+
 @contextmanager
 def browser_page() -> Iterator[Page]:
-    """A page in headless Debian Chromium at the screenshot viewport."""
+    """A page in headless Debian Chromium at the screenshot viewport (scripts/screenshots.py;
+    tests use the `open_page` fixture)."""
     with sync_playwright() as playwright:
-        browser: Browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
+        browser = launch_chromium(playwright)
         try:
-            page = browser.new_page(viewport=VIEWPORT)  # type: ignore[arg-type]
-            page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
-            yield page
+            yield new_page(browser)
         finally:
             browser.close()
 

@@ -81,32 +81,33 @@ def app(
         workers.stop()
 
 
-def test_upload_embed_and_ask_with_a_streamed_cited_answer(app: App, tmp_path: Path) -> None:
-    with journey.browser_page() as page:
-        page.goto(app.url)
-        journey.create_docset(page, journey.DOCSET, journey.DESCRIPTION)
-        journey.upload_files(page, journey.FILES)
-        journey.wait_until_done(page, len(journey.FILES))
+def test_upload_embed_and_ask_with_a_streamed_cited_answer(
+    app: App, tmp_path: Path, open_page: journey.OpenPage
+) -> None:
+    page = open_page(app.url)
+    journey.create_docset(page, journey.DOCSET, journey.DESCRIPTION)
+    journey.upload_files(page, journey.FILES)
+    journey.wait_until_done(page, len(journey.FILES))
 
-        asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
-        partial = [t for t in asked.seen if t and t != asked.message.inner_text().strip()]
-        assert any(
-            journey.ANSWER_TEXT.startswith(t) and len(t) < len(journey.ANSWER_TEXT) // 2
-            for t in partial
-        ), f"no partial answer was shown while streaming: {asked.seen[:5]}"
+    asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
+    partial = [t for t in asked.seen if t and t != asked.message.inner_text().strip()]
+    assert any(
+        journey.ANSWER_TEXT.startswith(t) and len(t) < len(journey.ANSWER_TEXT) // 2
+        for t in partial
+    ), f"no partial answer was shown while streaming: {asked.seen[:5]}"
 
-        link = asked.message.get_by_role("link", name="[1]").first
-        expect(link).to_have_attribute("href", "#ragspace-source-1")
-        link.click()
-        target = page.locator("#ragspace-source-1")
-        expect(target).to_be_in_viewport()
-        sources = page.locator("#chat-sources")
-        expect(sources).to_contain_text(re.compile(r"deployment-guide\.md \(lines \d+-\d+\)"))
-        expect(sources).to_contain_text("pg_dump --format=custom")
-        expect(sources).to_contain_text("Searched all DocSets.")
+    link = asked.message.get_by_role("link", name="[1]").first
+    expect(link).to_have_attribute("href", "#ragspace-source-1")
+    link.click()
+    target = page.locator("#ragspace-source-1")
+    expect(target).to_be_in_viewport()
+    sources = page.locator("#chat-sources")
+    expect(sources).to_contain_text(re.compile(r"deployment-guide\.md \(lines \d+-\d+\)"))
+    expect(sources).to_contain_text("pg_dump --format=custom")
+    expect(sources).to_contain_text("Searched all DocSets.")
 
-        journey.screenshot(page, "Chat", tmp_path / "chat.png")
-        assert (tmp_path / "chat.png").stat().st_size > 10_000
+    journey.screenshot(page, "Chat", tmp_path / "chat.png")
+    assert (tmp_path / "chat.png").stat().st_size > 10_000
 
     documents = app.service.documents.all(journey.DOCSET)
     assert {d.embedding_status for d in documents} == {EmbeddingStatus.DONE}
@@ -115,45 +116,42 @@ def test_upload_embed_and_ask_with_a_streamed_cited_answer(app: App, tmp_path: P
 
 
 def test_github_citation_links_to_the_lines_at_the_commit_and_delete_asks_first(
-    app: App,
+    app: App, open_page: journey.OpenPage
 ) -> None:
     app.service.docsets.create("ops")
     report = app.service.sources.add("ops", SourceKind.GITHUB_REPO, "acme/ops")
     commit = report.resolved
     assert commit and re.fullmatch(r"[0-9a-f]{40}", commit)
 
-    with journey.browser_page() as page:
-        page.goto(app.url)
-        journey.wait_until_done(page, 1)
-        journey.open_tab(page, "Chat")
-        page.get_by_role("checkbox", name="ops").check()
-        asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
+    page = open_page(app.url)
+    journey.wait_until_done(page, 1)
+    journey.open_tab(page, "Chat")
+    page.get_by_role("checkbox", name="ops").check()
+    asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)
 
-        link = asked.message.get_by_role("link", name="[1]").first
-        href = link.get_attribute("href") or ""
-        # the link points at the best-matching lines, one line or a range
-        match = re.fullmatch(
-            rf".*/acme/ops/blob/{commit}/docs/backups\.md#L(\d+)(?:-L(\d+))?", href
-        )
-        assert match, href
-        start, end = int(match[1]), int(match[2] or match[1])
-        lines = (journey.DATA / "deployment-guide.md").read_text().splitlines()
-        assert any("pg_dump --format=custom" in line for line in lines[start - 1 : end])
-        expect(link).to_have_attribute("target", "_blank")
-        # a plain click opens the lines in the app's viewer, which links to the commit too
-        link.click()
-        head = page.locator("#source-viewer .rs-viewer-head")
-        expect(head).to_contain_text("[1] acme/ops/docs/backups.md")
-        expect(head.get_by_role("link", name="open at the commit on GitHub")).to_have_attribute(
-            "href", href
-        )
-        assert len(page.context.pages) == 1  # nothing opened in a new tab
-        sources = page.locator("#chat-sources")
-        expect(sources).to_contain_text("Searched ops.")
-        expect(sources.get_by_role("link", name=re.compile(r"backups\.md"))).to_have_attribute(
-            "href", href
-        )
-        _delete_with_confirmation(page, "ops", app.service)
+    link = asked.message.get_by_role("link", name="[1]").first
+    href = link.get_attribute("href") or ""
+    # the link points at the best-matching lines, one line or a range
+    match = re.fullmatch(rf".*/acme/ops/blob/{commit}/docs/backups\.md#L(\d+)(?:-L(\d+))?", href)
+    assert match, href
+    start, end = int(match[1]), int(match[2] or match[1])
+    lines = (journey.DATA / "deployment-guide.md").read_text().splitlines()
+    assert any("pg_dump --format=custom" in line for line in lines[start - 1 : end])
+    expect(link).to_have_attribute("target", "_blank")
+    # a plain click opens the lines in the app's viewer, which links to the commit too
+    link.click()
+    head = page.locator("#source-viewer .rs-viewer-head")
+    expect(head).to_contain_text("[1] acme/ops/docs/backups.md")
+    expect(head.get_by_role("link", name="open at the commit on GitHub")).to_have_attribute(
+        "href", href
+    )
+    assert len(page.context.pages) == 1  # nothing opened in a new tab
+    sources = page.locator("#chat-sources")
+    expect(sources).to_contain_text("Searched ops.")
+    expect(sources.get_by_role("link", name=re.compile(r"backups\.md"))).to_have_attribute(
+        "href", href
+    )
+    _delete_with_confirmation(page, "ops", app.service)
     assert app.service.docsets.all() == []
 
 
@@ -183,6 +181,7 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
     service: Actions,
     fake_chat: FakeChat,
     launch_app: Callable[..., str],
+    open_page: journey.OpenPage,
 ) -> None:
     guide = journey.FILES[0]
     service.docsets.create(journey.DOCSET, journey.DESCRIPTION)
@@ -191,17 +190,16 @@ def test_a_read_only_visitor_cannot_delete_but_can_chat(
     read_only = settings.replace(read_only=True)
     url = launch_app(build_actions(read_only, store, embedder, chat=chat_model_of(fake_chat)))
 
-    with journey.browser_page() as page:
-        page.goto(url)
-        expect(page.locator("#read-only-banner")).to_contain_text("Read-only.")
-        expect(page.get_by_role("gridcell", name=journey.DOCSET, exact=True)).to_be_visible()
-        for control in ("Delete DocSet…", "Yes, delete it", "Create DocSet", "Add files"):
-            expect(page.get_by_role("button", name=control)).to_have_count(0)
-        journey.open_tab(page, "Embedding status")
-        expect(page.locator("#status-summary")).to_contain_text("done 1")
-        expect(page.get_by_role("button", name="Re-embed whole DocSet")).to_have_count(0)
-        asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)  # chatting still works
-        expect(asked.message.get_by_role("link", name="[1]").first).to_be_visible()
+    page = open_page(url)
+    expect(page.locator("#read-only-banner")).to_contain_text("Read-only.")
+    expect(page.get_by_role("gridcell", name=journey.DOCSET, exact=True)).to_be_visible()
+    for control in ("Delete DocSet…", "Yes, delete it", "Create DocSet", "Add files"):
+        expect(page.get_by_role("button", name=control)).to_have_count(0)
+    journey.open_tab(page, "Embedding status")
+    expect(page.locator("#status-summary")).to_contain_text("done 1")
+    expect(page.get_by_role("button", name="Re-embed whole DocSet")).to_have_count(0)
+    asked = journey.ask(page, journey.QUESTION, journey.ANSWER_TEXT)  # chatting still works
+    expect(asked.message.get_by_role("link", name="[1]").first).to_be_visible()
 
     assert [d.name for d in service.docsets.all()] == [journey.DOCSET]
     assert [d.path for d in service.documents.all(journey.DOCSET)] == [guide.name]

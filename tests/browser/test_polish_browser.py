@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
@@ -76,26 +76,10 @@ def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Ite
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Debian Chromium, shared by the module's pages."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=journey.CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def page(browser: Browser, app: App) -> Iterator[Page]:
+def page(open_page: journey.OpenPage, app: App) -> Page:
     """A fresh desktop page (its own storage) on the app."""
-    context = browser.new_context(viewport=journey.VIEWPORT)  # type: ignore[arg-type]
-    page = context.new_page()
-    page.set_default_timeout(journey.WAIT_MS)  # clicks, fills and waits too
-    page.goto(app.url)
-    yield page
-    context.close()
+    return open_page(app.url)
 
 
 def test_first_run_says_what_to_do_and_disables_what_cannot_work_yet(page: Page) -> None:
@@ -293,8 +277,8 @@ def test_status_chart_shows_every_status_with_overall_progress_and_asks_before_r
     expect(page.get_by_role("button", name="Yes, re-embed it")).to_be_hidden()
 
 
-def test_phone_journey_is_chat_first_with_labelled_tabs(browser: Browser, app: App) -> None:
-    context = browser.new_context(viewport=PHONE, is_mobile=True)  # type: ignore[arg-type]
+def test_phone_journey_is_chat_first_with_labelled_tabs(chromium: Browser, app: App) -> None:
+    context = chromium.new_context(viewport=PHONE, is_mobile=True)  # type: ignore[arg-type]
     page = context.new_page()
     page.set_default_timeout(journey.WAIT_MS)  # clicks, fills and waits too
     page.goto(app.url)

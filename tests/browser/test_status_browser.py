@@ -4,23 +4,22 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from ragspace.actions import Actions
 from ragspace.models import EmbeddingStatus
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.worker import Ingestor
-from tests.browser.journey import WAIT_MS
+from tests.browser.journey import WAIT_MS, OpenPage
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
-CHROMIUM = Path("/usr/bin/chromium")
 DATA = Path(__file__).parent.parent / "data"
 
 
 def test_status_tab_refreshes_live_and_requeues_failed_documents(
-    served: str, service: Actions, ingestor: Ingestor, store: Store
+    served: str, service: Actions, ingestor: Ingestor, store: Store, open_page: OpenPage
 ) -> None:
     service.docsets.create("docs")
     files = [UploadedFile(n, (DATA / n).read_bytes()) for n in ("glossary.rst", "textwrap.py")]
@@ -29,21 +28,16 @@ def test_status_tab_refreshes_live_and_requeues_failed_documents(
     broken = next(d for d in service.documents.all() if d.path == "glossary.rst")
     store.documents.mark_error(broken.id, "The embedding API was down.")
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page()
-        page.set_default_timeout(WAIT_MS)  # clicks, fills and waits too
-        page.goto(served)
-        page.get_by_role("tab", name="Embedding status").click()
-        failed = page.locator("span", has_text="The embedding API was down.")
-        expect(failed.first).to_be_visible(timeout=WAIT_MS)
-        page.get_by_role("button", name="Re-embed failed only").click()
-        page.get_by_text("Queued 1 failed document(s) again.").wait_for(timeout=WAIT_MS)
-        queued = page.locator("span", has_text=re.compile(r"^queued$"))
-        expect(queued.first).to_be_visible(timeout=WAIT_MS)
-        expect(failed).to_have_count(0, timeout=WAIT_MS)  # re-queued: the error is cleared
-        ingestor.process_all()  # the timer shows the result without a reload
-        expect(queued).to_have_count(0, timeout=WAIT_MS)
-        browser.close()
+    page = open_page(served)
+    page.get_by_role("tab", name="Embedding status").click()
+    failed = page.locator("span", has_text="The embedding API was down.")
+    expect(failed.first).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Re-embed failed only").click()
+    page.get_by_text("Queued 1 failed document(s) again.").wait_for(timeout=WAIT_MS)
+    queued = page.locator("span", has_text=re.compile(r"^queued$"))
+    expect(queued.first).to_be_visible(timeout=WAIT_MS)
+    expect(failed).to_have_count(0, timeout=WAIT_MS)  # re-queued: the error is cleared
+    ingestor.process_all()  # the timer shows the result without a reload
+    expect(queued).to_have_count(0, timeout=WAIT_MS)
     statuses = {d.embedding_status for d in service.documents.all()}
     assert statuses == {EmbeddingStatus.DONE}

@@ -1,25 +1,22 @@
 """Code navigation in the viewer, in a real browser: click an identifier, land on its
 definition; the definition lists its uses; a use opens where it is."""
 
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from ragspace.actions import Actions
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
-from tests.browser.journey import WAIT_MS
+from tests.browser.journey import OpenPage
 from tests.symbols.shop import CART, PRICING
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 def test_an_identifier_opens_its_definition_which_lists_its_uses(
-    served: str, service: Actions, ingestor: Ingestor
+    served: str, service: Actions, ingestor: Ingestor, open_page: OpenPage
 ) -> None:
     service.docsets.create("shop")
     files = [UploadedFile("cart.py", CART), UploadedFile("pricing.py", PRICING)]
@@ -30,25 +27,18 @@ def test_an_identifier_opens_its_definition_which_lists_its_uses(
         + "/?"
         + urlencode({"docset": "shop", "path": "cart.py", "lines": "16-18"})
     )
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.set_default_timeout(WAIT_MS)
-            page.goto(opened)
-            viewer = page.locator("#source-viewer")
-            expect(viewer.locator(".rs-viewer-head")).to_contain_text("cart.py")
-            viewer.locator(".rs-focus a.rs-sym", has_text="total_price").click()
-            # the definition: its lines highlighted, its uses listed
-            expect(viewer.locator(".rs-viewer-head")).to_contain_text("pricing.py")
-            expect(viewer.locator(".rs-focus").first).to_contain_text("def total_price")
-            assert "lines=6-8" in page.url
-            uses = viewer.locator(".rs-refs")
-            expect(uses).to_contain_text("total_price is used once")
-            uses.get_by_role("link", name="cart.py:18 (Cart.checkout)").click()
-            expect(viewer.locator(".rs-viewer-head")).to_contain_text("cart.py")
-            expect(viewer.locator(".rs-focus")).to_contain_text("return total_price(self.items)")
-            viewer.locator(".rs-outline summary").click()
-            expect(viewer.locator(".rs-outline")).to_contain_text("class Cart")
-        finally:
-            browser.close()
+    page = open_page(opened)
+    viewer = page.locator("#source-viewer")
+    expect(viewer.locator(".rs-viewer-head")).to_contain_text("cart.py")
+    viewer.locator(".rs-focus a.rs-sym", has_text="total_price").click()
+    # the definition: its lines highlighted, its uses listed
+    expect(viewer.locator(".rs-viewer-head")).to_contain_text("pricing.py")
+    expect(viewer.locator(".rs-focus").first).to_contain_text("def total_price")
+    assert "lines=6-8" in page.url
+    uses = viewer.locator(".rs-refs")
+    expect(uses).to_contain_text("total_price is used once")
+    uses.get_by_role("link", name="cart.py:18 (Cart.checkout)").click()
+    expect(viewer.locator(".rs-viewer-head")).to_contain_text("cart.py")
+    expect(viewer.locator(".rs-focus")).to_contain_text("return total_price(self.items)")
+    viewer.locator(".rs-outline summary").click()
+    expect(viewer.locator(".rs-outline")).to_contain_text("class Cart")

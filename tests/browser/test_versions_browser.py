@@ -42,33 +42,33 @@ def _ask(page: Page, expected: str) -> None:
 def test_ref_selector_answers_per_ref_and_hides_for_several_docsets(
     url: str,
     versions: Versions,  # noqa: F811
+    open_page: journey.OpenPage,
 ) -> None:
-    with journey.browser_page() as page:
-        page.goto(url, wait_until="load")
-        journey.open_tab(page, "Chat")
-        ref_pick = page.locator("#ref-pick")
-        expect(ref_pick).to_be_hidden()
-        page.get_by_role("checkbox", name="widgets").check()
-        expect(ref_pick).to_be_visible(timeout=journey.WAIT_MS)
-        expect(ref_pick.locator("input")).to_have_value("All refs")
+    page = open_page(url)
+    journey.open_tab(page, "Chat")
+    ref_pick = page.locator("#ref-pick")
+    expect(ref_pick).to_be_hidden()
+    page.get_by_role("checkbox", name="widgets").check()
+    expect(ref_pick).to_be_visible(timeout=journey.WAIT_MS)
+    expect(ref_pick.locator("input")).to_have_value("All refs")
 
-        _pick_ref(page, f"v1.0 @ {versions.v1[:12]}")
-        _ask(page, "sprocket factory")
-        sources = page.locator("#chat-sources")
-        expect(sources).to_contain_text("Searched widgets at ref v1.0.")
-        expect(sources).to_contain_text(f"v1.0 @ {versions.v1[:12]}")
-        link = sources.get_by_role("link", name=re.compile(r"README\.md")).first
-        expect(link).to_have_attribute("href", re.compile(rf"/blob/{versions.v1}/README\.md#L"))
+    _pick_ref(page, f"v1.0 @ {versions.v1[:12]}")
+    _ask(page, "sprocket factory")
+    sources = page.locator("#chat-sources")
+    expect(sources).to_contain_text("Searched widgets at ref v1.0.")
+    expect(sources).to_contain_text(f"v1.0 @ {versions.v1[:12]}")
+    link = sources.get_by_role("link", name=re.compile(r"README\.md")).first
+    expect(link).to_have_attribute("href", re.compile(rf"/blob/{versions.v1}/README\.md#L"))
 
-        _pick_ref(page, f"v2.0 @ {versions.v2[:12]}")
-        journey.open_tab(page, "DocSets")  # the lists refresh: the chosen ref stays
-        journey.open_tab(page, "Chat")
-        expect(ref_pick.locator("input")).to_have_value(f"v2.0 @ {versions.v2[:12]}")
-        _ask(page, "laser foundry")
-        expect(sources).to_contain_text("Searched widgets at ref v2.0.")
-        link = sources.get_by_role("link", name=re.compile(r"README\.md")).first
-        expect(link).to_have_attribute("href", re.compile(rf"/blob/{versions.v2}/README\.md#L"))
+    _pick_ref(page, f"v2.0 @ {versions.v2[:12]}")
+    journey.open_tab(page, "DocSets")  # the lists refresh: the chosen ref stays
+    journey.open_tab(page, "Chat")
+    expect(ref_pick.locator("input")).to_have_value(f"v2.0 @ {versions.v2[:12]}")
+    _ask(page, "laser foundry")
+    expect(sources).to_contain_text("Searched widgets at ref v2.0.")
+    link = sources.get_by_role("link", name=re.compile(r"README\.md")).first
+    expect(link).to_have_attribute("href", re.compile(rf"/blob/{versions.v2}/README\.md#L"))
 
-        # two DocSets chosen: no ref selector, every version searched
-        page.get_by_role("checkbox", name="notes").check()
-        expect(ref_pick).to_be_hidden(timeout=journey.WAIT_MS)
+    # two DocSets chosen: no ref selector, every version searched
+    page.get_by_role("checkbox", name="notes").check()
+    expect(ref_pick).to_be_hidden(timeout=journey.WAIT_MS)
