@@ -1,0 +1,101 @@
+"""A hybrid search runs its vector and keyword halves as two queries: the merge loses nothing."""
+
+import threading
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from ragspace.embeddings import Embedder
+from ragspace.models import ChunkDraft
+from ragspace.ranking.candidates import Candidate, Side
+from ragspace.retrieval import keyword_terms
+from ragspace.store import NewDocument, Store
+from ragspace.store import search as search_module
+from ragspace.store.search_request import SearchRequest
+
+PASSAGES = [
+    "Take a nightly logical backup with pg_dump and keep fourteen daily copies.",
+    "Restore each backup into a scratch database every month to test it.",
+    "The glossary defines a replica as a read-only copy of the primary database.",
+    "Rotate the TLS certificates before they expire; the load balancer holds them.",
+    "Otters build dams from willow branches and river mud.",
+    "Spring tides peak a day or two after the new moon.",
+]
+QUESTION = "How are database backups tested with a restore?"
+
+
+def _docset(store: Store, embedder: Embedder) -> int:
+    docset_id = store.docsets.create("ops", "", "local/test", embedder.dimensions).id
+    [document_id] = store.documents.upsert(
+        docset_id, None, [NewDocument("ops.md", "ops", "markdown", "x", "ops")]
+    )
+    chunks = [
+        ChunkDraft(ordinal=i, content=text, start_line=i + 1, end_line=i + 1)
+        for i, text in enumerate(PASSAGES)
+    ]
+    vectors = np.asarray(embedder.embed(PASSAGES), dtype=np.float32)
+    store.chunks.replace(document_id, docset_id, chunks, vectors, [str(i) for i in range(6)])
+    return docset_id
+
+
+def _evidence(candidates: list[Candidate]) -> dict[int, dict[Side, tuple[int, float]]]:
+    return {
+        c.hit.chunk_id: {side: (e.rank, round(e.score, 9)) for side, e in c.evidence.items()}
+        for c in candidates
+    }
+
+
+def test_hybrid_candidates_are_the_union_of_each_halfs_with_both_evidences(
+    store: Store, embedder: Embedder
+) -> None:
+    docset_id = _docset(store, embedder)
+    hybrid = SearchRequest(
+        [docset_id],
+        embedder.dimensions,
+        query_vector=embedder.embed([QUESTION])[0],
+        keyword_terms=keyword_terms(QUESTION),
+        candidates=4,
+        documents=True,
+    )
+    vector_only = store.chunks.search(replace(hybrid, keyword_terms=()))
+    keyword_only = store.chunks.search(replace(hybrid, query_vector=None))
+    both = store.chunks.search(hybrid)
+
+    expected = _evidence(vector_only)
+    for chunk_id, sides in _evidence(keyword_only).items():
+        expected.setdefault(chunk_id, {}).update(sides)
+    assert _evidence(both) == expected
+    assert [c.hit.chunk_id for c in both] == sorted(expected)  # chunk id order, each once
+    assert {Side.VECTOR, Side.KEYWORD} <= {side for c in both for side in c.evidence}
+    shared = [c for c in both if c.on(Side.VECTOR) and c.on(Side.KEYWORD)]
+    assert shared, "the backup passages are found by both halves"
+    for candidate in shared:  # the hit carries what each half knows of it
+        assert candidate.hit.vector_similarity is not None
+        assert candidate.hit.keyword_rank == candidate.evidence[Side.KEYWORD].rank
+
+
+def test_the_two_halves_run_on_two_threads_at_once(
+    store: Store, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docset_id = _docset(store, embedder)
+    request = SearchRequest(
+        [docset_id],
+        embedder.dimensions,
+        query_vector=embedder.embed([QUESTION])[0],
+        keyword_terms=keyword_terms(QUESTION),
+    )
+    # each half waits at a barrier for the other: run one after the other, they never meet
+    # and the barrier breaks after its timeout
+    barrier = threading.Barrier(2, timeout=30)
+    run_part = search_module._run_part
+    threads: list[str] = []
+
+    def meeting(pool: object, part: SearchRequest) -> list[Candidate]:
+        threads.append(threading.current_thread().name)
+        barrier.wait()
+        return run_part(pool, part)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_module, "_run_part", meeting)
+    assert store.chunks.search(request)
+    assert len(set(threads)) == 2 and any(t.startswith("ragspace-search") for t in threads)
