@@ -1,8 +1,9 @@
 """Search a set of DocSets: vector, keyword (full-text) or hybrid (both, fused into one ranking)."""
 
 import dataclasses
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,11 +70,18 @@ class Retriever:
         `measured`, every hit with a vector carries its similarity (`with_similarity`),
         measured with the query vector the search already embedded.
         """
-        request = self._request(query, docset_ids, k, mode, ref)
-        hits = self._ranked(query, request, k)
-        if not hits and request.query_vector is not None and not request.keyword_terms:
+        request = self._request(query, docset_ids, k, mode, ref, embed=False)
+        # the query is embedded while the keyword side already searches
+        vector = functools.cache(lambda: self._embedder.embed([query])[0])
+        uses_vector = (mode or self.options.mode) is not RetrievalMode.KEYWORD
+        hits = self._ranked(query, request, k, embed=vector if uses_vector else None)
+        if not hits and uses_vector and not request.keyword_terms:
             self._refuse_unembedded(docset_ids)
-        return self.with_similarity(query, hits, request.query_vector) if measured else hits
+        return (
+            self.with_similarity(query, hits, vector() if uses_vector else None)
+            if measured
+            else hits
+        )
 
     def _refuse_unembedded(self, docset_ids: Sequence[int]) -> None:
         """Vector search found nothing: say so when chunks are still waiting for vectors
@@ -143,11 +151,24 @@ class Retriever:
         return self._ranked(query, request, k, per_section=False)
 
     def _ranked(
-        self, query: str, request: SearchRequest, k: int, per_section: bool = True
+        self,
+        query: str,
+        request: SearchRequest,
+        k: int,
+        per_section: bool = True,
+        embed: Callable[[], npt.NDArray[np.float32]] | None = None,
     ) -> list[Hit]:
-        ranking = self._ranking(bool(request.keyword_terms), request.query_vector is not None)
-        parts = self._parts(query, request) if ranking.sub_question_weight else []
-        return rank(self._store.chunks.search(request), ranking, query, k, per_section, parts)
+        """Rank the request's candidates; with `embed` the request has no vector yet and
+        `embed` gives it (called once the keyword side runs)."""
+        uses_vector = embed is not None or request.query_vector is not None
+        ranking = self._ranking(bool(request.keyword_terms), uses_vector)
+        candidates = self._store.chunks.search(request, embed)
+        parts: list[tuple[str, list[Candidate]]] = []
+        if ranking.sub_question_weight:
+            if embed is not None:
+                request = dataclasses.replace(request, query_vector=embed())
+            parts = self._parts(query, request)
+        return rank(candidates, ranking, query, k, per_section, parts)
 
     def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
         """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
@@ -186,9 +207,12 @@ class Retriever:
         k: int,
         mode: RetrievalMode | None,
         ref: str | None = None,
+        embed: bool = True,
     ) -> SearchRequest:
+        """The search for `query`; with `embed` False, without its vector (the caller gives
+        the store a way to embed it later)."""
         mode = mode or self.options.mode
-        use_vector = mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
+        use_vector = embed and mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         return SearchRequest(
             docset_ids=docset_ids,

@@ -1,6 +1,6 @@
 """The `chunks` table: a document's chunks, their swap, and search over them."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ from ragspace.models import (
     ChunkDraft,
 )
 from ragspace.ranking.candidates import Candidate
-from ragspace.store.search import chunk_similarities, run_search
+from ragspace.store.search import QueryVector, chunk_similarities, run_search
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.write_lock import lock_docset_writes
 
@@ -60,9 +60,12 @@ class ChunkRows:
                 (document_hash,) * 4 + (len(chunks), document_id),
             )
 
-    def search(self, request: SearchRequest) -> list[Candidate]:
-        """Each side's candidates with their ranks and scores, one query (ranking/ orders)."""
-        return run_search(self._pool, request)
+    def search(
+        self, request: SearchRequest, embed: Callable[[], QueryVector] | None = None
+    ) -> list[Candidate]:
+        """Each side's candidates with their ranks and scores (ranking/ orders them); with
+        `embed`, the query's vector is computed while the keyword side already runs."""
+        return run_search(self._pool, request, embed)
 
     def similarities(
         self,

@@ -4,7 +4,7 @@ two kinds of side run as two queries at once.
 Small look-ups before it plan that query: the DocSets' sizes for a vector side, the chosen
 terms for the keyword side."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,9 +21,13 @@ from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_plan import session_settings
 from ragspace.store.vector_rankings import strictest, vector_rankings, vector_type
 
+QueryVector = np.ndarray[Any, np.dtype[np.float32]]
+
 
 def run_search(
-    pool: ConnectionPool[psycopg.Connection[Any]], request: SearchRequest
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    request: SearchRequest,
+    embed: Callable[[], QueryVector] | None = None,
 ) -> list[Candidate]:
     """Each side's best `candidates` chunks in the given DocSets, in chunk id order.
 
@@ -31,15 +35,23 @@ def run_search(
     connections at once: each is planned for itself (one query planned both sides together,
     HNSW settings included) and the answer comes when the slower one ends, not after both
     (100,000-chunk DocSet among a million chunks, p50: one query 56.7 ms, the vector sides
-    16.1 and the keyword sides 32.6 alone, the two at once 37.0: docs/benchmarks.md)."""
+    16.1 and the keyword sides 32.6 alone, the two at once 37.0: docs/benchmarks.md).
+
+    `embed`, for a request without a vector, gives the query's vector: it is called while
+    the keyword half already runs, so the query's embedding overlaps the keyword search."""
     if not request.docset_ids:
         return []
-    parts = _split(request)
-    if len(parts) == 1:
+    if embed is not None and request.keyword_terms:
+        keyword_future = _SIDES.submit(_run_part, pool, _keyword_half(request))
+        vector_side = _run_part(pool, _vector_half(replace(request, query_vector=embed())))
+        return _merged(vector_side, keyword_future.result())
+    if embed is not None:
+        request = replace(request, query_vector=embed())
+    if request.query_vector is None or not request.keyword_terms:
         return _run_part(pool, request)
-    vector_side = _SIDES.submit(_run_part, pool, parts[0])
-    keyword_side = _run_part(pool, parts[1])  # no connection is held while waiting below
-    return _merged(vector_side.result(), keyword_side)
+    vector_future = _SIDES.submit(_run_part, pool, _vector_half(request))
+    keyword_side = _run_part(pool, _keyword_half(request))  # no connection is held below
+    return _merged(vector_future.result(), keyword_side)
 
 
 # Threads that run a hybrid search's vector sides beside its keyword sides; when all are busy
@@ -47,14 +59,12 @@ def run_search(
 _SIDES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ragspace-search")
 
 
-def _split(request: SearchRequest) -> list[SearchRequest]:
-    """The request itself, or its vector and its keyword halves when it has both."""
-    if request.query_vector is None or not request.keyword_terms:
-        return [request]
-    return [
-        replace(request, keyword_terms=(), documents=False),
-        replace(request, query_vector=None),
-    ]
+def _vector_half(request: SearchRequest) -> SearchRequest:
+    return replace(request, keyword_terms=(), documents=False)
+
+
+def _keyword_half(request: SearchRequest) -> SearchRequest:
+    return replace(request, query_vector=None)
 
 
 def _run_part(
@@ -99,7 +109,10 @@ def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: Searc
     if not request.docset_ids:
         return ""
     plans: list[str] = []
-    for part in _split(request):
+    halves = [request]
+    if request.query_vector is not None and request.keyword_terms:
+        halves = [_vector_half(request), _keyword_half(request)]
+    for part in halves:
         with pool.connection() as conn, conn.transaction():
             prepared = _prepare(conn, part)
             if prepared is None:

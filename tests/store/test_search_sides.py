@@ -2,6 +2,7 @@
 
 import threading
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,11 +92,41 @@ def test_the_two_halves_run_on_two_threads_at_once(
     run_part = search_module._run_part
     threads: list[str] = []
 
-    def meeting(pool: object, part: SearchRequest) -> list[Candidate]:
+    def meeting(pool: Any, part: SearchRequest) -> list[Candidate]:
         threads.append(threading.current_thread().name)
         barrier.wait()
-        return run_part(pool, part)  # type: ignore[arg-type]
+        return run_part(pool, part)
 
     monkeypatch.setattr(search_module, "_run_part", meeting)
     assert store.chunks.search(request)
     assert len(set(threads)) == 2 and any(t.startswith("ragspace-search") for t in threads)
+
+
+def test_the_query_is_embedded_while_the_keyword_half_runs(
+    store: Store, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docset_id = _docset(store, embedder)
+    with_vector = SearchRequest(
+        [docset_id],
+        embedder.dimensions,
+        query_vector=embedder.embed([QUESTION])[0],
+        keyword_terms=keyword_terms(QUESTION),
+    )
+    expected = _evidence(store.chunks.search(with_vector))
+    # the keyword half and the embedding wait for each other: if the query were embedded
+    # before the keyword half started (or after it ended), they would never meet
+    barrier = threading.Barrier(2, timeout=30)
+    run_part = search_module._run_part
+
+    def keyword_half_meets_the_embedding(pool: Any, part: SearchRequest) -> list[Candidate]:
+        if part.query_vector is None:
+            barrier.wait()
+        return run_part(pool, part)
+
+    def embed() -> Any:
+        barrier.wait()
+        return with_vector.query_vector
+
+    monkeypatch.setattr(search_module, "_run_part", keyword_half_meets_the_embedding)
+    found = store.chunks.search(replace(with_vector, query_vector=None), embed)
+    assert _evidence(found) == expected
