@@ -73,7 +73,7 @@ from ragspace.ranking.selection import one_per_section
 from ragspace.retrieval import keyword_terms
 from ragspace.settings import load_settings
 from ragspace.store import Database
-from ragspace.store.search import _KEYWORD_TERMS, KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS
+from ragspace.store.keyword_side import KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS, KEYWORD_TERMS
 
 CANDIDATES = 50  # per side, as the app's default (--candidates)
 FETCH = 30  # fused hits fetched before one-per-section, as the app's search for k = 10
@@ -91,7 +91,7 @@ _CHUNKS = """
 # the keyword side until BM25 replaced it (2dc012a): idf x ts_rank of each chosen lexeme
 TS_RANK_SCORES = (
     "with "
-    + _KEYWORD_TERMS
+    + KEYWORD_TERMS
     + """
     unused as (select 1)
     select c.id, sum(w.idf * ts_rank(c.fts, w.query, 1))::float8 as score
@@ -101,7 +101,7 @@ TS_RANK_SCORES = (
 )
 # the lexemes the app's keyword side searches for, with their IDF
 _WEIGHTED_TERMS = (
-    "with " + _KEYWORD_TERMS + " unused as (select 1) select lexeme, idf from weighted_terms"
+    "with " + KEYWORD_TERMS + " unused as (select 1) select lexeme, idf from weighted_terms"
 )
 # every chunk's indexed words: (chunk id, lexeme, occurrences)
 _POSTINGS = """

@@ -34,19 +34,19 @@ from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.retrieval import keyword_terms
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.store.search import (
-    _KEYWORD_CANDIDATES,
-    _KEYWORD_TERMS,
+from ragspace.store.keyword_side import (
     BM25_B,
     BM25_K1,
+    KEYWORD_CANDIDATES,
     KEYWORD_MAX_MATCHES,
     KEYWORD_MAX_TERMS,
+    KEYWORD_TERMS,
 )
 
 CANDIDATES = 50
 QUERIES = {
-    "bm25": sql.SQL("with " + _KEYWORD_TERMS + " unused as (select 1) select * from {}").format(
-        _KEYWORD_CANDIDATES.format(ref=sql.SQL(""))
+    "bm25": sql.SQL("with " + KEYWORD_TERMS + " unused as (select 1) select * from {}").format(
+        KEYWORD_CANDIDATES.format(ref=sql.SQL(""))
     ),
     "ts_rank": sql.SQL(TS_RANK_SCORES),  # the keyword side before BM25, same candidate terms
 }

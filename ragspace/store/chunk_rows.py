@@ -5,6 +5,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
@@ -13,8 +14,9 @@ from ragspace.models import (
     ChunkDraft,
 )
 from ragspace.ranking.candidates import Candidate
-from ragspace.store.search import QueryVector, chunk_similarities, run_search
+from ragspace.store.search import QueryVector, run_search
 from ragspace.store.search_request import SearchRequest
+from ragspace.store.vector_rankings import vector_type
 from ragspace.store.write_lock import lock_docset_writes
 
 
@@ -139,3 +141,23 @@ def copy_chunks(
                     vector,
                 )
             )
+
+
+def chunk_similarities(
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    chunk_ids: Sequence[int],
+    query_vector: np.ndarray[Any, np.dtype[np.float32]],
+    dimensions: int,
+) -> dict[int, float]:
+    """Cosine similarity of the query to these chunks' quality vectors (chunks without one
+    are left out): a hit that only the keyword side found has none from the search."""
+    if not chunk_ids:
+        return {}
+    vt = vector_type(dimensions)
+    query = sql.SQL(
+        "select id, 1 - (embedding::{vt} <=> %(q)s::{vt}) from chunks"
+        " where id = any(%(ids)s) and embedding is not null and vector_dims(embedding) = {dims}"
+    ).format(vt=vt, dims=sql.Literal(dimensions))
+    with pool.connection() as conn:
+        rows = conn.execute(query, {"q": query_vector, "ids": list(chunk_ids)}).fetchall()
+    return {int(chunk_id): float(similarity) for chunk_id, similarity in rows}

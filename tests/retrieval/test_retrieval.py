@@ -9,7 +9,7 @@ from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.store.search import BM25_B, BM25_K1
+from ragspace.store.keyword_side import BM25_B, BM25_K1
 from ragspace.worker import Ingestor
 from tests.fakes.embedders import RecordingEmbedder
 

@@ -13,6 +13,7 @@ from ragspace.ranking.candidates import Candidate, Side
 from ragspace.retrieval import keyword_terms
 from ragspace.store import NewDocument, Store
 from ragspace.store import search as search_module
+from ragspace.store.search import Versioned
 from ragspace.store.search_request import SearchRequest
 
 PASSAGES = [
@@ -31,13 +32,26 @@ def _docset(store: Store, embedder: Embedder) -> int:
     [document_id] = store.documents.upsert(
         docset_id, None, [NewDocument("ops.md", "ops", "markdown", "x", "ops")]
     )
+    _write_chunks(store, embedder, docset_id, document_id)
+    return docset_id
+
+
+def _write_chunks(store: Store, embedder: Embedder, docset_id: int, document_id: int) -> None:
+    """The document's chunk set, written anew (new chunk ids), as a re-embedding does."""
     chunks = [
         ChunkDraft(ordinal=i, content=text, start_line=i + 1, end_line=i + 1)
         for i, text in enumerate(PASSAGES)
     ]
     vectors = np.asarray(embedder.embed(PASSAGES), dtype=np.float32)
     store.chunks.replace(document_id, docset_id, chunks, vectors, [str(i) for i in range(6)])
-    return docset_id
+
+
+def _chunk_ids(store: Store) -> tuple[int, set[int]]:
+    """The one document's id and its chunks' ids."""
+    with store.pool.connection() as conn:
+        rows = conn.execute("select document_id, id from chunks").fetchall()
+    [document_id] = {row[0] for row in rows}
+    return document_id, {row[1] for row in rows}
 
 
 def _evidence(candidates: list[Candidate]) -> dict[int, dict[Side, tuple[int, float]]]:
@@ -92,7 +106,7 @@ def test_the_two_halves_run_on_two_threads_at_once(
     run_part = search_module._run_part
     threads: list[str] = []
 
-    def meeting(pool: Any, part: SearchRequest) -> list[Candidate]:
+    def meeting(pool: Any, part: SearchRequest) -> list[Versioned]:
         threads.append(threading.current_thread().name)
         barrier.wait()
         return run_part(pool, part)
@@ -118,7 +132,7 @@ def test_the_query_is_embedded_while_the_keyword_half_runs(
     barrier = threading.Barrier(2, timeout=30)
     run_part = search_module._run_part
 
-    def keyword_half_meets_the_embedding(pool: Any, part: SearchRequest) -> list[Candidate]:
+    def keyword_half_meets_the_embedding(pool: Any, part: SearchRequest) -> list[Versioned]:
         if part.query_vector is None:
             barrier.wait()
         return run_part(pool, part)
@@ -130,3 +144,40 @@ def test_the_query_is_embedded_while_the_keyword_half_runs(
     monkeypatch.setattr(search_module, "_run_part", keyword_half_meets_the_embedding)
     found = store.chunks.search(replace(with_vector, query_vector=None), embed)
     assert _evidence(found) == expected
+
+
+def test_a_re_embedding_between_the_two_reads_is_searched_again_in_one_snapshot(
+    store: Store, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docset_id = _docset(store, embedder)
+    document_id, before = _chunk_ids(store)
+    request = SearchRequest(
+        [docset_id],
+        embedder.dimensions,
+        keyword_terms=keyword_terms(QUESTION),
+        candidates=6,
+    )
+    run_part = search_module._run_part
+    keyword_read = threading.Event()
+    reads: list[SearchRequest] = []
+
+    def counted(pool: Any, part: SearchRequest) -> list[Versioned]:
+        found = run_part(pool, part)
+        reads.append(part)
+        if part.query_vector is None:
+            keyword_read.set()
+        return found
+
+    def embed_after_a_re_embedding() -> Any:
+        # the keyword half has read the old chunk set; a re-embedding commits a new one
+        assert keyword_read.wait(30)
+        _write_chunks(store, embedder, docset_id, document_id)
+        return embedder.embed([QUESTION])[0]
+
+    monkeypatch.setattr(search_module, "_run_part", counted)
+    found = store.chunks.search(request, embed_after_a_re_embedding)
+    _, after = _chunk_ids(store)
+    assert before.isdisjoint(after)
+    assert found and {c.hit.chunk_id for c in found} <= after  # one version: the new one
+    assert len(reads) == 3  # the keyword half, the vector half, then both in one statement
+    assert {Side.VECTOR, Side.KEYWORD} <= {side for c in found for side in c.evidence}

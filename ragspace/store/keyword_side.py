@@ -1,0 +1,180 @@
+"""The keyword side's SQL: Okapi BM25 over the chunks' full-text vectors (and over whole
+documents), its terms chosen first in a small query of their own (`weighted_terms`)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+
+@dataclass(frozen=True)
+class WeightedTerms:
+    """The query's lexemes the keyword side searches for, each with its IDF within the
+    selected DocSets, their disjunction as a tsquery, and the DocSets' average lengths."""
+
+    lexemes: list[str]
+    idfs: list[float]
+    match: str  # the tsquery's text: 'a' | 'b'
+    average_words: float  # per chunk
+    average_chunks: float  # per document
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "lexemes": self.lexemes,
+            "idfs": self.idfs,
+            "match": self.match,
+            "average_words": self.average_words,
+            "average_chunks": self.average_chunks,
+        }
+
+
+def weighted_terms(
+    conn: psycopg.Connection[Any], parameters: dict[str, Any]
+) -> WeightedTerms | None:
+    """The keyword side's terms (see KEYWORD_TERMS); None when none occurs in the DocSets.
+
+    Chosen in a query of their own so that the candidates' query carries the tsquery as a
+    value: Postgres then estimates from the column's statistics how many chunks of the whole
+    table match it, and for a small DocSet whose chosen words are common elsewhere reads the
+    DocSet's rows instead of intersecting them with the full-text index's (at a million
+    chunks, a 510,000-row bitmap for a 1,000-chunk DocSet: docs/benchmarks.md)."""
+    row = conn.execute(WEIGHTED_TERMS, parameters, prepare=False).fetchone()
+    if row is None or not row[0]:
+        return None
+    lexemes, idfs, match, average_words, average_chunks = row
+    return WeightedTerms(
+        list(lexemes), [float(idf) for idf in idfs], match, average_words, average_chunks
+    )
+
+
+# Bounds of the keyword side's work per query (see KEYWORD_TERMS).
+KEYWORD_MAX_TERMS = 8
+KEYWORD_MAX_MATCHES = 2_000
+# BM25's term-frequency saturation and length normalisation (Robertson's ranges: k1 1.2-2,
+# b about 0.75); chosen on the docs set, confirmed on the code set (docs/benchmarks.md)
+BM25_K1 = 2.0
+BM25_B = 0.6
+
+
+# Okapi BM25 keyword side: each query lexeme is weighted by its inverse document frequency
+# within the selected DocSets (from `docset_terms`, kept by triggers), so rare identifiers
+# outrank words that appear everywhere, and its frequency in a chunk counts
+# tf (k1 + 1) / (tf + k1 (1 - b + b len / average len)): more occurrences count, with
+# diminishing returns, and a long chunk needs more of them (lengths in indexed words, from
+# `chunks.fts_words` and `docset_lengths`). Only the rarest lexemes pick the candidates,
+# bounded by how many chunks they match, so a question made of common words cannot turn into
+# a scan; lexemes in more than half the chunks are left out (their classic
+# Robertson-Sparck Jones IDF is not positive) unless nothing rarer matched.
+KEYWORD_TERMS = """
+    corpus as (
+        select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
+               greatest(coalesce(sum(chunk_count), 0), 1)::float8
+                   / greatest(count(*), 1) as average_chunks,
+               (select coalesce(sum(words)::float8 / nullif(sum(chunks), 0), 1.0)
+                from docset_lengths where docset_id = any(%(docsets)s)) as average_words
+        from documents where docset_id = any(%(docsets)s)
+    ),
+    query_lexemes as (
+        select distinct lexeme
+        from unnest(tsvector_to_array(
+            to_tsvector('english', array_to_string(%(terms)s::text[], ' ')))) as lexeme
+    ),
+    term_frequencies as (
+        select q.lexeme, sum(t.df)::float8 as df
+        from query_lexemes q
+        join docset_terms t on t.lexeme = q.lexeme and t.docset_id = any(%(docsets)s)
+        group by q.lexeme
+        having sum(t.df) > 0
+    ),
+    ranked_terms as (
+        select lexeme, df, sum(df) over (order by df, lexeme) as matched_before_and_here,
+               row_number() over (order by df, lexeme) as rarity
+        from term_frequencies
+    ),
+    weighted_terms as (
+        select r.lexeme, quote_literal(r.lexeme)::tsquery as query,
+               ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
+        from ranked_terms r cross join corpus
+        where r.rarity = 1
+           or (r.rarity <= %(max_terms)s and r.matched_before_and_here <= %(max_matches)s
+               and r.df <= corpus.n / 2)
+    ),
+"""
+WEIGHTED_TERMS = (
+    "with "
+    + KEYWORD_TERMS.rstrip().removesuffix(",")
+    + """
+    select array_agg(lexeme order by lexeme), array_agg(idf order by lexeme),
+           string_agg(quote_literal(lexeme), ' | ' order by lexeme)::tsquery::text,
+           (select average_words from corpus), (select average_chunks from corpus)
+    from weighted_terms
+"""
+)
+# The chunks that hold any chosen lexeme (one scan, by the full-text index or of the DocSets'
+# rows, whichever the planner expects to be cheaper for this tsquery); for each, once, its
+# vector cut down to those lexemes (`setweight` marks them A, as nothing else in `fts` is, and
+# `ts_filter` keeps them: both in C, without expanding the whole vector) gives each lexeme's
+# positions in the chunk: its term frequency.
+KEYWORD_MATCHES = sql.SQL(
+    """
+    weighted_terms as (
+        select lexeme, idf from unnest(%(lexemes)s::text[], %(idfs)s::float8[]) as w(lexeme, idf)
+    ),
+    corpus as (
+        select %(average_words)s::float8 as average_words,
+               %(average_chunks)s::float8 as average_chunks
+    ),
+    keyword_matches as materialized (
+        select c.id, c.document_id, c.fts_words, u.lexeme, u.tf
+        from chunks c
+        cross join lateral (
+            select lexeme, coalesce(array_length(positions, 1), 1) as tf
+            from unnest(ts_filter(setweight(c.fts, 'A', %(lexemes)s::text[]), '{{a}}'))) u
+        where c.fts @@ %(match)s::tsquery and c.docset_id = any(%(docsets)s){ref}
+    ),
+    keyword_chunks as (
+        select m.id, m.document_id,
+               sum(w.idf * m.tf * (%(bm25_k1)s + 1)
+                   / (m.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                            * m.fts_words / corpus.average_words))) as score
+        from keyword_matches m join weighted_terms w on w.lexeme = m.lexeme cross join corpus
+        group by m.id, m.document_id
+    ),
+    """
+)
+# The same BM25 over whole documents: a lexeme's frequency summed over a document's chunks,
+# its length in chunks (`documents.chunk_count`, against the average); a file that is about
+# the question as a whole rises even when no single chunk says it all. Each document is
+# offered through its best-scoring chunk.
+DOCUMENT_MATCHES = """
+    keyword_documents as (
+        select t.document_id,
+               sum(w.idf * t.tf * (%(bm25_k1)s + 1)
+                   / (t.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                            * d.chunk_count / corpus.average_chunks))) as score
+        from (select document_id, lexeme, sum(tf) as tf
+              from keyword_matches group by document_id, lexeme) t
+        join weighted_terms w on w.lexeme = t.lexeme
+        join documents d on d.id = t.document_id
+        cross join corpus
+        group by t.document_id
+    ),
+"""
+KEYWORD_CANDIDATES = sql.SQL(
+    """
+    (select id, 'keyword'::text as side,
+            row_number() over (order by score desc, id) as rank, score
+     from keyword_chunks order by score desc, id limit %(candidates)s)
+    """
+)
+DOCUMENT_CANDIDATES = sql.SQL(
+    """
+    (select id, 'document'::text as side,
+            row_number() over (order by score desc, id) as rank, score
+     from (select distinct on (k.document_id) k.id, d.score
+           from keyword_documents d join keyword_chunks k on k.document_id = d.document_id
+           order by k.document_id, k.score desc, k.id) best
+     order by score desc, id limit %(candidates)s)
+    """
+)
