@@ -54,6 +54,17 @@ def _chunk_ids(store: Store) -> tuple[int, set[int]]:
     return document_id, {row[1] for row in rows}
 
 
+def _hybrid(embedder: Embedder, docset_id: int, **options: Any) -> SearchRequest:
+    """A hybrid search for QUESTION in the DocSet."""
+    return SearchRequest(
+        [docset_id],
+        embedder.dimensions,
+        query_vector=embedder.embed([QUESTION])[0],
+        keyword_terms=keyword_terms(QUESTION),
+        **options,
+    )
+
+
 def _evidence(candidates: list[Candidate]) -> dict[int, dict[Side, tuple[int, float]]]:
     return {
         c.hit.chunk_id: {side: (e.rank, round(e.score, 9)) for side, e in c.evidence.items()}
@@ -65,14 +76,7 @@ def test_hybrid_candidates_are_the_union_of_each_halfs_with_both_evidences(
     store: Store, embedder: Embedder
 ) -> None:
     docset_id = _docset(store, embedder)
-    hybrid = SearchRequest(
-        [docset_id],
-        embedder.dimensions,
-        query_vector=embedder.embed([QUESTION])[0],
-        keyword_terms=keyword_terms(QUESTION),
-        candidates=4,
-        documents=True,
-    )
+    hybrid = _hybrid(embedder, docset_id, candidates=4, documents=True)
     vector_only = store.chunks.search(replace(hybrid, keyword_terms=()))
     keyword_only = store.chunks.search(replace(hybrid, query_vector=None))
     both = store.chunks.search(hybrid)
@@ -94,12 +98,7 @@ def test_the_two_halves_run_on_two_threads_at_once(
     store: Store, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docset_id = _docset(store, embedder)
-    request = SearchRequest(
-        [docset_id],
-        embedder.dimensions,
-        query_vector=embedder.embed([QUESTION])[0],
-        keyword_terms=keyword_terms(QUESTION),
-    )
+    request = _hybrid(embedder, docset_id)
     # each half waits at a barrier for the other: run one after the other, they never meet
     # and the barrier breaks after its timeout
     barrier = threading.Barrier(2, timeout=30)
@@ -120,12 +119,7 @@ def test_the_query_is_embedded_while_the_keyword_half_runs(
     store: Store, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     docset_id = _docset(store, embedder)
-    with_vector = SearchRequest(
-        [docset_id],
-        embedder.dimensions,
-        query_vector=embedder.embed([QUESTION])[0],
-        keyword_terms=keyword_terms(QUESTION),
-    )
+    with_vector = _hybrid(embedder, docset_id)
     expected = _evidence(store.chunks.search(with_vector))
     # the keyword half and the embedding wait for each other: if the query were embedded
     # before the keyword half started (or after it ended), they would never meet
