@@ -43,10 +43,10 @@ def run_search(
     """Each side's best `candidates` chunks in the given DocSets, in chunk id order.
 
     A hybrid search runs its vector sides and its keyword sides as two queries on two
-    connections at once: each is planned for itself (one query planned both sides together,
-    HNSW settings included) and the answer comes when the slower one ends, not after both
-    (100,000-chunk DocSet among a million chunks, p50: one query 56.7 ms, the vector sides
-    16.1 and the keyword sides 32.6 alone, the two at once 37.0: docs/benchmarks.md).
+    connections at once, so the answer comes when the slower one ends, not after both
+    (100,000-chunk DocSet among a million chunks, p50: the vector half 12-13 ms and the
+    keyword half 25-26 ms alone, both in one statement 35-40 ms, at once 27-30 ms:
+    bench/experiments/search_halves.py, docs/benchmarks.md).
 
     `embed`, for a request without a vector, gives the query's vector: it is called while
     the keyword half already runs, so the query's embedding overlaps the keyword search."""
