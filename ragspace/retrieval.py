@@ -46,6 +46,11 @@ def keyword_terms(text: str) -> list[str]:
     return terms[:MAX_KEYWORD_TERMS]
 
 
+def _uses_vector(mode: RetrievalMode) -> bool:
+    """True when a search in this mode has a vector side (hybrid or vector)."""
+    return mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
+
+
 class Retriever:
     """Runs searches against the store with the configured embedder."""
 
@@ -73,7 +78,7 @@ class Retriever:
         request = self._request(query, docset_ids, k, mode, ref, embed=False)
         # the query is embedded while the keyword side already searches
         vector = functools.cache(lambda: self._embedder.embed([query])[0])
-        uses_vector = (mode or self.options.mode) is not RetrievalMode.KEYWORD
+        uses_vector = _uses_vector(mode or self.options.mode)
         hits = self._ranked(query, request, k, embed=vector if uses_vector else None)
         if not hits and uses_vector and not request.keyword_terms:
             self._refuse_unembedded(docset_ids)
@@ -212,7 +217,7 @@ class Retriever:
         """The search for `query`; with `embed` False, without its vector (the caller gives
         the store a way to embed it later)."""
         mode = mode or self.options.mode
-        use_vector = embed and mode in (RetrievalMode.HYBRID, RetrievalMode.VECTOR)
+        use_vector = embed and _uses_vector(mode)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
         return SearchRequest(
             docset_ids=docset_ids,

@@ -42,29 +42,25 @@ def run_search(
 ) -> list[Candidate]:
     """Each side's best `candidates` chunks in the given DocSets, in chunk id order.
 
-    A hybrid search runs its vector sides and its keyword sides as two queries on two
-    connections at once, so the answer comes when the slower one ends, not after both
-    (100,000-chunk DocSet among a million chunks, p50: the vector half 12-13 ms and the
-    keyword half 25-26 ms alone, both in one statement 35-40 ms, at once 27-30 ms:
-    bench/experiments/search_halves.py, docs/benchmarks.md).
+    A hybrid search runs its keyword sides (on a thread of `_SIDES`) and its vector sides (in
+    the calling thread) as two queries on two connections at once, so the answer comes when
+    the slower one ends, not after both (100,000-chunk DocSet among a million chunks, p50:
+    the vector half 12-13 ms and the keyword half 25-26 ms alone, both in one statement
+    35-40 ms, at once 27-30 ms: bench/experiments/search_halves.py, docs/benchmarks.md).
 
     `embed`, for a request without a vector, gives the query's vector: it is called while
     the keyword half already runs, so the query's embedding overlaps the keyword search."""
     if not request.docset_ids:
         return []
-    if embed is not None and request.keyword_terms:
-        keyword_future = _SIDES.submit(_run_part, pool, _keyword_half(request))
-        request = replace(request, query_vector=embed())
-        vector_side = _run_part(pool, _vector_half(request))
-        keyword_side = keyword_future.result()
-    else:
+    if not _is_hybrid(request, embed):  # one side: one statement
         if embed is not None:
             request = replace(request, query_vector=embed())
-        if request.query_vector is None or not request.keyword_terms:
-            return [candidate for candidate, _ in _run_part(pool, request)]
-        vector_future = _SIDES.submit(_run_part, pool, _vector_half(request))
-        keyword_side = _run_part(pool, _keyword_half(request))  # no connection is held below
-        vector_side = vector_future.result()
+        return [candidate for candidate, _ in _run_part(pool, request)]
+    keyword_future = _SIDES.submit(_run_part, pool, _keyword_half(request))
+    if embed is not None:  # embedded while the keyword half already runs
+        request = replace(request, query_vector=embed())
+    vector_side = _run_part(pool, _vector_half(request))  # no connection is held below
+    keyword_side = keyword_future.result()
     if _one_version_per_document(vector_side + keyword_side):
         return _merged(vector_side, keyword_side)
     # a document's chunks were replaced between the two reads (a re-embedding or re-sync
@@ -76,6 +72,12 @@ def run_search(
 # Threads that run one half of each hybrid search beside the calling thread; when all are
 # busy a search waits for one (at most this many extra connections are taken by searches).
 _SIDES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ragspace-search")
+
+
+def _is_hybrid(request: SearchRequest, embed: Callable[[], QueryVector] | None = None) -> bool:
+    """True when both kinds of side take part (a vector, given or to embed, and terms)."""
+    has_vector = embed is not None or request.query_vector is not None
+    return has_vector and bool(request.keyword_terms)
 
 
 def _vector_half(request: SearchRequest) -> SearchRequest:
@@ -143,9 +145,7 @@ def explain_search(pool: ConnectionPool[psycopg.Connection[Any]], request: Searc
     if not request.docset_ids:
         return ""
     plans: list[str] = []
-    halves = [request]
-    if request.query_vector is not None and request.keyword_terms:
-        halves = [_vector_half(request), _keyword_half(request)]
+    halves = [_vector_half(request), _keyword_half(request)] if _is_hybrid(request) else [request]
     for part in halves:
         with pool.connection() as conn, conn.transaction():
             prepared = _prepare(conn, part)
