@@ -126,7 +126,7 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
             store = runtime.store
             # every side, the document side too, whatever the ranking then uses
             options = RetrievalOptions(
-                candidates=DEPTH, ranking=RankingOptions(document_weight=1.0)
+                candidates=DEPTH, ranking=RankingOptions(document_weight=1.0, file_weight=1.0)
             )
             retriever = Retriever(store, runtime.embedder, options)
             docset = store.docsets.named(pool_set.docset).id
@@ -387,6 +387,12 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     yield "+ files spread", product, grid(file_decay=(0.5, 0.7, 0.85))
     yield "+ whole-document BM25", product, grid(document_weight=(0.1, 0.25, 0.5, 1.0))
     yield "+ sub-questions", product, grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
+    yield "+ file cards", product, grid(file_weight=(0.1, 0.25, 0.5, 1.0))
+    yield (
+        "+ file cards, files spread",
+        product,
+        grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
+    )
     yield "kept signals, tuned jointly", product, {}  # type: ignore[misc]
 
 

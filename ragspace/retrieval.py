@@ -226,6 +226,7 @@ class Retriever:
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
             documents=use_keywords and self.options.ranking.document_weight > 0,
+            files=use_keywords and self.options.ranking.file_weight > 0,
             ef_search=max(k, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
             ref=ref,

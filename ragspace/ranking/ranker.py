@@ -35,6 +35,9 @@ class RankingOptions:
     # whole documents' BM25 (Side.DOCUMENT), scaled like the sides, added to each of their
     # chunks times this; 0: off (and the store does not score documents)
     document_weight: float = 0.0
+    # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
+    # added to each of its chunks times this; 0: off (and the store does not score cards)
+    file_weight: float = 0.0
     # the vector share for a question naming code symbols (None: vector_share)
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
@@ -53,6 +56,7 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
     return dataclasses.replace(
         options,
         document_weight=0.0,
+        file_weight=0.0,
         definition_boost=0.0,
         name_boost=0.0,
         coherence_boost=0.0,
@@ -128,8 +132,12 @@ def scored(
         candidates, side_weights(options, profile), options.confidence_power
     )
     scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
-    if options.document_weight:
-        _add_documents(candidates, scores, options.document_weight, options.scaling)
+    for side, weight in (
+        (Side.DOCUMENT, options.document_weight),
+        (Side.FILE, options.file_weight),
+    ):
+        if weight:
+            _add_documents(candidates, scores, side, weight, options.scaling)
     return adjusted(candidates, scores, options, profile)
 
 
@@ -179,13 +187,17 @@ def _defines(hit: Hit, profile: QueryProfile) -> bool:
 
 
 def _add_documents(
-    candidates: Sequence[Candidate], scores: dict[int, float], weight: float, scaling: str
+    candidates: Sequence[Candidate],
+    scores: dict[int, float],
+    side: Side,
+    weight: float,
+    scaling: str,
 ) -> None:
-    """Every chunk of a document the document side scored gains weight x that scaled score."""
+    """Every chunk of a document that a document-level side (whole documents, cards) scored
+    gains weight x that scaled score."""
     offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
     per_document = {
-        offered[chunk]: scaled
-        for chunk, scaled in SCALINGS[scaling](candidates, Side.DOCUMENT).items()
+        offered[chunk]: scaled for chunk, scaled in SCALINGS[scaling](candidates, side).items()
     }
     for candidate in candidates:
         hit = candidate.hit

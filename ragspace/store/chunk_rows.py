@@ -14,6 +14,7 @@ from ragspace.models import (
     ChunkDraft,
 )
 from ragspace.ranking.candidates import Candidate
+from ragspace.store.document_cards import refresh_card
 from ragspace.store.search import QueryVector, run_search
 from ragspace.store.search_request import SearchRequest
 from ragspace.store.vector_rankings import vector_type
@@ -121,7 +122,8 @@ def copy_chunks(
     """Delete a document's chunks and binary-COPY the new set, inside the caller's transaction.
 
     `embeddings` None: the chunks are found by keywords until the job's vector pass replaces
-    them."""
+    them. The document's card is rewritten from the new chunks (and the symbol rows, which
+    callers swap first)."""
     conn.execute("delete from chunks where document_id = %s", (document_id,))
     vectors = [None] * len(chunks) if embeddings is None else list(embeddings)
     with conn.cursor().copy(_CHUNK_COPY) as copy:
@@ -141,6 +143,7 @@ def copy_chunks(
                     vector,
                 )
             )
+    refresh_card(conn, document_id)
 
 
 def chunk_similarities(

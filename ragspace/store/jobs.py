@@ -192,6 +192,8 @@ class JobQueue:
             lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return False
+            # symbols first: the chunk swap rewrites the document's card from both
+            replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
             copy_chunks(
                 conn,
                 job.document_id,
@@ -200,7 +202,6 @@ class JobQueue:
                 result.vectors,
                 result.content_hashes,
             )
-            replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
             conn.execute(
@@ -243,8 +244,8 @@ class JobQueue:
             lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return False
+            replace_symbols(conn, job.document_id, job.docset_id, symbols)  # before the card
             copy_chunks(conn, job.document_id, job.docset_id, chunks, None, content_hashes)
-            replace_symbols(conn, job.document_id, job.docset_id, symbols)
             # the job first: the documents' pending trigger then finds it and adds nothing
             conn.execute(
                 f"""

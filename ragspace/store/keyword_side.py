@@ -18,6 +18,11 @@ class WeightedTerms:
     match: str  # the tsquery's text: 'a' | 'b'
     average_words: float  # per chunk
     average_chunks: float  # per document
+    # the file side's terms: more of the question's words (a card per document is far fewer
+    # rows than the chunks), the same IDFs
+    card_lexemes: list[str]
+    card_idfs: list[float]
+    card_match: str
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -26,6 +31,9 @@ class WeightedTerms:
             "match": self.match,
             "average_words": self.average_words,
             "average_chunks": self.average_chunks,
+            "card_lexemes": self.card_lexemes,
+            "card_idfs": self.card_idfs,
+            "card_match": self.card_match,
         }
 
 
@@ -42,14 +50,22 @@ def weighted_terms(
     row = conn.execute(WEIGHTED_TERMS, parameters, prepare=False).fetchone()
     if row is None or not row[0]:
         return None
-    lexemes, idfs, match, average_words, average_chunks = row
+    lexemes, idfs, match, average_words, average_chunks, card_lexemes, card_idfs, card_match = row
     return WeightedTerms(
-        list(lexemes), [float(idf) for idf in idfs], match, average_words, average_chunks
+        list(lexemes),
+        [float(idf) for idf in idfs],
+        match,
+        average_words,
+        average_chunks,
+        list(card_lexemes),
+        [float(idf) for idf in card_idfs],
+        card_match,
     )
 
 
 # Bounds of the keyword side's work per query (see KEYWORD_TERMS).
 KEYWORD_MAX_TERMS = 8
+FILE_MAX_TERMS = 16  # the file side's (one card per document)
 KEYWORD_MAX_MATCHES = 2_000
 # BM25's term-frequency saturation and length normalisation (Robertson's ranges: k1 1.2-2,
 # b about 0.75); chosen on the docs set, confirmed on the code set (docs/benchmarks.md)
@@ -100,6 +116,11 @@ KEYWORD_TERMS = """
            or (r.rarity <= %(max_terms)s and r.matched_before_and_here <= %(max_matches)s
                and r.df <= corpus.n / 2)
     ),
+    card_terms as (
+        select r.lexeme, ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
+        from ranked_terms r cross join corpus
+        where r.rarity = 1 or (r.rarity <= %(file_max_terms)s and r.df <= corpus.n / 2)
+    ),
 """
 WEIGHTED_TERMS = (
     "with "
@@ -107,7 +128,11 @@ WEIGHTED_TERMS = (
     + """
     select array_agg(lexeme order by lexeme), array_agg(idf order by lexeme),
            string_agg(quote_literal(lexeme), ' | ' order by lexeme)::tsquery::text,
-           (select average_words from corpus), (select average_chunks from corpus)
+           (select average_words from corpus), (select average_chunks from corpus),
+           (select array_agg(lexeme order by lexeme) from card_terms),
+           (select array_agg(idf order by lexeme) from card_terms),
+           (select string_agg(quote_literal(lexeme), ' | ' order by lexeme)::tsquery::text
+            from card_terms)
     from weighted_terms
 """
 )
@@ -176,5 +201,50 @@ DOCUMENT_CANDIDATES = sql.SQL(
            from keyword_documents d join keyword_chunks k on k.document_id = d.document_id
            order by k.document_id, k.score desc, k.id) best
      order by score desc, id limit %(candidates)s)
+    """
+)
+
+# BM25 over the documents' cards (path, title, headings, definitions and their first
+# docstring lines: migration 20261130000000_document_cards.sql), the chunks' constants, the
+# cards' own average length. Each file is offered through its best keyword chunk, else its
+# first: the ranking lifts every chunk of a file by its card's score (RankingOptions.
+# file_weight), so a question that describes a file finds it even when no single chunk
+# carries its words.
+FILE_MATCHES = sql.SQL(
+    """
+    card_corpus as (
+        select coalesce(avg(words), 1)::float8 as average_words
+        from document_cards where docset_id = any(%(docsets)s)
+    ),
+    file_cards as (
+        select c.document_id,
+               sum(w.idf * u.tf * (%(bm25_k1)s + 1)
+                   / (u.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
+                                            * c.words / k.average_words))) as score
+        from document_cards c
+        cross join card_corpus k
+        cross join lateral (
+            select lexeme, coalesce(array_length(positions, 1), 1) as tf
+            from unnest(ts_filter(setweight(c.fts, 'A', %(card_lexemes)s::text[]), '{{a}}'))) u
+        join unnest(%(card_lexemes)s::text[], %(card_idfs)s::float8[]) as w(lexeme, idf)
+            on w.lexeme = u.lexeme
+        where c.fts @@ %(card_match)s::tsquery and c.docset_id = any(%(docsets)s){ref}
+        group by c.document_id
+        order by score desc, c.document_id
+        limit %(candidates)s
+    ),
+    """
+)
+FILE_CANDIDATES = sql.SQL(
+    """
+    (select coalesce(
+                (select k.id from keyword_chunks k where k.document_id = f.document_id
+                 order by k.score desc, k.id limit 1),
+                (select c.id from chunks c where c.document_id = f.document_id
+                 order by c.ordinal limit 1)) as id,
+            'file'::text as side,
+            row_number() over (order by f.score desc, f.document_id) as rank, f.score
+     from file_cards f
+     where exists (select 1 from chunks c where c.document_id = f.document_id))
     """
 )

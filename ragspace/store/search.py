@@ -22,6 +22,9 @@ from ragspace.store.keyword_side import (
     BM25_K1,
     DOCUMENT_CANDIDATES,
     DOCUMENT_MATCHES,
+    FILE_CANDIDATES,
+    FILE_MATCHES,
+    FILE_MAX_TERMS,
     KEYWORD_CANDIDATES,
     KEYWORD_MATCHES,
     KEYWORD_MAX_MATCHES,
@@ -81,7 +84,7 @@ def _is_hybrid(request: SearchRequest, embed: Callable[[], QueryVector] | None =
 
 
 def _vector_half(request: SearchRequest) -> SearchRequest:
-    return replace(request, keyword_terms=(), documents=False)
+    return replace(request, keyword_terms=(), documents=False, files=False)
 
 
 def _keyword_half(request: SearchRequest) -> SearchRequest:
@@ -169,15 +172,19 @@ def _prepare(
     terms = weighted_terms(conn, parameters) if request.keyword_terms else None
     if terms is not None:
         parameters.update(terms.parameters())
+        chunk_ref = ref_filter(request.ref, "c.document_id")
         keyword_terms = sql.Composed(
             [
-                KEYWORD_MATCHES.format(ref=ref_filter(request.ref, "c.document_id")),
+                KEYWORD_MATCHES.format(ref=chunk_ref),
                 sql.SQL(DOCUMENT_MATCHES if request.documents else ""),
+                FILE_MATCHES.format(ref=chunk_ref) if request.files else sql.SQL(""),
             ]
         )
         parts.append(KEYWORD_CANDIDATES)
         if request.documents:
             parts.append(DOCUMENT_CANDIDATES)
+        if request.files:
+            parts.append(FILE_CANDIDATES)
     if not parts:
         return None
     for statement in session_settings(strictest(plans)):
@@ -195,6 +202,7 @@ def _parameters(request: SearchRequest) -> dict[str, Any]:
         "docsets": list(request.docset_ids),
         "candidates": request.candidates,
         "max_terms": KEYWORD_MAX_TERMS,
+        "file_max_terms": FILE_MAX_TERMS,
         "max_matches": KEYWORD_MAX_MATCHES,
         "bm25_k1": BM25_K1,
         "bm25_b": BM25_B,

@@ -20,6 +20,8 @@ class SearchRequest:
     candidates: int = RETRIEVAL_CANDIDATES
     # the keyword side also scores whole documents (each offered by its best chunk)
     documents: bool = False
+    # the keyword side also scores each document's card (path, headings, definitions)
+    files: bool = False
     ef_search: int = HNSW_EF_SEARCH
     # a selection of at most this many chunks is ranked by exact distance (vector_plan.py)
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS

@@ -8,6 +8,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from ragspace.store.document_cards import refresh_card
 from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols, MapEntry, ReferenceDraft, SymbolLocation
 
@@ -104,6 +105,7 @@ def fill_symbols(
         if row is None or row[0] != content_hash:
             return False
         replace_symbols(conn, document_id, docset_id, symbols)
+        refresh_card(conn, document_id)
     return True
 
 

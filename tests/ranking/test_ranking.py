@@ -1,5 +1,7 @@
 """Ranking is plain Python over candidate lists: every rule checked on constructed lists."""
 
+import dataclasses
+
 import pytest
 
 from ragspace.models import Fusion, Hit
@@ -109,6 +111,23 @@ def test_a_definition_of_a_named_symbol_rises() -> None:
     assert [h.chunk_id for h in rank(cands, plain, question)] == [1, 2, 3]
     assert [h.chunk_id for h in rank(cands, boosted, question)] == [2, 1, 3]
     assert [h.chunk_id for h in rank(cands, RankingOptions(), question)] == [2, 1, 3]
+
+
+def test_a_file_its_card_describes_lifts_each_of_its_chunks() -> None:
+    # chunks 2 and 3 belong to the file the card side ranks first; chunk 4, that file's
+    # representative, was offered by the card side alone
+    cands = [
+        candidate(hit(1, "docs/imports.md", document_id=1), vector=(1, 0.7), keyword=(1, 9.0)),
+        candidate(hit(2, "private_import.py", document_id=2), vector=(2, 0.6), keyword=(2, 7.0)),
+        candidate(hit(3, "private_import.py", document_id=2), vector=(3, 0.5)),
+        candidate(hit(4, "private_import.py", document_id=2), file=(1, 12.0)),
+        candidate(hit(5, "format.py", document_id=3), vector=(4, 0.4), file=(2, 3.0)),
+    ]
+    plain = fusion_only(RankingOptions())
+    assert [h.chunk_id for h in rank(cands, plain, "q")][:2] == [1, 2]
+    with_cards = dataclasses.replace(plain, file_weight=1.0)
+    # every chunk of the described file gains; its representative ties with chunk 1
+    assert [h.chunk_id for h in rank(cands, with_cards, "q")] == [2, 3, 1, 4, 5]
 
 
 def test_the_parse_says_what_a_chunk_defines() -> None:
