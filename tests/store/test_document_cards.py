@@ -4,10 +4,11 @@ import numpy as np
 
 from ragspace.embeddings import Embedder
 from ragspace.models import ChunkDraft
-from ragspace.ranking.candidates import Candidate, Side
+from ragspace.ranking.candidates import Side
 from ragspace.retrieval import keyword_terms
 from ragspace.settings import PROJECT_ROOT
 from ragspace.store import NewDocument, Store
+from ragspace.store.search_request import SearchRequest
 from ragspace.store.symbols import fill_symbols
 from ragspace.symbols.records import DefinitionDraft, FileSymbols
 
@@ -76,14 +77,13 @@ def _card_words(store: Store, document_id: int) -> set[str]:
 
 
 def _file_side(store: Store, embedder: Embedder, docset_id: int) -> list[tuple[str, int]]:
-    from ragspace.store.search_request import SearchRequest
-
+    """(path, ordinal) of each file's chunk the file side offers, best file first."""
     request = SearchRequest(
         [docset_id], embedder.dimensions, keyword_terms=keyword_terms(QUESTION), files=True
     )
-    found: list[Candidate] = store.chunks.search(request)
-    offered = [(c.on(Side.FILE), c.hit.path, c.hit.ordinal) for c in found if c.on(Side.FILE)]
-    return [(path, ordinal) for evidence, path, ordinal in sorted(offered, key=lambda o: o[0].rank)]
+    found = [c for c in store.chunks.search(request) if c.on(Side.FILE)]
+    found.sort(key=lambda c: c.evidence[Side.FILE].rank)
+    return [(c.hit.path, c.hit.ordinal) for c in found]
 
 
 def test_a_card_holds_the_path_and_definitions_and_follows_each_swap(
@@ -130,7 +130,7 @@ def test_the_file_side_ranks_the_file_its_path_and_definitions_describe(
 def test_cards_of_documents_stored_before_the_migration_are_filled_by_it(
     store: Store, embedder: Embedder
 ) -> None:
-    docset_id, ids = _docset(store, embedder)
+    _docset_id, ids = _docset(store, embedder)
     with store.pool.connection() as conn:
         conn.execute("delete from document_cards")
         conn.execute(next(MIGRATIONS.glob("*_document_cards.sql")).read_text().encode())
