@@ -389,6 +389,11 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     yield "+ sub-questions", product, grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
     yield "+ file cards", product, grid(file_weight=(0.1, 0.25, 0.5, 1.0))
     yield (
+        "+ file cards, best chunk lifted",
+        product,
+        grid(file_weight=(0.1, 0.25, 0.5, 1.0), lift_best_chunk=[True]),
+    )
+    yield (
         "+ file cards, files spread",
         product,
         grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),

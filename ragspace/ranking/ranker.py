@@ -38,6 +38,9 @@ class RankingOptions:
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
     # added to each of its chunks times this; 0: off (and the store does not score cards)
     file_weight: float = 0.0
+    # the document-level sides lift only each document's best chunk (by the fused score),
+    # not every chunk: the file rises as one entry and leaves room for other files
+    lift_best_chunk: bool = False
     # the vector share for a question naming code symbols (None: vector_share)
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
@@ -137,7 +140,8 @@ def scored(
         (Side.FILE, options.file_weight),
     ):
         if weight:
-            _add_documents(candidates, scores, side, weight, options.scaling)
+            lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
+            _add_documents(candidates, scores, side, weight, options.scaling, lifted)
     return adjusted(candidates, scores, options, profile)
 
 
@@ -192,16 +196,26 @@ def _add_documents(
     side: Side,
     weight: float,
     scaling: str,
+    lifted: set[int] | None = None,
 ) -> None:
-    """Every chunk of a document that a document-level side (whole documents, cards) scored
-    gains weight x that scaled score."""
+    """Every chunk (of `lifted`, when given) of a document that a document-level side (whole
+    documents, cards) scored gains weight x that scaled score."""
     offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
     per_document = {
         offered[chunk]: scaled for chunk, scaled in SCALINGS[scaling](candidates, side).items()
     }
     for candidate in candidates:
         hit = candidate.hit
-        scores[hit.chunk_id] += weight * per_document.get(hit.document_id, 0.0)
+        if lifted is None or hit.chunk_id in lifted:
+            scores[hit.chunk_id] += weight * per_document.get(hit.document_id, 0.0)
+
+
+def _best_chunks(candidates: Sequence[Candidate], scores: dict[int, float]) -> set[int]:
+    """Each document's best-scoring candidate chunk (ties: the lower chunk id)."""
+    best: dict[int, int] = {}
+    for candidate in sorted(candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id)):
+        best.setdefault(candidate.hit.document_id, candidate.hit.chunk_id)
+    return set(best.values())
 
 
 def _lift_coherent_files(

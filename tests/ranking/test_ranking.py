@@ -128,6 +128,9 @@ def test_a_file_its_card_describes_lifts_each_of_its_chunks() -> None:
     with_cards = dataclasses.replace(plain, file_weight=1.0)
     # every chunk of the described file gains; its representative ties with chunk 1
     assert [h.chunk_id for h in rank(cands, with_cards, "q")] == [2, 3, 1, 4, 5]
+    # or only the file's best chunk, leaving its others where they were
+    best_only = dataclasses.replace(with_cards, lift_best_chunk=True)
+    assert [h.chunk_id for h in rank(cands, best_only, "q")] == [2, 1, 3, 4, 5]
 
 
 def test_the_parse_says_what_a_chunk_defines() -> None:
