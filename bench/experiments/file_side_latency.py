@@ -1,0 +1,87 @@
+"""What the file side (document cards, issue 35) costs: search latency and card writes.
+
+Run: python bench/experiments/file_side_latency.py --work /work/pool [--sets sphinx pylint]
+
+On the data folders `bench/quality_pool.py index` filled (real repositories: thousands of
+files, so thousands of cards), each set's questions are searched as the app searches them
+(query embedding included, hybrid, the app's ranking) with the file side off and on; per
+question the two run in an order that alternates, after five warm-up searches; it prints
+the median and p95 ms of each. Then every document's card is rewritten once
+(`refresh_document_card`, what a chunk swap adds to ingestion), timed in total and per
+document.
+"""
+
+import argparse
+import dataclasses
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
+from quality_pool import SETS, data_dir, load_questions
+
+from ragspace.models import RetrievalMode
+from ragspace.ranking.ranker import RankingOptions
+from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.runtime import open_runtime
+from ragspace.settings import load_settings
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--sets", nargs="+", default=["pytest", "sphinx", "pylint"])
+    parser.add_argument("--file-weight", type=float, default=0.5)
+    args = parser.parse_args()
+    print("| set | files | file side | p50 ms | p95 ms | card rewrite s (per file ms) |")
+    print("|---|---:|---|---:|---:|---:|")
+    for pool_set in (s for s in SETS if s.name in args.sets):
+        settings = load_settings(data_dir=data_dir(args.work, pool_set), database_url=None)
+        runtime = open_runtime(settings, worker_threads=0)
+        try:
+            store = runtime.store
+            docset = store.docsets.named(pool_set.docset).id
+            off = RankingOptions()
+            retrievers = {
+                name: Retriever(store, runtime.embedder, RetrievalOptions(ranking=options))
+                for name, options in (
+                    ("off", off),
+                    ("on", dataclasses.replace(off, file_weight=args.file_weight)),
+                )
+            }
+            questions = [q.text for q in load_questions(pool_set).queries]
+            for question in questions[:5]:
+                for retriever in retrievers.values():
+                    retriever.search(question, [docset], 10, RetrievalMode.HYBRID)
+            timings: dict[str, list[float]] = {name: [] for name in retrievers}
+            for number, question in enumerate(questions):
+                order = list(retrievers) if number % 2 == 0 else list(reversed(retrievers))
+                for name in order:
+                    started = time.perf_counter()
+                    retrievers[name].search(question, [docset], 10, RetrievalMode.HYBRID)
+                    timings[name].append((time.perf_counter() - started) * 1000)
+            with store.pool.connection() as conn:
+                started = time.perf_counter()
+                files = conn.execute(
+                    "select count(refresh_document_card(id)) from documents where docset_id = %s",
+                    (docset,),
+                ).fetchone()[0]
+                rewrite = time.perf_counter() - started
+            per_file = rewrite / files * 1000
+            for name, values in timings.items():
+                print(
+                    f"| {pool_set.name} | {files:,} | {name} | {statistics.median(values):.1f} | "
+                    f"{percentile(values, 0.95):.1f} | {rewrite:.2f} ({per_file:.2f}) |"
+                )
+        finally:
+            runtime.close()
+
+
+if __name__ == "__main__":
+    main()
