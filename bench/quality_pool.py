@@ -387,11 +387,21 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     yield "+ files spread", product, grid(file_decay=(0.5, 0.7, 0.85))
     yield "+ whole-document BM25", product, grid(document_weight=(0.1, 0.25, 0.5, 1.0))
     yield "+ sub-questions", product, grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
-    yield "+ file cards", product, grid(file_weight=(0.1, 0.25, 0.5, 1.0))
+    weights = (0.1, 0.25, 0.5, 1.0)
+    yield "+ file cards", product, grid(file_weight=weights)
     yield (
         "+ file cards, best chunk lifted",
         product,
-        grid(file_weight=(0.1, 0.25, 0.5, 1.0), lift_best_chunk=[True]),
+        grid(file_weight=weights, lift_best_chunk=[True]),
+    )
+    yield (
+        "+ file cards, by their confidence",
+        product,
+        grid(
+            file_weight=weights,
+            file_confidence_power=(1.0, 2.0, 4.0),
+            lift_best_chunk=[False, True],
+        ),
     )
     yield (
         "+ file cards, files spread",

@@ -41,6 +41,10 @@ class RankingOptions:
     # the document-level sides lift only each document's best chunk (by the fused score),
     # not every chunk: the file rises as one entry and leaves room for other files
     lift_best_chunk: bool = False
+    # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
+    # to this power: cards that single out a file count more, cards that match many files
+    # alike less; 0: a fixed weight
+    file_confidence_power: float = 0.0
     # the vector share for a question naming code symbols (None: vector_share)
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
@@ -137,12 +141,24 @@ def scored(
     scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
     for side, weight in (
         (Side.DOCUMENT, options.document_weight),
-        (Side.FILE, options.file_weight),
+        (Side.FILE, file_weight(candidates, options)),
     ):
         if weight:
             lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
             _add_documents(candidates, scores, side, weight, options.scaling, lifted)
     return adjusted(candidates, scores, options, profile)
+
+
+def file_weight(candidates: Sequence[Candidate], options: RankingOptions) -> float:
+    """The file side's weight for this question (RankingOptions.file_confidence_power)."""
+    power = options.file_confidence_power
+    if not options.file_weight or not power:
+        return options.file_weight
+    chunk_sides = [confidence(candidates, side) for side in (Side.VECTOR, Side.KEYWORD)]
+    offered = [c for c in chunk_sides if c > 0]
+    reference = sum(offered) / len(offered) if offered else 1.0
+    ratio = confidence(candidates, Side.FILE) / reference
+    return float(options.file_weight * ratio**power)
 
 
 def adjusted(

@@ -10,7 +10,7 @@ from ragspace.ranking.definitions import defines
 from ragspace.ranking.fusion import confidence, distribution, min_max
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
-from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
+from ragspace.ranking.ranker import RankingOptions, file_weight, fusion_only, rank
 from ragspace.ranking.selection import spread_files
 
 
@@ -131,6 +131,21 @@ def test_a_file_its_card_describes_lifts_each_of_its_chunks() -> None:
     # or only the file's best chunk, leaving its others where they were
     best_only = dataclasses.replace(with_cards, lift_best_chunk=True)
     assert [h.chunk_id for h in rank(cands, best_only, "q")] == [2, 1, 3, 4, 5]
+
+
+def test_cards_that_single_out_a_file_weigh_more_than_cards_that_match_many_alike() -> None:
+    def offered(file_scores: list[float]) -> list[Candidate]:
+        chunks = [0.9, 0.5, 0.45, 0.4, 0.35]
+        return [
+            candidate(hit(i + 1), vector=(i + 1, v), keyword=(i + 1, 10 * v), file=(i + 1, f))
+            for i, (v, f) in enumerate(zip(chunks, file_scores, strict=True))
+        ]
+
+    options = RankingOptions(file_weight=0.5, file_confidence_power=2.0)
+    clear = file_weight(offered([20.0, 2.0, 1.9, 1.8, 1.7]), options)
+    flat = file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), options)
+    assert clear > 0.5 > flat > 0
+    assert file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), RankingOptions(file_weight=0.5)) == 0.5
 
 
 def test_the_parse_says_what_a_chunk_defines() -> None:
