@@ -12,7 +12,7 @@ from ragspace.ranking.definitions import defines
 from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.selection import one_per_section, spread_files
+from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,9 @@ class RankingOptions:
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
     # added to each of its chunks times this; 0: off (and the store does not score cards)
     file_weight: float = 0.0
-    # the document-level sides lift only each document's best chunk (by the fused score),
-    # not every chunk: the file rises as one entry and leaves room for other files
+    # the document-level sides lift only a code file's best chunk (by the fused score), not
+    # every chunk: the file rises as one entry and leaves room for other files (every
+    # section of a prose document may answer: all its chunks rise)
     lift_best_chunk: bool = False
     # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
     # to this power: cards that single out a file count more, cards that match many files
@@ -227,11 +228,16 @@ def _add_documents(
 
 
 def _best_chunks(candidates: Sequence[Candidate], scores: dict[int, float]) -> set[int]:
-    """Each document's best-scoring candidate chunk (ties: the lower chunk id)."""
+    """Each code file's best-scoring candidate chunk (ties: the lower chunk id), and every
+    chunk of prose: a page's sections are answers of their own, as in selection.py."""
     best: dict[int, int] = {}
+    prose: set[int] = set()
     for candidate in sorted(candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id)):
-        best.setdefault(candidate.hit.document_id, candidate.hit.chunk_id)
-    return set(best.values())
+        if hit_is_prose(candidate.hit):
+            prose.add(candidate.hit.chunk_id)
+        else:
+            best.setdefault(candidate.hit.document_id, candidate.hit.chunk_id)
+    return prose | set(best.values())
 
 
 def _lift_coherent_files(

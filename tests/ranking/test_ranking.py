@@ -133,6 +133,23 @@ def test_a_file_its_card_describes_lifts_each_of_its_chunks() -> None:
     assert [h.chunk_id for h in rank(cands, best_only, "q")] == [2, 1, 3, 4, 5]
 
 
+def test_every_section_of_a_described_page_rises_even_when_only_a_files_best_chunk_would() -> None:
+    page = [hit(i, "guide.md", document_id=1) for i in (1, 2)]
+    for h in page:
+        h.metadata["language"] = "markdown"
+        h.metadata["heading_path"] = f"Guide > Part {h.chunk_id}"
+    cands = [
+        candidate(hit(3, "other.md", document_id=2), vector=(1, 0.9), keyword=(1, 9.0)),
+        candidate(page[0], vector=(2, 0.6), keyword=(2, 6.0), file=(1, 8.0)),
+        candidate(page[1], vector=(3, 0.5), keyword=(3, 5.0)),
+        candidate(hit(4, "other.md", document_id=2), vector=(4, 0.4), file=(2, 1.0)),
+    ]
+    options = dataclasses.replace(
+        fusion_only(RankingOptions()), file_weight=1.0, lift_best_chunk=True
+    )
+    assert [h.chunk_id for h in rank(cands, options, "q")][:2] == [1, 2]
+
+
 def test_cards_that_single_out_a_file_weigh_more_than_cards_that_match_many_alike() -> None:
     def offered(file_scores: list[float]) -> list[Candidate]:
         chunks = [0.9, 0.5, 0.45, 0.4, 0.35]
