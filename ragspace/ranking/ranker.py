@@ -37,15 +37,15 @@ class RankingOptions:
     document_weight: float = 0.0
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
     # added to each of its chunks times this; 0: off (and the store does not score cards)
-    file_weight: float = 0.0
+    file_weight: float = 0.5
     # the document-level sides lift only a code file's best chunk (by the fused score), not
     # every chunk: the file rises as one entry and leaves room for other files (every
     # section of a prose document may answer: all its chunks rise)
-    lift_best_chunk: bool = False
+    lift_best_chunk: bool = True
     # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
     # to this power: cards that single out a file count more, cards that match many files
     # alike less; 0: a fixed weight
-    file_confidence_power: float = 0.0
+    file_confidence_power: float = 2.0
     # the vector share for a question naming code symbols (None: vector_share)
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
@@ -65,6 +65,8 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
         options,
         document_weight=0.0,
         file_weight=0.0,
+        lift_best_chunk=False,
+        file_confidence_power=0.0,
         definition_boost=0.0,
         name_boost=0.0,
         coherence_boost=0.0,

@@ -162,7 +162,8 @@ def test_cards_that_single_out_a_file_weigh_more_than_cards_that_match_many_alik
     clear = file_weight(offered([20.0, 2.0, 1.9, 1.8, 1.7]), options)
     flat = file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), options)
     assert clear > 0.5 > flat > 0
-    assert file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), RankingOptions(file_weight=0.5)) == 0.5
+    fixed = RankingOptions(file_weight=0.5, file_confidence_power=0.0)
+    assert file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), fixed) == 0.5
 
 
 def test_the_parse_says_what_a_chunk_defines() -> None:
