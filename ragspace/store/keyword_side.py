@@ -68,7 +68,8 @@ KEYWORD_MAX_TERMS = 8
 # the file side's: not bounded by matches like the chunk side's, since a card per document
 # is far fewer rows, and the words a question describes a file with are common in chunks
 # (bounded to the chunk side's 2,000 matches, the held-out file R@10 fell from 0.764 /
-# 0.510 / 0.609 to 0.659 / 0.446 / 0.519 on pytest / sphinx / pylint)
+# 0.510 / 0.609 to 0.659 / 0.446 / 0.519 on pytest / sphinx / pylint; cards matched by the
+# chunk side's rare terms only and scored by all: no card signal survived the protocol)
 FILE_MAX_TERMS = 16
 KEYWORD_MAX_MATCHES = 2_000
 # BM25's term-frequency saturation and length normalisation (Robertson's ranges: k1 1.2-2,
