@@ -219,14 +219,16 @@ class Retriever:
         mode = mode or self.options.mode
         use_vector = embed and _uses_vector(mode)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
+        # the document-level sides only when the ranking reads them (hybrid)
+        ranking = self._ranking(use_keywords, _uses_vector(mode))
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(k, self.options.candidates),
-            documents=use_keywords and self.options.ranking.document_weight > 0,
-            files=use_keywords and self.options.ranking.file_weight > 0,
+            documents=use_keywords and ranking.document_weight > 0,
+            files=use_keywords and ranking.file_weight > 0,
             ef_search=max(k, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
             ref=ref,

@@ -5,6 +5,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embeddings import Embedder
 from ragspace.models import Fusion, Hit, RetrievalMode
+from ragspace.ranking.candidates import Side
 from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
@@ -330,3 +331,18 @@ def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedd
         # the vector side's share is the same in both; the keyword side's is weight / (k + rank)
         difference = heavy[chunk_id].score - light[chunk_id].score
         assert difference == pytest.approx((3.0 - 0.5) / (10 + rank))
+
+
+@pytest.mark.usefixtures("corpus")
+def test_only_the_hybrid_ranking_asks_for_the_file_side(store: Store, embedder: Embedder) -> None:
+    # "worker internals" is lease-table.md's heading: its card holds it
+    question = "How do the worker internals assign shards?"
+    ops = [store.docsets.named("ops").id]
+    retriever = Retriever(store, embedder, RetrievalOptions())
+
+    def file_side(mode: RetrievalMode) -> list[str]:
+        found = retriever.candidates(question, ops, 10, mode)
+        return [c.hit.path for c in found if c.on(Side.FILE)]
+
+    assert file_side(RetrievalMode.HYBRID)[:1] == ["lease-table.md"]
+    assert file_side(RetrievalMode.KEYWORD) == []  # ranked by its own side: no cards read
