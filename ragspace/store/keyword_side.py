@@ -212,9 +212,9 @@ DOCUMENT_CANDIDATES = sql.SQL(
 # BM25 over the documents' cards (path, title, headings, definitions and their first
 # docstring lines: migration 20261130000000_document_cards.sql), the chunks' constants, the
 # cards' own average length. Each file is offered through its best keyword chunk, else its
-# first: the ranking lifts every chunk of a file by its card's score (RankingOptions.
-# file_weight), so a question that describes a file finds it even when no single chunk
-# carries its words.
+# first: the ranking lifts a code file's best chunk and a page's every chunk by the card's
+# score (RankingOptions.file_weight), so a question that describes a file finds it even when
+# no single chunk carries its words.
 FILE_MATCHES = sql.SQL(
     """
     card_corpus as (
