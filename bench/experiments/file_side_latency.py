@@ -22,17 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from quality_pool import SETS, data_dir, load_questions
+from query_latency import percentile
 
 from ragspace.models import RetrievalMode
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.runtime import open_runtime
 from ragspace.settings import load_settings
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> None:
@@ -82,7 +78,7 @@ def main() -> None:
             for name, values in timings.items():
                 print(
                     f"| {pool_set.name} | {files:,} | {name} | {statistics.median(values):.1f} | "
-                    f"{percentile(values, 0.95):.1f} | {rewrite:.2f} ({per_file:.2f}) |"
+                    f"{percentile(values, 95):.1f} | {rewrite:.2f} ({per_file:.2f}) |"
                 )
         finally:
             runtime.close()

@@ -78,6 +78,15 @@ BM25_K1 = 2.0
 BM25_B = 0.6
 
 
+def _bm25(tf: str, length: str, average: str) -> str:
+    """One term's Okapi BM25 in SQL, idf x tf (k1 + 1) / (tf + k1 (1 - b + b length /
+    average)), for the term's IDF `w.idf`: the chunks', whole documents' and cards' alike."""
+    return (
+        f"w.idf * {tf} * (%(bm25_k1)s + 1) / ({tf} + %(bm25_k1)s * (1 - %(bm25_b)s"
+        f" + %(bm25_b)s * {length} / {average}))"
+    )
+
+
 # Okapi BM25 keyword side: each query lexeme is weighted by its inverse document frequency
 # within the selected DocSets (from `docset_terms`, kept by triggers), so rare identifiers
 # outrank words that appear everywhere, and its frequency in a chunk counts
@@ -109,20 +118,20 @@ KEYWORD_TERMS = """
         having sum(t.df) > 0
     ),
     ranked_terms as (
-        select lexeme, df, sum(df) over (order by df, lexeme) as matched_before_and_here,
-               row_number() over (order by df, lexeme) as rarity
-        from term_frequencies
+        select t.lexeme, t.df, ln(1 + (corpus.n - t.df + 0.5) / (t.df + 0.5)) as idf,
+               sum(t.df) over (order by t.df, t.lexeme) as matched_before_and_here,
+               row_number() over (order by t.df, t.lexeme) as rarity
+        from term_frequencies t cross join corpus
     ),
     weighted_terms as (
-        select r.lexeme, quote_literal(r.lexeme)::tsquery as query,
-               ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
+        select r.lexeme, quote_literal(r.lexeme)::tsquery as query, r.idf
         from ranked_terms r cross join corpus
         where r.rarity = 1
            or (r.rarity <= %(max_terms)s and r.matched_before_and_here <= %(max_matches)s
                and r.df <= corpus.n / 2)
     ),
     card_terms as (
-        select r.lexeme, ln(1 + (corpus.n - r.df + 0.5) / (r.df + 0.5)) as idf
+        select r.lexeme, r.idf
         from ranked_terms r cross join corpus
         where r.rarity = 1 or (r.rarity <= %(file_max_terms)s and r.df <= corpus.n / 2)
     ),
@@ -165,9 +174,9 @@ KEYWORD_MATCHES = sql.SQL(
     ),
     keyword_chunks as (
         select m.id, m.document_id,
-               sum(w.idf * m.tf * (%(bm25_k1)s + 1)
-                   / (m.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
-                                            * m.fts_words / corpus.average_words))) as score
+               sum("""
+    + _bm25("m.tf", "m.fts_words", "corpus.average_words")
+    + """) as score
         from keyword_matches m join weighted_terms w on w.lexeme = m.lexeme cross join corpus
         group by m.id, m.document_id
     ),
@@ -177,12 +186,13 @@ KEYWORD_MATCHES = sql.SQL(
 # its length in chunks (`documents.chunk_count`, against the average); a file that is about
 # the question as a whole rises even when no single chunk says it all. Each document is
 # offered through its best-scoring chunk.
-DOCUMENT_MATCHES = """
+DOCUMENT_MATCHES = (
+    """
     keyword_documents as (
         select t.document_id,
-               sum(w.idf * t.tf * (%(bm25_k1)s + 1)
-                   / (t.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
-                                            * d.chunk_count / corpus.average_chunks))) as score
+               sum("""
+    + _bm25("t.tf", "d.chunk_count", "corpus.average_chunks")
+    + """) as score
         from (select document_id, lexeme, sum(tf) as tf
               from keyword_matches group by document_id, lexeme) t
         join weighted_terms w on w.lexeme = t.lexeme
@@ -191,6 +201,7 @@ DOCUMENT_MATCHES = """
         group by t.document_id
     ),
 """
+)
 KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, 'keyword'::text as side,
@@ -222,10 +233,9 @@ FILE_MATCHES = sql.SQL(
         from document_cards where docset_id = any(%(docsets)s)
     ),
     file_cards as (
-        select c.document_id,
-               sum(w.idf * u.tf * (%(bm25_k1)s + 1)
-                   / (u.tf + %(bm25_k1)s * (1 - %(bm25_b)s + %(bm25_b)s
-                                            * c.words / k.average_words))) as score
+        select c.document_id, sum("""
+    + _bm25("u.tf", "c.words", "k.average_words")
+    + """) as score
         from document_cards c
         cross join card_corpus k
         cross join lateral (
@@ -245,11 +255,12 @@ FILE_CANDIDATES = sql.SQL(
     (select coalesce(
                 (select k.id from keyword_chunks k where k.document_id = f.document_id
                  order by k.score desc, k.id limit 1),
-                (select c.id from chunks c where c.document_id = f.document_id
-                 order by c.ordinal limit 1)) as id,
+                first_chunk.id) as id,
             'file'::text as side,
             row_number() over (order by f.score desc, f.document_id) as rank, f.score
      from file_cards f
-     where exists (select 1 from chunks c where c.document_id = f.document_id))
+     -- a document without chunks (not stored yet) is not offered
+     join lateral (select c.id from chunks c where c.document_id = f.document_id
+                   order by c.ordinal limit 1) first_chunk on true)
     """
 )
