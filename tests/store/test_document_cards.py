@@ -38,7 +38,9 @@ FILLER = [
 QUESTION = "How does the private import checker decide which names to report?"
 
 
-def _add(store: Store, embedder: Embedder, docset_id: int, path: str, parts: list) -> int:
+def _add(
+    store: Store, embedder: Embedder, docset_id: int, path: str, parts: list[tuple[str, str]]
+) -> int:
     [document_id] = store.documents.upsert(
         docset_id, None, [NewDocument(path, path, "python", "x", path)]
     )
