@@ -45,14 +45,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     order, by number of tests, is switched off in pyproject.toml: a module of a few slow tests
     came last)."""
 
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
+
     def group(marker: str) -> set[str]:
-        return {item.nodeid.split("::")[0] for item in items if item.get_closest_marker(marker)}
+        return {module(item) for item in items if item.get_closest_marker(marker)}
 
     slow, browser = group("slow"), group("browser")
 
     def rank(item: pytest.Item) -> int:
-        module = item.nodeid.split("::")[0]
-        return 0 if module in slow else 1 if module in browser else 2
+        return 0 if module(item) in slow else 1 if module(item) in browser else 2
 
     items.sort(key=rank)
 
