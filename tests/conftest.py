@@ -30,12 +30,21 @@ from tests.browser.journey import WAIT_MS
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.embedders import RememberingEmbedder
 from tests.fakes.github_server import FakeGithub, running_github
+from tests.session_temp import session_basetemp
 
 # browser assertions without their own limit give up after WAIT_MS too, not Playwright's 5 s
 expect.set_options(timeout=WAIT_MS)
 
 _database_numbers = itertools.count()
 DATA = Path(__file__).parent / "data"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """As root, the session's temporary folders are its own (tests/session_temp.py says why);
+    pytest-xdist's workers get theirs inside the controller's."""
+    if os.geteuid() == 0 and config.option.basetemp is None and not hasattr(config, "workerinput"):
+        config.option.basetemp = str(session_basetemp())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

