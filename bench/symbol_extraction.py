@@ -12,9 +12,11 @@ keyword-searchable swap does it (COPY, full-text vectors computed) and its symbo
 `added share` is (extraction time + symbol storage time) / (chunking + chunk storage time):
 what the table adds to the bare work of making a document keyword-searchable (an upper
 bound: the worker does more than that). With `--worker`, the real path is timed too: the
-ingestion worker's keyword passes (claim, chunk, chunk swap without vectors: after them
-every document is keyword-searchable) over every document, with the symbol table and without
-it (`worker added share`; after a warm-up pass, the two alternate, so use an even `--runs`).
+ingestion worker's keyword pass (claim, chunk, chunk swap without vectors: after it the
+document is keyword-searchable) over each document without the symbol table and with it, the
+two back to back, summed over the documents (`worker added share`: the median over runs of
+the sums' ratio, after one warm-up run). Whole passes timed one after the other moved by up
+to 20 points between runs of the same code (docs/benchmarks-log.md); pairs do not.
 
 Usage (from the repository root):
     python bench/symbol_extraction.py [--runs 4] [--checkouts pytest sphinx pylint] [--worker]
@@ -43,7 +45,7 @@ from ragspace.settings import load_settings
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.symbols import replace_symbols
-from ragspace.worker import Ingestor
+from ragspace.worker import IngestOptions, Ingestor
 
 
 def cpu_passes(documents: list[Document], chunker: Chunker, runs: int) -> dict[str, float]:
@@ -113,40 +115,58 @@ class _NoSymbols(Chunker):
         return super().split_file(text, language, path, with_symbols=False)
 
 
-def worker_pass(store: Store, label: str, documents: list[Document], chunker: Chunker) -> float:
-    """Seconds of the worker's keyword passes over every document (each keyword-searchable)."""
-    embedder = LocalEmbedder()
-    docset = store.docsets.create(label, "", embedder.model_id, embedder.dimensions)
-    new = [NewDocument(p, p, lang, text, content_hash(text)) for p, lang, text in documents]
-    store.documents.upsert(docset.id, None, new)
-    ingestor = Ingestor(store, chunker, embedder)
-    started = time.perf_counter()
-    for _ in documents:  # keyword passes are claimed first; each requeues its vector job
-        ingestor.process_next()
-    seconds = time.perf_counter() - started
-    with store.pool.connection() as conn:  # the quality jobs are not this benchmark's
-        conn.execute("delete from documents where docset_id = %s", (docset.id,))
-    return seconds
-
-
 def worker_passes(
     store: Store, name: str, documents: list[Document], chunker: Chunker, runs: int
 ) -> dict[str, float]:
+    """The worker's keyword pass over each document without the table and with it, back to
+    back (the first of the two alternating from one document to the next and from run to
+    run), summed over the documents: whatever load hits one pass hits its pair as well."""
     plain = _NoSymbols(chunker.code_chunk_size, chunker.prose_chunk_size, chunker.overlap)
-    chunkers = {"without": plain, "with": chunker}
-    worker_pass(store, f"{name}-warm", documents[:100], chunker)  # caches, plans, pages
-    seconds: dict[str, list[float]] = {"without": [], "with": []}
-    for run in range(runs):
-        # the two orders alternate (ABBA...): what runs second is not favoured every time
-        order = ("without", "with") if run % 2 == 0 else ("with", "without")
-        for key in order:
-            label = f"{name}-{key}-{run}"
-            seconds[key].append(worker_pass(store, label, documents, chunkers[key]))
-    without, with_ = (statistics.median(seconds[k]) for k in ("without", "with"))
+    embedder = LocalEmbedder()
+    # keyword passes, as the app runs them with the local model (runtime.build_ingestor);
+    # nothing is ever embedded here, so every new document gets one
+    options = IngestOptions(keywords_first=True)
+    ingestors = {
+        "without": Ingestor(store, plain, embedder, options),
+        "with": Ingestor(store, chunker, embedder, options),
+    }
+    sums: dict[str, list[float]] = {"without": [], "with": []}
+    for run in range(runs + 1):  # run 0 warms caches, plans and pages, and is not counted
+        docsets = {
+            key: store.docsets.create(
+                f"{name}-{key}-{run}", "", embedder.model_id, embedder.dimensions
+            ).id
+            for key in ingestors
+        }
+        seconds = {"without": 0.0, "with": 0.0}
+        for index, (path, language, text) in enumerate(documents):
+            order = ("without", "with") if (index + run) % 2 == 0 else ("with", "without")
+            for key in order:
+                new = NewDocument(path, path, language, text, content_hash(text))
+                store.documents.upsert(docsets[key], None, [new])
+                started = time.perf_counter()
+                # the one keyword pass queued (keyword passes are claimed before the vector
+                # jobs they leave behind)
+                assert ingestors[key].process_next()
+                seconds[key] += time.perf_counter() - started
+        with store.pool.connection() as conn:  # keyword passes only: no chunk has a vector
+            row = conn.execute(
+                "select count(*) filter (where embedding is not null), count(*) from chunks"
+                " where docset_id = any(%s)",
+                (list(docsets.values()),),
+            ).fetchone()
+        assert row is not None and row[0] == 0 and row[1] > 0, row
+        for docset_id in docsets.values():  # with the vector jobs, not this benchmark's
+            store.docsets.delete(docset_id)
+        if run > 0:
+            for key, total in seconds.items():
+                sums[key].append(total)
+    without, with_ = (statistics.median(sums[k]) for k in ("without", "with"))
+    shares = [w / o - 1 for w, o in zip(sums["with"], sums["without"], strict=True)]
     return {
         "worker keyword-searchable s (no symbols)": round(without, 3),
         "worker keyword-searchable s (symbols)": round(with_, 3),
-        "worker added share": round(with_ / without - 1, 4),
+        "worker added share": round(statistics.median(shares), 4),
     }
 
 

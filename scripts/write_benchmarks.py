@@ -279,13 +279,15 @@ def symbol_extraction() -> str:
     data = read_json("symbol_extraction.json")
     lines = [
         "| checkout | code files | MB | definitions | references | parse + extract files/s "
-        "| added to chunking + storage | worker keyword-searchable s without / with |",
+        "| added to chunking + storage | worker keyword-searchable s without / with "
+        "(paired per document) |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, row in data["results"].items():
         worker = (
             f"{row['worker keyword-searchable s (no symbols)']:.1f} / "
-            f"{row['worker keyword-searchable s (symbols)']:.1f}"
+            f"{row['worker keyword-searchable s (symbols)']:.1f} "
+            f"({row['worker added share']:+.1%})"
             if "worker keyword-searchable s (symbols)" in row
             else "not measured"
         )
