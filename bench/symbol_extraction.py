@@ -141,8 +141,8 @@ def worker_passes(
         seconds = {"without": 0.0, "with": 0.0}
         for index, (path, language, text) in enumerate(documents):
             order = ("without", "with") if (index + run) % 2 == 0 else ("with", "without")
+            new = NewDocument(path, path, language, text, content_hash(text))
             for key in order:
-                new = NewDocument(path, path, language, text, content_hash(text))
                 store.documents.upsert(docsets[key], None, [new])
                 started = time.perf_counter()
                 # the one keyword pass queued (keyword passes are claimed before the vector

@@ -6,11 +6,10 @@ On the data folders `bench/quality_pool.py index` filled (real repositories: tho
 files, so thousands of cards), each set's questions are searched as the app searches them
 (query embedding included, hybrid, the app's ranking) with the file side off and on (the
 app's default); per question the two run in an order that alternates, after five warm-up
-searches; it prints
-the median and p95 ms of each (after a vacuum of the cards, as autovacuum leaves them; the
-rewrite below leaves a dead version of each). Then every document's card is rewritten once
-(`refresh_document_card`, what a chunk swap adds to ingestion), timed in total and per
-document.
+searches; it prints the median and p95 ms of each (after a vacuum of the cards, as
+autovacuum leaves them; the rewrite below leaves a dead version of each). Then every
+document's card is rewritten once (`refresh_document_card`, what a chunk swap adds to
+ingestion), timed in total and per document.
 """
 
 import argparse

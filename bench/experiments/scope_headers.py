@@ -56,9 +56,9 @@ def rewrite(work: Path, name: str) -> None:
                 " where jsonb_typeof(metadata -> 'scope') = 'array' order by id"
             ).fetchall()
         changed = [
-            (chunk_id, scope_header(header, scope), content)
+            (chunk_id, new, content)
             for chunk_id, header, content, scope in rows
-            if scope and scope_header(header, scope) != header
+            if scope and (new := scope_header(header, scope)) != header
         ]
         print(f"{name}: {len(changed)} of {len(rows)} scoped chunks change", file=sys.stderr)
         started = time.perf_counter()
