@@ -137,15 +137,16 @@ def _references(
     defined = {(s.name, s.line) for s in table.symbols}
     seen: set[tuple[str, int, str]] = set()
     found: list[ReferenceDraft] = []
+    around: dict[int, tuple[str, int]] = {-1: ("", 0)}  # each definition's name and line, once
     for node, kind in matches:
         name, row = _node_text(node), node.start_point.row
         if (name, row) in defined or (name, row, kind) in seen or not name.strip():
             continue
         seen.add((name, row, kind))
         owner = table.owner[row] if row < len(table.owner) else -1
-        enclosing = ".".join(table.scope(owner)) if owner != -1 else ""
-        start = table.symbols[owner].line + 1 if owner != -1 else 0
-        found.append(ReferenceDraft(name[:200], kind, row + 1, enclosing, start))
+        if owner not in around:
+            around[owner] = (".".join(table.scope(owner)), table.symbols[owner].line + 1)
+        found.append(ReferenceDraft(name[:200], kind, row + 1, *around[owner]))
         if len(found) > MAX_REFERENCES_PER_DOCUMENT:
             break
     found.sort(key=lambda r: r.line)

@@ -62,9 +62,29 @@ def replace_symbols(
         return
     with conn.cursor().copy(_REFERENCE_COPY) as copy:
         for name, found in uses.items():
-            columns = ([r.line for r in found], [r.kind for r in found])
-            around = ([r.enclosing for r in found], [r.enclosing_line for r in found])
+            columns = (_integers([r.line for r in found]), _texts([r.kind for r in found]))
+            around = (
+                _texts([r.enclosing for r in found]),
+                _integers([r.enclosing_line for r in found]),
+            )
             copy.write_row((document_id, docset_id, name, *columns, *around))
+
+
+# A file's references are four arrays a row. Written as array literals here, not as lists
+# for psycopg to dump, they cost a third of the time to store (psycopg's list dumper inspects
+# every element): bench/symbol_extraction.py, docs/benchmarks-log.md.
+def _integers(values: Sequence[int]) -> str:
+    """An integer[] literal: `{3,17}`."""
+    return "{" + ",".join(map(str, values)) + "}"
+
+
+def _texts(values: Sequence[str]) -> str:
+    """A text[] literal with every element quoted, its quotes and backslashes escaped (so
+    empty strings, commas, braces and `NULL` stay what they are): `{"call","a\\"b"}`."""
+    return "{" + ",".join('"' + v.translate(_ARRAY_ESCAPES) + '"' for v in values) + "}"
+
+
+_ARRAY_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"'})
 
 
 def documents_without_symbols(

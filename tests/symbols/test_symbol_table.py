@@ -12,7 +12,7 @@ from ragspace.models import NewDocument
 from ragspace.store import Store
 from ragspace.store.symbols import SymbolIndex, fill_symbols, replace_symbols
 from ragspace.symbol_backfill import SymbolBackfill
-from ragspace.symbols.records import DefinitionDraft, FileSymbols
+from ragspace.symbols.records import DefinitionDraft, FileSymbols, ReferenceDraft
 from tests.symbols.shop import PRICING, SHOP, Shop
 
 FLASK = Path(__file__).parent.parent / "data" / "checkout"
@@ -103,6 +103,33 @@ def test_every_def_and_class_of_the_flask_tree_is_in_the_table_with_its_lines(
     assert expected - table == set()  # type: ignore[comparison-overlap]
     definitions, references = SymbolIndex(store.pool).counts(docset.id)
     assert definitions >= len(expected) and references > definitions
+
+
+def test_references_are_stored_as_found_whatever_their_characters(store: Store) -> None:
+    """Reference arrays are written as literals (store/symbols.py): names of other languages
+    (operators, quotes, backslashes, braces, `NULL`, spaces) come back unchanged."""
+    odd = ['a"b', "c\\d", "{x,y}", "NULL", "", 'operator "" _km', "é\tü", "(<$>)"]
+    references = [
+        ReferenceDraft("f", kind, line, enclosing, line * 10)
+        for line, (kind, enclosing) in enumerate(zip(odd, reversed(odd), strict=True), 1)
+    ]
+    docset = store.docsets.create("odd", "", "m", 3)
+    [document_id] = store.documents.upsert(
+        docset.id, None, [NewDocument("x.hs", "x.hs", "haskell", "x", content_hash("x"))]
+    )
+    with store.pool.connection() as conn, conn.transaction():
+        replace_symbols(conn, document_id, docset.id, FileSymbols([], references))
+        row = conn.execute(
+            "select lines, kinds, enclosing, enclosing_lines from symbol_references"
+            " where document_id = %s and name = 'f'",
+            (document_id,),
+        ).fetchone()
+    assert row == (
+        [1, 2, 3, 4, 5, 6, 7, 8],
+        odd,
+        list(reversed(odd)),
+        [10, 20, 30, 40, 50, 60, 70, 80],
+    )
 
 
 @pytest.mark.usefixtures("shop")
