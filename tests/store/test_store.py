@@ -114,6 +114,15 @@ def test_keyword_statistics_follow_every_chunk_change(store: Store) -> None:
     assert kept == actual
     assert kept["leas"] == 2 and kept["shard"] == 1
     assert _lengths(store, docset_id) == (3, 3 + 3 + 2)  # "by" is a stop word
+    with store._pool.connection() as conn:  # a text edited in place: its vector follows
+        conn.execute(
+            "update chunks set content = 'shard shard moved twice'"
+            " where docset_id = %s and content = 'shard moved'",
+            (docset_id,),
+        )
+    kept, actual = _term_counts(store, docset_id)
+    assert kept == actual and kept["twice"] == 1
+    assert _lengths(store, docset_id) == (3, 3 + 3 + 4)
     store.chunks.replace(document_id, docset_id, chunks[2:], vectors[:1], ["c"])
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual == {"shard": 1, "move": 1}
