@@ -321,23 +321,25 @@ def side_alone(side: Any) -> Ranking:
     return ranking
 
 
+def cut(candidates: Sequence[Any], depth: int) -> list[Any]:
+    """Only the first `depth` candidates of each side (the app's setting)."""
+    from ragspace.ranking.candidates import Candidate
+
+    kept = []
+    for c in candidates:
+        evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
+        if evidence:
+            kept.append(Candidate(c.hit, evidence))
+    return kept
+
+
 def at_depth(ranking: Ranking, depth: int) -> Ranking:
-    """The ranking over only the first `depth` candidates of each side (the app's setting)."""
-
-    def cut(candidates: list[Any]) -> list[Any]:
-        from ragspace.ranking.candidates import Candidate
-
-        kept = []
-        for c in candidates:
-            evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
-            if evidence:
-                kept.append(Candidate(c.hit, evidence))
-        return kept
+    """The ranking over only the first `depth` candidates of each side."""
 
     def ranked(question: Question) -> list[Any]:
-        parts = [(text, cut(found)) for text, found in question.parts]
+        parts = [(text, cut(found, depth)) for text, found in question.parts]
         return ranking(
-            dataclasses.replace(question, candidates=cut(question.candidates), parts=parts)
+            dataclasses.replace(question, candidates=cut(question.candidates, depth), parts=parts)
         )
 
     return ranked

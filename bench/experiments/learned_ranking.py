@@ -2,17 +2,21 @@
 the folds"): does a linear score over the evidence the app already has, fitted under
 leave-one-set-out, order the pool's candidates better than the hand-built ranking?
 
-Each candidate chunk gets a handful of features, all relative to its question: each side's
-min-max scaled score and reciprocal rank (vector, keyword, the file cards, whole documents),
-those sides weighted by their confidence in this question, whether the chunk defines a
-symbol the question names, whether it is its file's best chunk and how much of the
-candidates' score its file holds (today's ranking), the file name's words the question uses,
-a test/example/generated path, prose. The score is their weighted sum; the weights are fitted
-by a listwise softmax loss (the softmax of the scores over a question's candidates against
-its gold: chunk-level and file-level relevance, half each), every training set weighing the
-same whatever its number of questions, with a small L2 penalty. For each of the five sets,
-the weights are fitted on the other four and the set is scored with them (the app's depth:
-50 candidates a side), beside today's ranking (`RankingOptions()`) on the same candidates.
+Each candidate chunk gets 24 features, all relative to its question: each side's min-max
+scaled score, reciprocal rank and confidence-weighted score (vector, keyword, the file cards,
+whole documents), whether the chunk defines a symbol the question names, whether it is its
+file's best chunk and how much of the candidates' score its file holds (in the hand-built
+ranking), the file name's words the question uses, a test/example/generated path, prose and
+prose x each chunk side, and the hand-built score itself. The score is their weighted sum,
+fitted by a listwise softmax loss (the softmax of the scores over a question's candidates
+against its labels: a gold chunk counts `label`, the first chunk of each gold file `1 -
+label`), every training set weighing the same whatever its number of questions, with an L2
+penalty towards the hand-built ranking.
+
+For each of the five sets: the hand-built ranking is the one tuned without it (the folds of
+bench/results/quality_pool.json), `label` and the penalty are chosen by leave-one-out inside
+the other four, the weights are fitted on those four, and the set is scored with them (the
+app's depth: 50 candidates a side). Result (2026-11-27): not kept, docs/benchmarks-log.md.
 
 Usage (after `bench/quality_pool.py candidates --work DIR`):
     python bench/experiments/learned_ranking.py --work /work/pool
@@ -121,23 +125,13 @@ def features(
     return np.array(rows, dtype=np.float64).reshape(len(candidates), len(FEATURES))
 
 
-def cut(candidates: Sequence[Candidate], depth: int) -> list[Candidate]:
-    """Only the first `depth` candidates of each side (the app's setting)."""
-    kept = []
-    for c in candidates:
-        evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
-        if evidence:
-            kept.append(Candidate(c.hit, evidence))
-    return kept
-
-
 class Prepared:
     """A question's candidates at the app's depth, their features and relevance: `chunk`
     marks gold chunks, `file` the first chunk (in today's order) of each gold file."""
 
     def __init__(self, question: Any, today_options: RankingOptions) -> None:
         self.question = question
-        self.candidates = cut(question.candidates, DEPTH)
+        self.candidates = qp.cut(question.candidates, DEPTH)
         self.x = features(self.candidates, question.text, today_options)
         hits = [c.hit for c in self.candidates]
         chunk = [bool(m) for m in match_hits(hits, question.query.gold)]
