@@ -6,7 +6,7 @@ chain for the same chunk is stored beside it (`metadata.scope`, e.g. `["Session"
 This rewrites, in a COPY of the quality pool's data folders, every code chunk that has a
 parsed scope to carry `path > Session > request` (joined by U+203A) instead, re-embeds
 exactly those chunks with the same local model (header, content hash, vector; the keyword
-vector is a generated column and follows), and leaves every other row alone. Then
+vector follows, recomputed by the chunks' full-text trigger), and leaves every other row alone. Then
 `bench/quality_pool.py candidates` and `evaluate --work <copy>` score the variant with the
 same protocol as the shipped one.
 
