@@ -9,11 +9,13 @@ from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob
 
 
-def chunks_of(job: ClaimedJob, chunker: Chunker, max_chunks: int) -> ChunkedFile:
-    """The document's chunks with its citation metadata, within the chunk limit, and its
-    symbol table rows from the same parse."""
+def chunks_of(
+    job: ClaimedJob, chunker: Chunker, max_chunks: int, with_symbols: bool = True
+) -> ChunkedFile:
+    """The document's chunks with its citation metadata, within the chunk limit, and (with
+    `with_symbols`) its symbol table rows from the same parse."""
     check_length(job, chunker, max_chunks)
-    chunked = chunker.split_file(job.content, job.language, job.path)
+    chunked = chunker.split_file(job.content, job.language, job.path, with_symbols)
     chunks = chunked.chunks
     if not chunks:
         raise RagspaceError(f"{job.path} has no text to index.")

@@ -144,7 +144,10 @@ class Ingestor:
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
-        chunked = chunks_of(job, self._chunker, self._options.max_chunks)
+        # after the keyword pass of this content (its tier is set only while the content is
+        # the one that pass chunked), the symbol rows it stored stand: not parsed again
+        symbols_stored = job.vector_tier is not None and not job.force
+        chunked = chunks_of(job, self._chunker, self._options.max_chunks, not symbols_stored)
         chunks, texts = embeddable(chunked.chunks, self._embedder)
         hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
         cached = {} if job.force else self._cache.vectors(model, hashes)
@@ -157,7 +160,9 @@ class Ingestor:
         fresh = self._quality.embed_missing(job, hashes, texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)
-        result = JobResult(chunks, vectors, hashes, model, fresh, texts_cached, chunked.symbols)
+        result = JobResult(
+            chunks, vectors, hashes, model, fresh, texts_cached, chunked.symbols, symbols_stored
+        )
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))

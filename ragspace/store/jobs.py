@@ -61,6 +61,9 @@ class JobResult:
     new_cache: dict[str, Vector]
     texts_cached: int
     symbols: FileSymbols | None = None  # the symbol table rows, swapped in with the chunks
+    # the document's rows already come from this content (its keyword pass stored them):
+    # left as they are, `symbols` unused
+    symbols_stored: bool = False
 
 
 class JobQueue:
@@ -192,8 +195,8 @@ class JobQueue:
             lock_docset_writes(conn, job.docset_id)
             if not _holds_lease(conn, job):
                 return False
-            # symbols first: the chunk swap rewrites the document's card from both
-            replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
+            if not result.symbols_stored:  # first: the chunk swap rewrites the card from both
+                replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
             copy_chunks(
                 conn,
                 job.document_id,

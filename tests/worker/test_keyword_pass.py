@@ -134,8 +134,40 @@ def test_a_document_added_later_gets_its_keyword_pass_before_earlier_vector_pass
     assert model.texts == []
 
 
+def _definitions(store: Store, docset: str) -> list[tuple[str, int, str]]:
+    """The DocSet's symbol definitions as (name, first line, xmin): a row written again,
+    even with the same values, has a new xmin (the transaction that wrote it)."""
+    with store.pool.connection() as conn:
+        rows = conn.execute(
+            "select s.name, s.start_line, s.xmin::text from symbol_definitions s"
+            " join docsets ds on ds.id = s.docset_id where ds.name = %s order by 2, 1",
+            (docset,),
+        ).fetchall()
+    return [(str(name), int(line), str(xmin)) for name, line, xmin in rows]
+
+
+def test_the_vector_pass_keeps_the_symbol_rows_of_its_keyword_pass_and_a_reembed_renews_them(
+    keywords_first: tuple[Actions, Ingestor], store: Store
+) -> None:
+    service, ingestor = keywords_first
+    service.docsets.create("code")
+    _upload(service, "code", "textwrap.py")
+    assert ingestor.process_next()  # the keyword pass: chunks and symbol rows
+    stored = _definitions(store, "code")
+    assert {"TextWrapper", "dedent", "fill"} <= {name for name, _, _ in stored}
+    assert ingestor.process_all() == 1  # the vector pass, over the same content
+    assert _definitions(store, "code") == stored  # kept as they were, not parsed or written
+
+    [document] = service.documents.all("code")
+    service.documents.reembed([document.id])  # forced: everything is made again
+    assert ingestor.process_all() == 1
+    renewed = _definitions(store, "code")
+    assert [row[:2] for row in renewed] == [row[:2] for row in stored]
+    assert {xmin for *_, xmin in renewed}.isdisjoint(xmin for *_, xmin in stored)
+
+
 def test_fully_cached_documents_skip_the_keyword_pass(
-    keywords_first: tuple[Actions, Ingestor], model: RecordingEmbedder
+    keywords_first: tuple[Actions, Ingestor], model: RecordingEmbedder, store: Store
 ) -> None:
     service, ingestor = keywords_first
     service.docsets.create("one")
@@ -147,10 +179,14 @@ def test_fully_cached_documents_skip_the_keyword_pass(
     assert ingestor.process_all() == len(SAMPLES)  # straight to the vector pass, one job each
     assert model.texts == []
     assert {d.vector_tier for d in service.documents.all("two")} == {VectorTier.QUALITY}
+    # the vector pass, the only one, stored the symbol rows
+    assert [row[:2] for row in _definitions(store, "two")] == [
+        row[:2] for row in _definitions(store, "one")
+    ]
 
 
 def test_changed_content_gets_a_keyword_pass_again(
-    keywords_first: tuple[Actions, Ingestor], model: RecordingEmbedder
+    keywords_first: tuple[Actions, Ingestor], model: RecordingEmbedder, store: Store
 ) -> None:
     service, ingestor = keywords_first
     service.docsets.create("code")
@@ -168,6 +204,8 @@ def test_changed_content_gets_a_keyword_pass_again(
     assert any("def dedent_text(" in hit.content for hit in hits)  # the new content, at once
     assert ingestor.process_all() == 1
     assert 1 <= len(model.texts) < document.chunk_count  # only changed chunks re-embedded
+    names = {name for name, _, _ in _definitions(store, "code")}
+    assert "dedent_text" in names and "dedent" not in names  # the new content's, kept
 
 
 def test_status_shows_keywords_and_vectors_progress(
