@@ -34,19 +34,36 @@ def extract_symbols(table: SymbolTable) -> FileSymbols:
     if source is None:
         return FileSymbols()
     root = source.tree.root_node
+    scopes = _qualified_names(table)
     definitions = [
-        _definition(table, index, root, source.data)
+        _definition(table, index, scopes[index], root, source.data)
         for index in range(min(len(table.symbols), MAX_DEFINITIONS_PER_DOCUMENT))
     ]
-    references = _references(table, source.references)
+    references = _references(table, scopes, source.references)
     truncated = len(table.symbols) > MAX_DEFINITIONS_PER_DOCUMENT or (
         len(references) > MAX_REFERENCES_PER_DOCUMENT
     )
     return FileSymbols(definitions, references[:MAX_REFERENCES_PER_DOCUMENT], truncated)
 
 
+def _qualified_names(table: SymbolTable) -> list[tuple[str, int]]:
+    """Each definition's qualified name (its scope chain joined by dots) and depth (how
+    many definitions enclose it, plus one for a receiver type), built from its parent's: a
+    parent always comes before its children."""
+    names: list[str] = []
+    levels: list[int] = []
+    for symbol in table.symbols:
+        parts = [symbol.owner_type, symbol.name] if symbol.owner_type else [symbol.name]
+        if symbol.parent != -1:
+            parts.insert(0, names[symbol.parent])
+        names.append(".".join(parts))
+        levels.append(levels[symbol.parent] + 1 if symbol.parent != -1 else 0)
+    owned = [1 if symbol.owner_type else 0 for symbol in table.symbols]
+    return [(name, level + extra) for name, level, extra in zip(names, levels, owned, strict=True)]
+
+
 def _definition(
-    table: SymbolTable, index: int, root: tree_sitter.Node, data: bytes
+    table: SymbolTable, index: int, scope: tuple[str, int], root: tree_sitter.Node, data: bytes
 ) -> DefinitionDraft:
     symbol = table.symbols[index]
     node = root.descendant_for_byte_range(symbol.start_byte, symbol.end_byte)
@@ -56,11 +73,10 @@ def _definition(
         end = _last_code_row(node)
         signature = _signature(node, data)
         doc = _doc(node)
-    chain = table.chain(index)
-    depth = len(chain) - 1 + (1 if symbol.owner_type else 0)
+    qualified_name, depth = scope
     return DefinitionDraft(
         name=symbol.name,
-        qualified_name=".".join(table.scope(index)),
+        qualified_name=qualified_name,
         kind=symbol.kind,
         start_line=symbol.line + 1,
         end_line=max(symbol.line, end) + 1,
@@ -130,23 +146,23 @@ def _node_text(node: tree_sitter.Node) -> str:
 
 
 def _references(
-    table: SymbolTable, matches: list[tuple[tree_sitter.Node, str]]
+    table: SymbolTable, scopes: list[tuple[str, int]], matches: list[tuple[tree_sitter.Node, str]]
 ) -> list[ReferenceDraft]:
     """Every use the parse's reference patterns matched, once per (name, line, kind), in
     file order, each placed in its innermost definition."""
     defined = {(s.name, s.line) for s in table.symbols}
     seen: set[tuple[str, int, str]] = set()
     found: list[ReferenceDraft] = []
-    around: dict[int, tuple[str, int]] = {-1: ("", 0)}  # each definition's name and line, once
+    owners, symbols = table.owner, table.symbols
     for node, kind in matches:
-        name, row = _node_text(node), node.start_point.row
-        if (name, row) in defined or (name, row, kind) in seen or not name.strip():
+        name, row = _node_text(node), node.start_point[0]
+        use = (name, row, kind)
+        if use in seen or (name, row) in defined or not name.strip():
             continue
-        seen.add((name, row, kind))
-        owner = table.owner[row] if row < len(table.owner) else -1
-        if owner not in around:
-            around[owner] = (".".join(table.scope(owner)), table.symbols[owner].line + 1)
-        found.append(ReferenceDraft(name[:200], kind, row + 1, *around[owner]))
+        seen.add(use)
+        owner = owners[row] if row < len(owners) else -1
+        enclosing, line = (scopes[owner][0], symbols[owner].line + 1) if owner != -1 else ("", 0)
+        found.append(ReferenceDraft(name[:200], kind, row + 1, enclosing, line))
         if len(found) > MAX_REFERENCES_PER_DOCUMENT:
             break
     found.sort(key=lambda r: r.line)
