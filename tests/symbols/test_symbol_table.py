@@ -105,31 +105,45 @@ def test_every_def_and_class_of_the_flask_tree_is_in_the_table_with_its_lines(
     assert definitions >= len(expected) and references > definitions
 
 
-def test_references_are_stored_as_found_whatever_their_characters(store: Store) -> None:
-    """Reference arrays are written as literals (store/symbols.py): names of other languages
-    (operators, quotes, backslashes, braces, `NULL`, spaces) come back unchanged."""
+def test_rows_are_stored_as_found_whatever_their_characters(store: Store) -> None:
+    """References' arrays are written as literals (store/symbols.py): names of other
+    languages (operators, quotes, backslashes, braces, `NULL`, `\\N`, spaces, tabs, line
+    breaks) come back unchanged, in every text field and every array element."""
     odd = ['a"b', "c\\d", "{x,y}", "NULL", "", 'operator "" _km', "é\tü", "(<$>)"]
+    odd += ["two\nlines", "cr\r", "\\N", "\\.", "end\\"]
     references = [
-        ReferenceDraft("f", kind, line, enclosing, line * 10)
+        ReferenceDraft("f\t\\g", kind, line, enclosing, line * 10)
         for line, (kind, enclosing) in enumerate(zip(odd, reversed(odd), strict=True), 1)
+    ]
+    definitions = [
+        DefinitionDraft(text, f"{text}.{text}", "function", n, n + 1, text, text, n)
+        for n, text in enumerate(odd, 1)
     ]
     docset = store.docsets.create("odd", "", "m", 3)
     [document_id] = store.documents.upsert(
         docset.id, None, [NewDocument("x.hs", "x.hs", "haskell", "x", content_hash("x"))]
     )
     with store.pool.connection() as conn, conn.transaction():
-        replace_symbols(conn, document_id, docset.id, FileSymbols([], references))
+        replace_symbols(conn, document_id, docset.id, FileSymbols(definitions, references))
         row = conn.execute(
-            "select lines, kinds, enclosing, enclosing_lines from symbol_references"
-            " where document_id = %s and name = 'f'",
+            "select name, lines, kinds, enclosing, enclosing_lines from symbol_references"
+            " where document_id = %s",
             (document_id,),
         ).fetchone()
+        stored = conn.execute(
+            "select name, qualified_name, kind, start_line, end_line, signature, doc, depth"
+            " from symbol_definitions where document_id = %s order by start_line",
+            (document_id,),
+        ).fetchall()
+    count = len(odd)
     assert row == (
-        [1, 2, 3, 4, 5, 6, 7, 8],
+        "f\t\\g",
+        list(range(1, count + 1)),
         odd,
         list(reversed(odd)),
-        [10, 20, 30, 40, 50, 60, 70, 80],
+        [10 * n for n in range(1, count + 1)],
     )
+    assert [DefinitionDraft(*values) for values in stored] == definitions
 
 
 @pytest.mark.usefixtures("shop")
