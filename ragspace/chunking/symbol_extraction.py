@@ -51,15 +51,17 @@ def _qualified_names(table: SymbolTable) -> list[tuple[str, int]]:
     many definitions enclose it, plus one for a receiver type), built from its parent's: a
     parent always comes before its children."""
     names: list[str] = []
-    levels: list[int] = []
+    levels: list[int] = []  # definitions around each one
     for symbol in table.symbols:
         parts = [symbol.owner_type, symbol.name] if symbol.owner_type else [symbol.name]
         if symbol.parent != -1:
             parts.insert(0, names[symbol.parent])
         names.append(".".join(parts))
         levels.append(levels[symbol.parent] + 1 if symbol.parent != -1 else 0)
-    owned = [1 if symbol.owner_type else 0 for symbol in table.symbols]
-    return [(name, level + extra) for name, level, extra in zip(names, levels, owned, strict=True)]
+    return [
+        (name, level + (1 if symbol.owner_type else 0))
+        for name, level, symbol in zip(names, levels, table.symbols, strict=True)
+    ]
 
 
 def _definition(
