@@ -246,7 +246,7 @@ def _bulk_load(store: Store, load: Callable[[], object], coarse_graphs: bool = F
     first and built again after, which is much faster than inserting this many rows into live
     indexes. `coarse_graphs` builds the vector graphs sparser than pgvector's defaults (m 8,
     ef_construction 16, not 16 and 64): a graph whose walks miss more true neighbours, built
-    in far less time (the 100,000-chunk test below took 31 s instead of 45 s)."""
+    in far less time (docs/benchmarks-log.md, "a cheaper 100,000-chunk test")."""
     with store.pool.connection() as conn:
         indexes = conn.execute(
             "select indexname, indexdef from pg_indexes where tablename = 'chunks'"
