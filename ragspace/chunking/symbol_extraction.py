@@ -39,7 +39,7 @@ def extract_symbols(table: SymbolTable) -> FileSymbols:
         _definition(table, index, scopes[index], root, source.data)
         for index in range(min(len(table.symbols), MAX_DEFINITIONS_PER_DOCUMENT))
     ]
-    references = _references(table, scopes, source.references)
+    references = _references(table, source.references)
     truncated = len(table.symbols) > MAX_DEFINITIONS_PER_DOCUMENT or (
         len(references) > MAX_REFERENCES_PER_DOCUMENT
     )
@@ -148,10 +148,10 @@ def _node_text(node: tree_sitter.Node) -> str:
 
 
 def _references(
-    table: SymbolTable, scopes: list[tuple[str, int]], matches: list[tuple[tree_sitter.Node, str]]
+    table: SymbolTable, matches: list[tuple[tree_sitter.Node, str]]
 ) -> list[ReferenceDraft]:
     """Every use the parse's reference patterns matched, once per (name, line, kind), in
-    file order, each placed in its innermost definition."""
+    file order, each placed in its innermost definition (by that definition's first line)."""
     defined = {(s.name, s.line) for s in table.symbols}
     seen: set[tuple[str, int, str]] = set()
     found: list[ReferenceDraft] = []
@@ -163,8 +163,8 @@ def _references(
             continue
         seen.add(use)
         owner = owners[row] if row < len(owners) else -1
-        enclosing, line = (scopes[owner][0], symbols[owner].line + 1) if owner != -1 else ("", 0)
-        found.append(ReferenceDraft(name[:200], kind, row + 1, enclosing, line))
+        enclosing_line = symbols[owner].line + 1 if owner != -1 else 0
+        found.append(ReferenceDraft(name[:200], kind, row + 1, enclosing_line))
         if len(found) > MAX_REFERENCES_PER_DOCUMENT:
             break
     found.sort(key=lambda r: r.line)

@@ -20,8 +20,8 @@ _DEFINITION_COPY = (
     " start_line, end_line, signature, doc, depth) from stdin"
 )
 _REFERENCE_COPY = (
-    "copy symbol_references (document_id, docset_id, name, lines, kinds, enclosing,"
-    " enclosing_lines) from stdin"
+    "copy symbol_references (document_id, docset_id, name, lines, kinds, enclosing_lines)"
+    " from stdin"
 )
 _DELETE = """
     with gone as (delete from symbol_definitions where document_id = %(id)s)
@@ -39,6 +39,14 @@ _JOINS = """
     join documents d on d.id = s.document_id
     join docsets ds on ds.id = s.docset_id
     left join sources src on src.id = d.source_id
+"""
+# The definition around a use, found by the first line the use records: the deepest
+# definition starting there (any deeper one on that line would enclose the use itself).
+_ENCLOSING = """
+    select e.qualified_name from symbol_definitions e
+    where e.document_id = s.document_id and e.start_line = s.enclosing_line
+    order by e.depth desc, e.end_line, e.qualified_name
+    limit 1
 """
 _LINES = "array_to_string((string_to_array(d.content, E'\\n'))[{first}:{last}], E'\\n')"
 
@@ -62,15 +70,12 @@ def replace_symbols(
         return
     with conn.cursor().copy(_REFERENCE_COPY) as copy:
         for name, found in uses.items():
-            columns = (_integers([r.line for r in found]), _texts([r.kind for r in found]))
-            around = (
-                _texts([r.enclosing for r in found]),
-                _integers([r.enclosing_line for r in found]),
-            )
-            copy.write_row((document_id, docset_id, name, *columns, *around))
+            lines, kinds = _integers([r.line for r in found]), _texts([r.kind for r in found])
+            around = _integers([r.enclosing_line for r in found])
+            copy.write_row((document_id, docset_id, name, lines, kinds, around))
 
 
-# A file's references are four arrays a row. Written as array literals here, not as lists
+# A file's references are three arrays a row. Written as array literals here, not as lists
 # for psycopg to dump (its list dumper inspects every element), they take 40 % less time to
 # store: docs/benchmarks-log.md, "Symbol rows stored faster".
 def _integers(values: Sequence[int]) -> str:
@@ -166,17 +171,26 @@ class SymbolIndex:
     ) -> tuple[list[SymbolLocation], int]:
         """Uses of `name` (its line each, with the definition around it) and how many there are."""
         query = f"""
-            select s.name, u.enclosing as qualified_name, u.kind, u.line as start_line,
-                   u.line as end_line, '' as signature, '' as doc,
-                   {_LINES.format(first="u.line", last="u.line")} as content,
-                   count(*) over () as total, {_LOCATION}
-            from symbol_references s
-            cross join lateral unnest(s.lines, s.kinds, s.enclosing) as u(line, kind, enclosing)
+            with uses as (
+                select s.document_id, s.docset_id, s.name, u.line, u.kind, u.enclosing_line,
+                       count(*) over () as total
+                from symbol_references s
+                cross join lateral unnest(s.lines, s.kinds, s.enclosing_lines)
+                    as u(line, kind, enclosing_line)
+                join documents d on d.id = s.document_id
+                where s.docset_id = any(%(ids)s) and s.name = %(name)s
+                  and (%(ref)s::text is null or d.ref = %(ref)s)
+                order by d.path, u.line
+                limit %(limit)s
+            )
+            select s.name, coalesce(e.qualified_name, '') as qualified_name, s.kind,
+                   s.line as start_line, s.line as end_line, '' as signature, '' as doc,
+                   {_LINES.format(first="s.line", last="s.line")} as content, s.total,
+                   {_LOCATION}
+            from uses s
+            left join lateral ({_ENCLOSING}) e on true
             {_JOINS}
-            where s.docset_id = any(%(ids)s) and s.name = %(name)s
-              and (%(ref)s::text is null or d.ref = %(ref)s)
-            order by d.path, u.line
-            limit %(limit)s
+            order by d.path, s.line
         """
         rows = self._rows(
             query, {"ids": list(docset_ids), "name": name, "ref": ref, "limit": limit}

@@ -32,8 +32,9 @@ class ReferenceDraft(NamedTuple):
     name: str
     kind: str
     line: int  # 1-based
-    enclosing: str = ""  # qualified name of the innermost definition around it ('' at top)
-    enclosing_line: int = 0  # that definition's first line (0 at top level)
+    # the first line of the innermost definition around it (0 at the top level of the
+    # file); a lookup reads that definition's qualified name from the document's rows
+    enclosing_line: int = 0
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,7 @@ def test_rows_are_stored_as_found_whatever_their_characters(store: Store) -> Non
     odd = ['a"b', "c\\d", "{x,y}", "NULL", "", 'operator "" _km', "é\tü", "(<$>)"]
     odd += ["two\nlines", "cr\r", "\\N", "\\.", "end\\"]
     references = [
-        ReferenceDraft("f\t\\g", kind, line, enclosing, line * 10)
-        for line, (kind, enclosing) in enumerate(zip(odd, reversed(odd), strict=True), 1)
+        ReferenceDraft("f\t\\g", kind, line, line * 10) for line, kind in enumerate(odd, 1)
     ]
     definitions = [
         DefinitionDraft(text, f"{text}.{text}", "function", n, n + 1, text, text, n)
@@ -126,7 +125,7 @@ def test_rows_are_stored_as_found_whatever_their_characters(store: Store) -> Non
     with store.pool.connection() as conn, conn.transaction():
         replace_symbols(conn, document_id, docset.id, FileSymbols(definitions, references))
         row = conn.execute(
-            "select name, lines, kinds, enclosing, enclosing_lines from symbol_references"
+            "select name, lines, kinds, enclosing_lines from symbol_references"
             " where document_id = %s",
             (document_id,),
         ).fetchone()
@@ -140,10 +139,35 @@ def test_rows_are_stored_as_found_whatever_their_characters(store: Store) -> Non
         "f\t\\g",
         list(range(1, count + 1)),
         odd,
-        list(reversed(odd)),
         [10 * n for n in range(1, count + 1)],
     )
     assert [DefinitionDraft(*values) for values in stored] == definitions
+
+
+def test_a_use_is_placed_in_the_deepest_definition_starting_on_the_line_it_records(
+    store: Store,
+) -> None:
+    """A reference row keeps the first line of the definition around each use, not its name:
+    the lookup reads the name from the definitions, the deepest one starting on that line
+    (one-line code: `class Cart { total() { sum(...) } }`)."""
+    text = "class Cart { total() { return sum(this.items) } }\nsum([])\n"
+    definitions = [
+        DefinitionDraft("Cart", "Cart", "class", 1, 1, depth=0),
+        DefinitionDraft("total", "Cart.total", "method", 1, 1, depth=1),
+    ]
+    uses = [ReferenceDraft("sum", "call", 1, 1), ReferenceDraft("sum", "call", 2, 0)]
+    docset = store.docsets.create("one-line", "", "m", 3)
+    [document_id] = store.documents.upsert(
+        docset.id, None, [NewDocument("cart.js", "cart.js", "javascript", text, "h")]
+    )
+    with store.pool.connection() as conn, conn.transaction():
+        replace_symbols(conn, document_id, docset.id, FileSymbols(definitions, uses))
+    places, total = SymbolIndex(store.pool).references([docset.id], "sum", None, 10)
+    assert total == 2
+    assert [(p.start_line, p.qualified_name, p.content) for p in places] == [
+        (1, "Cart.total", text.splitlines()[0]),
+        (2, "", "sum([])"),
+    ]
 
 
 @pytest.mark.usefixtures("shop")
