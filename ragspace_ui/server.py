@@ -2,11 +2,17 @@
 
 import logging
 import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
 import gradio as gr
 import httpx
+from gradio import http_server
+from gradio.exceptions import ServerFailedToStartError
 
 from ragspace.access import Credentials, parse_auth
 from ragspace.actions import Actions
@@ -29,6 +35,52 @@ log = logging.getLogger(__name__)
 # `_frontend=False`, the flag Gradio's own frontend-less `gr.Server` passes, which skips only
 # that probe, and `check_page_served` asks for the page with a limit a busy machine meets.
 PAGE_LIMIT_SECONDS = 120.0
+
+
+# Gradio gives its web server 5 seconds to start, then tries the next port with the same
+# app and leaves the first server's thread running. That second start runs the app's
+# lifespan again, where the MCP session manager refuses to run twice, so every later port
+# fails as well and launch() ends in "Cannot find empty port in range: 7860-7959" (seen on
+# a stalling test machine). Every launch here uses `PatientServer`, which waits longer.
+START_LIMIT_SECONDS = 120.0
+
+
+class PatientServer(http_server.Server):
+    """Gradio's server, given as long to start as a busy machine needs: it still gives up
+    on a port at once when its thread ends (the port was taken: Gradio tries the next), and
+    one that has not started within START_LIMIT_SECONDS is told to stop and reported, not
+    run a second time on another port."""
+
+    def run_in_thread(self) -> None:
+        if self.reloader:  # on Spaces, Gradio's file watcher (as its own run_in_thread)
+            self.watch_thread = threading.Thread(target=self.watch, daemon=True)
+            self.watch_thread.start()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + START_LIMIT_SECONDS
+        while not self.started:
+            if not self.thread.is_alive():
+                raise ServerFailedToStartError(
+                    f"The web server could not start on port {self.config.port}."
+                )
+            if time.monotonic() > deadline:
+                self.should_exit = True  # it stops as soon as its start-up ends
+                raise RagspaceError(
+                    f"The web server did not start within {START_LIMIT_SECONDS:.0f} s; the "
+                    "machine may be overloaded. Try again when it is less busy."
+                )
+            self.thread.join(0.01)
+
+
+@contextmanager
+def patient_start() -> Iterator[None]:
+    """Launches inside this block start their server with `PatientServer`."""
+    original = http_server.Server
+    http_server.Server = PatientServer  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        http_server.Server = original  # type: ignore[misc]
 
 
 def check_page_served(url: str) -> None:
@@ -82,14 +134,15 @@ def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
     """Start `demo` on 127.0.0.1 on a free port without blocking; its URL (tests, screenshots)."""
     build_session_configs_on_read()
     demo.queue()
-    _, url, _ = demo.launch(
-        server_name="127.0.0.1",
-        server_port=None,
-        prevent_thread_lock=True,
-        quiet=True,
-        _frontend=False,  # see PAGE_LIMIT_SECONDS
-        **options,
-    )
+    with patient_start():
+        _, url, _ = demo.launch(
+            server_name="127.0.0.1",
+            server_port=None,
+            prevent_thread_lock=True,
+            quiet=True,
+            _frontend=False,  # see PAGE_LIMIT_SECONDS
+            **options,
+        )
     check_page_served(str(url))
     return str(url)
 
@@ -122,13 +175,14 @@ def serve(settings: Settings) -> None:
                 "who can reach it may change or delete DocSets.",
                 settings.server.host,
             )
-        _, url, _ = demo.launch(
-            server_name=settings.server.host,
-            server_port=settings.server.port,
-            prevent_thread_lock=True,
-            _frontend=False,  # see PAGE_LIMIT_SECONDS
-            **launch_options(settings, credentials, runtime.actions),
-        )
+        with patient_start():
+            _, url, _ = demo.launch(
+                server_name=settings.server.host,
+                server_port=settings.server.port,
+                prevent_thread_lock=True,
+                _frontend=False,  # see PAGE_LIMIT_SECONDS
+                **launch_options(settings, credentials, runtime.actions),
+            )
         check_page_served(str(url))
         demo.block_thread()  # until Ctrl+C or SIGTERM, as launch() itself would
     finally:

@@ -1,0 +1,102 @@
+"""Starting the web server: Gradio's 5-second start limit replaced by a patient one that
+still moves on from a taken port at once and reports a start that never ends."""
+
+import asyncio
+import socket
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import gradio as gr
+import httpx
+import pytest
+import uvicorn
+from gradio import http_server
+from gradio.exceptions import ServerFailedToStartError
+
+from ragspace.errors import RagspaceError
+from ragspace_ui import server as server_module
+from ragspace_ui.server import PatientServer, launch_on_localhost
+
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+def app_starting_when(released: threading.Event) -> Callable[..., Awaitable[None]]:
+    """A bare ASGI app whose start-up (its lifespan) ends once `released` is set."""
+
+    async def app(scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await asyncio.to_thread(released.wait)
+                await send({"type": "lifespan.startup.complete"})
+            else:
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    return app
+
+
+@pytest.fixture
+def listening() -> Iterator[int]:
+    """A port some other program is listening on."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield int(taken.getsockname()[1])
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def patient_server(app: Callable[..., Awaitable[None]], port: int) -> PatientServer:
+    config = uvicorn.Config(app=app, host="127.0.0.1", port=port, log_level="critical")
+    return PatientServer(config)
+
+
+def test_launches_start_with_the_patient_server_and_leave_gradio_as_it_was() -> None:
+    with gr.Blocks() as demo:
+        gr.Markdown("hello")
+    url = launch_on_localhost(demo)
+    try:
+        assert isinstance(demo.server, PatientServer)
+        assert httpx.get(url).status_code == 200
+    finally:
+        demo.close()
+    assert http_server.Server is not PatientServer
+
+
+# uvicorn reports a port it cannot bind by ending its thread with SystemExit
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_taken_port_fails_at_once_so_that_gradio_tries_the_next(listening: int) -> None:
+    released = threading.Event()
+    released.set()
+    server = patient_server(app_starting_when(released), listening)
+    with pytest.raises(ServerFailedToStartError, match=f"port {listening}"):
+        server.run_in_thread()
+    assert not server.thread.is_alive()
+
+
+def test_a_start_that_outlasts_the_limit_is_reported_and_the_server_then_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(server_module, "START_LIMIT_SECONDS", 0.05)
+    released = threading.Event()
+    port = free_port()
+    server = patient_server(app_starting_when(released), port)
+    with pytest.raises(RagspaceError, match="did not start within"):
+        server.run_in_thread()
+    assert server.thread.is_alive()  # still in its start-up
+    released.set()
+    server.thread.join(timeout=30)
+    assert not server.thread.is_alive()
+    with pytest.raises(httpx.ConnectError):  # it did not go on to serve
+        httpx.get(f"http://127.0.0.1:{port}/")
