@@ -186,7 +186,8 @@ def layout_page(actions: Actions) -> Page:
 def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     """Wire each tab, then what crosses tabs: DocSet lists, line links, page scripts."""
     changed = wire_docsets_tab(actions, page.docsets)
-    wire_status_tab(actions, page.status, page.status_page)
+    others = (page.docsets_page, page.chat_page, page.evaluate_page)
+    wire_status_tab(actions, page.status, page.status_page, others)
     wire_chat_tab(actions, page.chat)
     wire_evaluate_panel(actions, page.evaluate, page.evaluate_page)
     docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat

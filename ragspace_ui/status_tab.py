@@ -1,5 +1,6 @@
 """Embedding status tab: every document's state and progress, refreshed live; re-embed buttons."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -301,7 +302,10 @@ def layout_status_tab(actions: Actions) -> StatusTab:
             confirm = gr.Button("Yes, re-embed it", variant="stop")
             cancel = gr.Button("Cancel")
         action = gr.Markdown(elem_id="reembed-message")
-    timer = gr.Timer(REFRESH_SECONDS)
+    # off until the tab is opened (`wire_status_tab`): a tick re-reads every document and
+    # redraws the table and the chart, and ticking in every open page, whatever tab it
+    # shows, kept the server and each browser busy for nothing
+    timer = gr.Timer(REFRESH_SECONDS, active=False)
     return StatusTab(
         docset_filter=docset_filter,
         status_filter=status_filter,
@@ -326,9 +330,15 @@ def layout_status_tab(actions: Actions) -> StatusTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_status_tab(actions: Actions, tab: StatusTab, page: gr.Tab | None = None) -> None:
+def wire_status_tab(
+    actions: Actions,
+    tab: StatusTab,
+    page: gr.Tab | None = None,
+    other_pages: Sequence[gr.Tab] = (),
+) -> None:
     """Attach the tab's handlers; the table refreshes when the tab (`page`) is opened and
-    every few seconds (the timer's tick), so opening it never shows stale counts."""
+    every few seconds while it stays open (the timer, stopped when one of `other_pages` is
+    opened), so opening it never shows stale counts."""
 
     @user_errors
     def load(docset: str | None, status: str | None, chosen: list[str] | None) -> tuple[Any, ...]:
@@ -374,6 +384,10 @@ def wire_status_tab(actions: Actions, tab: StatusTab, page: gr.Tab | None = None
     triggers = [t.refresh.click, t.docset_filter.change, t.status_filter.change, t.timer.tick]
     for trigger in [*triggers, *([page.select] if page is not None else [])]:
         trigger(load, inputs, outputs, show_progress="hidden")
+    if page is not None:
+        page.select(lambda: gr.Timer(active=True), None, [t.timer], show_progress="hidden")
+    for other in other_pages:
+        other.select(lambda: gr.Timer(active=False), None, [t.timer], show_progress="hidden")
     t.docset_filter.change(on_filter, [t.docset_filter], [t.docset_button, t.confirm_row])
     t.selected_button.click(
         on_selected, [t.selection], [t.action, t.selection], show_progress="minimal"

@@ -184,6 +184,24 @@ def test_opening_the_status_tab_refreshes_its_counts(service: Actions) -> None:
     assert timer_outputs and timer_outputs[0] in on_open  # the same refresh, on opening
 
 
+def test_the_status_timer_ticks_only_while_its_tab_is_open(service: Actions) -> None:
+    """A tick re-reads every document and redraws the table and chart: it is off until the
+    status tab is opened and turned off again when another tab is."""
+    demo = build_ui(service)
+    config = demo.get_config_file()
+    [timer] = [c for c in config["components"] if c["type"] == "timer"]
+    assert timer["props"]["active"] is False
+    tabs = {c["props"]["label"]: c["id"] for c in config["components"] if c["type"] == "tabitem"}
+    assert set(tabs) == {"DocSets", "Embedding status", "Chat", "Evaluate"}
+    switching = {
+        label: [d for d in config["dependencies"] if [tab, "select"] in map(list, d["targets"])]
+        for label, tab in tabs.items()
+    }
+    for label, dependencies in switching.items():
+        [toggle] = [d for d in dependencies if d["outputs"] == [timer["id"]]]
+        assert demo.fns[toggle["id"]].fn().active is (label == "Embedding status"), label
+
+
 def test_docsets_table_shows_counts_and_last_sync(service: Actions) -> None:
     service.docsets.create("alpha", "first")
     [row] = docset_rows(service)
