@@ -94,7 +94,9 @@ def postgres_server() -> Iterator[str]:
 def create_database(server_uri: str, template: str | None = None) -> str:
     """A new database on the embedded server (a clone of `template` if given); its URI."""
     name = f"test_{next(_database_numbers)}"
-    clause = f" template {template}" if template else ""
+    # a file copy of the small template: 34 ms a clone, 49 with the default strategy (which
+    # writes the whole template through the WAL)
+    clause = f" template {template} strategy file_copy" if template else ""
     with psycopg.connect(server_uri, autocommit=True) as conn:
         conn.execute(f"create database {name}{clause}".encode())
     return server_uri.replace("/postgres?", f"/{name}?")

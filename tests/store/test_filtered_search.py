@@ -244,9 +244,10 @@ def _passages() -> list[str]:
 def _bulk_load(store: Store, load: Callable[[], object], coarse_graphs: bool = False) -> None:
     """Run `load` as a restore would: the vector (HNSW) and full-text (GIN) indexes dropped
     first and built again after, which is much faster than inserting this many rows into live
-    indexes. `coarse_graphs` builds the vector graphs sparser than pgvector's defaults (m 8,
-    ef_construction 16, not 16 and 64): a graph whose walks miss more true neighbours, built
-    in far less time (docs/benchmarks-log.md, "a cheaper 100,000-chunk test")."""
+    indexes. `coarse_graphs` builds the vector graphs sparser than pgvector's defaults (m 4,
+    ef_construction 8, not 16 and 64): a graph whose walks miss more true neighbours, built
+    in far less time (docs/benchmarks-log.md, "a cheaper 100,000-chunk test", and "The
+    suite's last minute")."""
     with store.pool.connection() as conn:
         indexes = conn.execute(
             "select indexname, indexdef from pg_indexes where tablename = 'chunks'"
@@ -260,7 +261,7 @@ def _bulk_load(store: Store, load: Callable[[], object], coarse_graphs: bool = F
         for _, definition in indexes:
             if coarse_graphs and " USING hnsw " in definition:
                 columns, where, predicate = definition.partition(" WHERE ")
-                definition = f"{columns} WITH (m = 8, ef_construction = 16){where}{predicate}"
+                definition = f"{columns} WITH (m = 4, ef_construction = 8){where}{predicate}"
             conn.execute(definition.encode())
         conn.execute("analyze chunks")
 
@@ -274,7 +275,7 @@ def test_a_docsets_results_are_the_same_after_100k_chunks_of_other_docsets_arriv
     # bench/query_latency.py builds them), the other DocSets' drawn around the same passages
     seeds = embedder.embed(texts)
     mine = _near(np.random.default_rng(3), seeds, 10_000, 0.05)
-    _bulk_load(store, lambda: _docset(store, "mine", mine, texts))
+    _bulk_load(store, lambda: _docset(store, "mine", mine, texts), coarse_graphs=True)
     docset_id = store.docsets.named("mine").id
     retriever = Retriever(store, embedder, RetrievalOptions())
     questions = [
