@@ -22,7 +22,8 @@ from ragspace_ui.error_messages import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
-from ragspace_ui.status_tab import ALL, StatusTab, layout_status_tab, wire_status_tab
+from ragspace_ui.status_tab import StatusTab, layout_status_tab, wire_status_tab
+from ragspace_ui.status_view import ALL
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
 
 # passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,

@@ -23,7 +23,7 @@ from ragspace.runtime import Runtime, open_runtime
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
-from ragspace_ui.status_tab import status_outputs
+from ragspace_ui.status_view import status_outputs
 
 pytestmark = pytest.mark.slow  # kills Postgres and apps, restarts them
 
@@ -181,7 +181,7 @@ _HOLDER = """
 import sys, time
 from pathlib import Path
 from ragspace.store.database import EmbeddedPostgres
-from ragspace_ui.status_tab import status_outputs
+from ragspace_ui.status_view import status_outputs
 print(EmbeddedPostgres(Path(sys.argv[1])).start(), flush=True)
 time.sleep(600)
 """

@@ -261,6 +261,7 @@ def _bulk_load(store: Store, load: Callable[[], object], coarse_graphs: bool = F
         for _, definition in indexes:
             if coarse_graphs and " USING hnsw " in definition:
                 columns, where, predicate = definition.partition(" WHERE ")
+                columns = columns.partition(" WITH (")[0]  # built coarse before
                 definition = f"{columns} WITH (m = 4, ef_construction = 8){where}{predicate}"
             conn.execute(definition.encode())
         conn.execute("analyze chunks")

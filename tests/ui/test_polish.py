@@ -25,7 +25,7 @@ from ragspace_ui.docset_forms import size_text, upload_report
 from ragspace_ui.docsets_tab import add_sample
 from ragspace_ui.error_messages import ERROR_CLASS, UNEXPECTED, inline_errors
 from ragspace_ui.escape import md, md_code
-from ragspace_ui.status_tab import overall_progress, progress_text, status_chart
+from ragspace_ui.status_view import overall_progress, progress_text, status_chart
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -33,7 +33,7 @@ from ragspace_ui.chat_tab import (
 from ragspace_ui.docset_forms import NO_DOCSET_SELECTED, upload_hint
 from ragspace_ui.docsets_tab import docset_rows
 from ragspace_ui.error_messages import UNEXPECTED, user_errors
-from ragspace_ui.status_tab import STATUS_COLORS, status_chart
+from ragspace_ui.status_view import STATUS_COLORS, status_chart
 from ragspace_ui.viewer import EMPTY_VIEWER
 from tests.fakes.chat_server import FakeChat, chat_model_of
 

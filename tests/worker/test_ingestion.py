@@ -18,7 +18,7 @@ from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import EmbeddingCache, JobQueue, JobResult, NewDocument, Store
 from ragspace.worker import IngestOptions, Ingestor
-from ragspace_ui.status_tab import chosen_ids, status_view
+from ragspace_ui.status_view import chosen_ids, status_view
 from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.openai_server import (
     FakeOpenAI,

@@ -20,7 +20,7 @@ from ragspace.store import Store
 from ragspace.store.jobs import _claim, _walk_the_queue
 from ragspace.worker import IngestOptions, Ingestor
 from ragspace_cli.main import main
-from ragspace_ui.status_tab import status_view
+from ragspace_ui.status_view import status_view
 
 DATA = Path(__file__).parent.parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]

@@ -1,0 +1,215 @@
+"""What the embedding status tab shows: every document's state and progress, the summary
+over them and the chart, computed from the actions (no components: `status_tab.py`)."""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from ragspace.actions import Actions
+from ragspace.errors import DatabaseUnavailableError
+from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
+from ragspace_ui.escape import md
+
+STATUS_HEADERS = [
+    "ID",
+    "Document",
+    "DocSet",
+    "Status",
+    "Chunks",
+    "Progress",
+    "Updated",
+    "Error",
+]
+ALL = "All"
+RATE_WINDOW = timedelta(minutes=5)  # the embedding rate is measured over recent work
+EMPTY_STATUS = (
+    "_No documents yet. Add files or a source on the **DocSets** tab (or add the sample "
+    "DocSet there); their embedding progress shows here._"
+)
+CHART_COLUMNS = ["DocSet", "Status", "Documents"]
+# one fixed colour per status, so a status keeps its colour whichever ones are present
+STATUS_COLORS = {
+    EmbeddingStatus.PENDING.value: "#9ca3af",
+    EmbeddingStatus.PROCESSING.value: "#3b82f6",
+    EmbeddingStatus.DONE.value: "#22c55e",
+    EmbeddingStatus.ERROR.value: "#ef4444",
+}
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """What the tab shows for one pair of filters."""
+
+    notice: str
+    summary: str
+    rows: list[list[Any]]
+    choices: list[str]
+    chart: pd.DataFrame
+
+
+def progress_text(document: Document, now: datetime | None = None) -> str:
+    """Chunks embedded out of the total; while embedding, also the time spent so far.
+
+    Progress is recorded once per embedding batch, so a document can stay at 0/61 for a
+    while: the running time shows it is being worked on.
+    """
+    status = document.embedding_status
+    if status == EmbeddingStatus.PENDING:
+        return "queued"
+    running = ""
+    if status == EmbeddingStatus.PROCESSING and document.started_at is not None:
+        elapsed = ((now or datetime.now(UTC)) - document.started_at).total_seconds()
+        running = f" · {_duration(elapsed)}"
+    if document.chunks_total == 0:
+        return f"chunking{running}" if status == EmbeddingStatus.PROCESSING else ""
+    percent = 100 * document.chunks_embedded // document.chunks_total
+    return f"{document.chunks_embedded}/{document.chunks_total} ({percent}%){running}"
+
+
+def document_choice(document: Document) -> str:
+    """A document as listed in the re-embed selector: `#id path (DocSet)`."""
+    return f"#{document.id} {document.path} ({document.docset_name})"
+
+
+def chosen_ids(choices: list[str] | None) -> list[int]:
+    """Document ids from selector entries."""
+    return [int(choice.split(" ", 1)[0].lstrip("#")) for choice in choices or []]
+
+
+def status_chart(documents: list[Document]) -> pd.DataFrame:
+    """Documents counted per DocSet and status: one bar per DocSet, one colour per status.
+
+    Every status has a row for every DocSet, zero or not: the chart fixes its colour
+    domain from the statuses it is first given, so a status missing then never shows later.
+    """
+    counts = {
+        (document.docset_name, status.value): 0
+        for document in documents
+        for status in EmbeddingStatus
+    }
+    for document in documents:
+        counts[(document.docset_name, document.embedding_status.value)] += 1
+    rows = [[docset, status, n] for (docset, status), n in counts.items()]
+    rows.sort(key=lambda row: str(row[0]))
+    return pd.DataFrame(rows, columns=CHART_COLUMNS).astype({"Documents": "int64"})
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def overall_progress(documents: list[Document], now: datetime | None = None) -> str:
+    """Documents and chunks done, the recent embedding rate and the time left (ETA)."""
+    if not documents:
+        return ""
+    now = now or datetime.now(UTC)
+    progress = ingestion_progress(documents)  # the same counts as MCP's job_status
+    embedded, known_total = progress.chunks_embedded, progress.chunks_total
+    done = [d for d in documents if d.embedding_status == EmbeddingStatus.DONE]
+    # a pending document's chunks are unknown until it is chunked: estimate from finished ones
+    per_document = sum(d.chunk_count for d in done) / len(done) if done else None
+    estimate = round(per_document * progress.pending) if per_document is not None else 0
+    parts = [f"**Documents:** {progress.done} of {len(documents)} done"]
+    if progress.error:
+        parts[0] += f" ({progress.error} failed)"
+    about = "about " if progress.pending and estimate else ""
+    parts.append(f"**Chunks:** {embedded:,} of {about}{known_total + estimate:,} embedded")
+    if progress.finished:
+        return " · ".join(parts)
+    rate = embedding_rate(documents, now)
+    remaining = known_total + estimate - embedded
+    if rate is None:
+        parts.append("**Rate:** measuring…")
+    else:
+        parts.append(f"**Rate:** {rate:.1f} chunks/s")
+        if remaining > 0 and (per_document is not None or not progress.pending):
+            parts.append(f"**ETA:** about {_duration(remaining / rate)}")
+    return " · ".join(parts)
+
+
+def embedding_rate(documents: list[Document], now: datetime) -> float | None:
+    """Chunks per second embedded by the work of the last few minutes, None before any."""
+    since = now - RATE_WINDOW
+    recent = [
+        d
+        for d in documents
+        if d.started_at is not None
+        and (
+            d.embedding_status == EmbeddingStatus.PROCESSING
+            or (
+                d.embedding_status == EmbeddingStatus.DONE
+                and d.finished_at
+                and d.finished_at > since
+            )
+        )
+    ]
+    if not recent:
+        return None
+    chunks = sum(
+        d.chunk_count if d.embedding_status == EmbeddingStatus.DONE else d.chunks_embedded
+        for d in recent
+    )
+    start = max(min(d.started_at for d in recent if d.started_at), since)
+    elapsed = (now - start).total_seconds()
+    if chunks == 0 or elapsed <= 0:
+        return None
+    return chunks / elapsed
+
+
+def status_view(actions: Actions, docset: str | None, status: str | None) -> StatusView:
+    """Notices, summary counts, table rows and selector choices for the filters."""
+    docset_name = None if docset in (None, "", ALL) else docset
+    everything = actions.documents.all(docset_name, None)
+    wanted = None if status in (None, "", ALL) else EmbeddingStatus(status)
+    documents = [d for d in everything if wanted in (None, d.embedding_status)]
+    counts = {s: 0 for s in EmbeddingStatus}
+    for document in documents:
+        counts[document.embedding_status] += 1
+    summary = f"**{len(documents)} documents** · " + " · ".join(
+        f"**{s.value}** {n}" for s, n in counts.items()
+    )
+    summary += f" · searchable: {tier_text(documents)}"
+    summary += "\n\n" + (overall_progress(everything) or EMPTY_STATUS)
+    docsets = [d for d in actions.docsets.all() if docset_name in (None, d.name)]
+    notices = [actions.docsets.embedding_notice(d) for d in docsets]
+    notice = "\n".join(f"⚠️ {md(text)}" for text in notices if text)
+    rows = [
+        [
+            d.id,
+            d.path,
+            d.docset_name,
+            d.embedding_status.value,
+            d.chunk_count,
+            progress_text(d),
+            d.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+            d.error_message or "",
+        ]
+        for d in documents
+    ]
+    choices = [document_choice(d) for d in documents]
+    return StatusView(notice, summary, rows, choices, status_chart(documents))
+
+
+def database_notice(problem: str) -> str:
+    """The banner shown instead of fresh figures while the database is down."""
+    return f"⛔ **Database unavailable** — {problem}"
+
+
+def status_outputs(
+    actions: Actions, docset: str | None, status: str | None, chosen: list[str] | None
+) -> tuple[Any, ...]:
+    """Notice, summary, table, chart, picker; over the last figures a banner if the DB is down."""
+    try:
+        view = status_view(actions, docset, status)
+    except DatabaseUnavailableError as exc:  # keep the last table; say why it is stale
+        return database_notice(str(exc)), gr.update(), gr.update(), gr.update(), gr.update()
+    kept = [c for c in chosen or [] if c in view.choices]
+    picker = gr.update(choices=view.choices, value=kept)
+    return view.notice, view.summary, view.rows, view.chart, picker
