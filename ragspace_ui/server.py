@@ -2,6 +2,7 @@
 
 import logging
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -83,6 +84,19 @@ def patient_start() -> Iterator[None]:
         http_server.Server = original  # type: ignore[misc]
 
 
+def free_local_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on now, from the kernel's ephemeral range.
+
+    Left to choose, Gradio tries 7860 first, then the next: two processes launching at once
+    (the test suite's two) both found 7860 free, the one that lost the bind retried on 7861
+    with the same app, whose lifespan then ran a second time, and the MCP session manager
+    refuses that, so every later port failed too ("Cannot find empty port in range").
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def check_page_served(url: str) -> None:
     """Return once the app's page at `url` answers; a clear error if it cannot."""
     try:
@@ -137,7 +151,7 @@ def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
     with patient_start():
         _, url, _ = demo.launch(
             server_name="127.0.0.1",
-            server_port=None,
+            server_port=free_local_port(),
             prevent_thread_lock=True,
             quiet=True,
             _frontend=False,  # see PAGE_LIMIT_SECONDS

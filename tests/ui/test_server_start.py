@@ -5,6 +5,7 @@ import asyncio
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import gradio as gr
@@ -72,6 +73,32 @@ def test_launches_start_with_the_patient_server_and_leave_gradio_as_it_was() -> 
     finally:
         demo.close()
     assert http_server.Server is not PatientServer
+
+
+def test_apps_launched_at_the_same_moment_each_get_a_port() -> None:
+    """Two launches at once (as two test processes do) used to both try port 7860; the loser
+    retried the next port with the same app, whose MCP server cannot start twice."""
+    demos = []
+    for n in range(2):
+        with gr.Blocks() as demo:
+            gr.Markdown(f"app {n}")
+        demos.append(demo)
+    ready = threading.Barrier(2)
+
+    def launch(demo: gr.Blocks) -> str:
+        ready.wait()
+        return launch_on_localhost(demo, mcp_server=True)
+
+    with ThreadPoolExecutor(2) as pool:
+        urls = list(pool.map(launch, demos))
+    try:
+        assert len(set(urls)) == 2
+        for n, url in enumerate(urls):
+            assert f"app {n}" in httpx.get(url).text
+            assert httpx.get(f"{url}gradio_api/mcp/schema").status_code == 200
+    finally:
+        for demo in demos:
+            demo.close()
 
 
 # uvicorn reports a port it cannot bind by ending its thread with SystemExit
