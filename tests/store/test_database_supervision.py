@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -24,20 +24,12 @@ from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store.database import EmbeddedPostgres
 from ragspace_ui.status_view import status_outputs
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow  # kills Postgres and apps, restarts them
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DOCUMENTS = 10
-
-
-def wait_for(condition: Callable[[], bool], what: str, deadline: float = 180.0) -> None:
-    """Poll until the condition holds; fail naming what never happened."""
-    end = time.monotonic() + deadline
-    while not condition():
-        if time.monotonic() > end:
-            pytest.fail(f"Timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -1,7 +1,5 @@
 """Scheduled re-sync: intervals, due sources claimed once, failures wait for the next interval."""
 
-import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store, SyncSchedule
 from tests.fakes.github_server import FakeGithub
 from tests.sources.test_github_source import FILES, OPTIONS, make_service
+from tests.waiting import wait_for
 from tests.worker.test_worker_processes import StartWorker, start_worker
 
 __all__ = ["start_worker"]  # the fixture, shared with tests/worker/test_worker_processes.py
@@ -154,20 +153,11 @@ def test_scheduler_thread_runs_a_source_made_due_and_stops(
     try:
         assert SyncSchedule(store.pool).make_due([report.source_id]) == [report.source_id]
         scheduler.wake()  # what the service's on_new_work does after a webhook
-        _wait(lambda: bool(synced), 30, "the woken scheduler to sync")
+        wait_for(lambda: bool(synced), "the woken scheduler to sync", 30)
     finally:
         scheduler.stop()
     [source] = service.sources.all("widgets")
     assert source.next_sync_at is None  # a one-off (push) sync of an unscheduled source
-
-
-def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 REPOS = [f"w{n}" for n in range(6)]
@@ -205,7 +195,7 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
     def ready() -> bool:
         return all(p.exists() and "Worker running" in p.read_text() for p in logs)
 
-    _wait(ready, 180, "both worker processes to start")
+    wait_for(ready, "both worker processes to start", 180)
     assert github.requests == [] and all(s.last_synced_at is None for s in _sources(store))
 
     ids = [s.id for s in _sources(store)]
@@ -223,10 +213,10 @@ def test_two_worker_processes_run_each_due_sync_exactly_once(
             ).fetchall()
         return bool(claimed == 0)
 
-    _wait(all_synced, 120, "every due source to be synced")
+    wait_for(all_synced, "every due source to be synced", 120)
     # a worker records the sync, then releases its claim: on a busy machine the test can look
     # in between (it did, beside another suite), so it waits for every claim's release too
-    _wait(claims_released, 60, "every claim to be released")
+    wait_for(claims_released, "every claim to be released", 60)
     for name in REPOS:  # one sync each: one repository, one commit and one tree request
         assert github.count(f"/repos/acme/{name}/git/trees/") == 1, name
         assert github.count(f"/repos/acme/{name}/commits/") == 1, name

@@ -4,7 +4,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from ragspace.models import EmbeddingStatus
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from tests.conftest import ModuleParts
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.slow  # ragspace worker processes, one of them SIGKILLed
 
@@ -64,15 +64,6 @@ def _settled(store: Store) -> bool:
             "select count(*) from ingestion_jobs where state in ('queued', 'running')"
         ).fetchone()
     return row is not None and row[0] == 0
-
-
-def _wait(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}")
 
 
 @pytest.fixture
@@ -137,7 +128,7 @@ def test_sigkilled_worker_loses_nothing(
         counts = _counts(store, "crash")
         return counts.get("done", 0) >= 2 and counts.get("processing", 0) >= 1
 
-    _wait(mid_docset, 180, "the first worker to be mid-DocSet")
+    wait_for(mid_docset, "the first worker to be mid-DocSet", 180)
     os.kill(first.pid, signal.SIGKILL)
     first.wait(10)
     with store.pool.connection() as conn:
@@ -151,7 +142,7 @@ def test_sigkilled_worker_loses_nothing(
     assert 1 <= len(killed_documents) <= 2
 
     start_worker("second")
-    _wait(lambda: _settled(store), 240, "the second worker to finish")
+    wait_for(lambda: _settled(store), "the second worker to finish", 240)
     assert _counts(store, "crash") == {"done": len(DOCUMENTS)}
     assert _chunk_sets(store, "crash") == reference
     with store.pool.connection() as conn:
@@ -221,7 +212,7 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
         running_per_document.append(_most_running_per_document(store))
         return row[0] >= 1 and row[1] >= 1 and row[2] >= 1
 
-    _wait(doomed_is_mid_document, 180, "both workers to take jobs, one mid-document")
+    wait_for(doomed_is_mid_document, "both workers to take jobs, one mid-document", 180)
     os.kill(doomed.pid, signal.SIGKILL)
     doomed.wait(10)
     with store.pool.connection() as conn:
@@ -240,7 +231,7 @@ def test_two_workers_take_jobs_and_a_sigkilled_one_loses_and_repeats_nothing(
         running_per_document.append(_most_running_per_document(store))
         return _settled(store)
 
-    _wait(settled, 240, "the surviving worker to finish every document")
+    wait_for(settled, "the surviving worker to finish every document", 240)
     assert max(running_per_document) == 1
     assert survivor.poll() is None  # still serving
     assert _counts(store, "fleet") == {"done": len(DOCUMENTS)}
