@@ -34,9 +34,9 @@ def extract_symbols(table: SymbolTable) -> FileSymbols:
     if source is None:
         return FileSymbols()
     root = source.tree.root_node
-    scopes = _qualified_names(table)
+    depths = _depths(table)
     definitions = [
-        _definition(table, index, scopes[index], root, source.data)
+        _definition(table, index, depths[index], root, source.data)
         for index in range(min(len(table.symbols), MAX_DEFINITIONS_PER_DOCUMENT))
     ]
     references = _references(table, source.references)
@@ -46,26 +46,21 @@ def extract_symbols(table: SymbolTable) -> FileSymbols:
     return FileSymbols(definitions, references[:MAX_REFERENCES_PER_DOCUMENT], truncated)
 
 
-def _qualified_names(table: SymbolTable) -> list[tuple[str, int]]:
-    """Each definition's qualified name (its scope chain joined by dots) and depth (how
-    many definitions enclose it, plus one for a receiver type), built from its parent's: a
-    parent always comes before its children."""
-    names: list[str] = []
-    levels: list[int] = []  # definitions around each one
+def _depths(table: SymbolTable) -> list[int]:
+    """How many definitions enclose each one, plus one for a receiver type (a Go method
+    sits one level below its type), built from its parent's: a parent always comes before
+    its children."""
+    levels: list[int] = []
     for symbol in table.symbols:
-        parts = [symbol.owner_type, symbol.name] if symbol.owner_type else [symbol.name]
-        if symbol.parent != -1:
-            parts.insert(0, names[symbol.parent])
-        names.append(".".join(parts))
         levels.append(levels[symbol.parent] + 1 if symbol.parent != -1 else 0)
     return [
-        (name, level + (1 if symbol.owner_type else 0))
-        for name, level, symbol in zip(names, levels, table.symbols, strict=True)
+        level + (1 if symbol.owner_type else 0)
+        for level, symbol in zip(levels, table.symbols, strict=True)
     ]
 
 
 def _definition(
-    table: SymbolTable, index: int, scope: tuple[str, int], root: tree_sitter.Node, data: bytes
+    table: SymbolTable, index: int, depth: int, root: tree_sitter.Node, data: bytes
 ) -> DefinitionDraft:
     symbol = table.symbols[index]
     node = root.descendant_for_byte_range(symbol.start_byte, symbol.end_byte)
@@ -75,10 +70,9 @@ def _definition(
         end = _last_code_row(node)
         signature = _signature(node, data)
         doc = _doc(node)
-    qualified_name, depth = scope
     return DefinitionDraft(
         name=symbol.name,
-        qualified_name=qualified_name,
+        qualified_name=".".join(table.scopes[index]),
         kind=symbol.kind,
         start_line=symbol.line + 1,
         end_line=max(symbol.line, end) + 1,

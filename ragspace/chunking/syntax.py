@@ -4,6 +4,7 @@ import logging
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import tree_sitter
@@ -62,21 +63,20 @@ class SymbolTable:
     starts: list[int]  # first line of each symbol, ascending
     source: ParsedSource | None = None
 
-    def chain(self, index: int) -> list[int]:
-        """Indices from the outermost definition down to `index`."""
-        found: list[int] = []
-        while index != -1:
-            found.append(index)
-            index = self.symbols[index].parent
-        return found[::-1]
+    @cached_property
+    def scopes(self) -> list[list[str]]:
+        """Each definition's scope, names from the outermost definition down to it
+        (`["Session", "request"]`; a Go receiver type before its method), built once per
+        file from its parent's: a parent always comes before its children."""
+        found: list[list[str]] = []
+        for symbol in self.symbols:
+            own = [symbol.owner_type, symbol.name] if symbol.owner_type else [symbol.name]
+            found.append([*found[symbol.parent], *own] if symbol.parent != -1 else own)
+        return found
 
     def scope(self, index: int) -> list[str]:
         """Names from the outermost definition down to `index`: `["Session", "request"]`."""
-        names: list[str] = []
-        for item in self.chain(index):
-            symbol = self.symbols[item]
-            names.extend([symbol.owner_type, symbol.name] if symbol.owner_type else [symbol.name])
-        return names
+        return list(self.scopes[index])
 
     def starting_in(self, first: int, last: int) -> list[int]:
         """Indices of the definitions whose first line lies in first..last."""
