@@ -6,7 +6,6 @@ the tests run in file order on that one app, from the empty first run onwards.
 
 import re
 import shutil
-import socket
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import SELECTED_DOCSET_KEY, build_ui
-from ragspace_ui.server import launch_on_localhost, launch_options
+from ragspace_ui.server import free_local_port, launch_on_localhost, launch_options
 from tests.browser import journey
 from tests.conftest import create_database
 
@@ -48,9 +47,7 @@ class App:
 def app(postgres_server: str, migrated_template: str, embedder: Embedder) -> Iterator[App]:
     """The app as `ragspace serve` runs it (no keys: local model, extractive answers)."""
     folder = Path(tempfile.mkdtemp(prefix="ragspace-polish-"))
-    with socket.socket() as sock:  # GitHub is "offline": nothing listens on this port
-        sock.bind(("127.0.0.1", 0))
-        offline = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    offline = f"http://127.0.0.1:{free_local_port()}"  # GitHub is "offline": nothing listens
     settings = load_settings(
         env_file=None,
         github_api_url=offline,

@@ -3,7 +3,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from ragspace_cli.main import main
 from ragspace_cli.query import MODES
+from ragspace_ui.server import free_local_port
 from tests.fakes import chat_server
 from tests.fakes.chat_server import FakeChat
 from tests.fakes.docs_site import DocsSite, running_site
@@ -148,9 +148,7 @@ def test_invalid_configuration_and_unreachable_database(
     assert bad.code == 1
     assert bad.err.startswith("ragspace: error: invalid configuration: RAGSPACE_PORT")
     monkeypatch.delenv("RAGSPACE_PORT")
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
+    port = free_local_port()  # nothing listens there
     monkeypatch.setenv("DATABASE_URL", f"postgresql://u:hunter2@127.0.0.1:{port}/x")
     down = cli("docset", "list")
     assert down.code == 1
@@ -653,9 +651,7 @@ def test_worker_embeds_queued_documents_until_sigterm(cli: Run, service: Actions
 def test_serve_runs_until_ctrl_c_or_sigterm(
     stop: signal.Signals, cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_local_port()
     # a real process: Ctrl+C (SIGINT) reaches it whatever it is doing, as in a terminal
     env = os.environ | {"RAGSPACE_PORT": str(port), "RAGSPACE_WORKER_THREADS": "0"}
     server = subprocess.Popen(

@@ -5,7 +5,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from ragspace.actions import Actions
 from ragspace.sources.files import UploadedFile
 from ragspace.worker import Ingestor
 from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
+from ragspace_ui.server import free_local_port
 
 T = TypeVar("T")
 DATA = Path(__file__).parent.parent / "data"
@@ -202,17 +202,10 @@ def test_stdio_starts_the_embedded_database_when_it_is_not_up() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def http_server(database_url: str, tmp_path: Path) -> Iterator[str]:
     """`ragspace mcp --http PORT` with a login configured; yields its endpoint once it answers."""
-    port = free_port()
+    port = free_local_port()
     env = server_env(database_url, tmp_path / "data", RAGSPACE_AUTH="ann:s3cret")
     process = subprocess.Popen(
         [SCRIPT, "mcp", "--http", str(port)],

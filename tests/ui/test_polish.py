@@ -1,6 +1,5 @@
 """Fast checks of the web app's polish: inline errors, escaping, progress, uploads, network."""
 
-import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -25,6 +24,7 @@ from ragspace_ui.docset_forms import size_text, upload_report
 from ragspace_ui.docsets_tab import add_sample
 from ragspace_ui.error_messages import ERROR_CLASS, UNEXPECTED, inline_errors
 from ragspace_ui.escape import md, md_code
+from ragspace_ui.server import free_local_port
 from ragspace_ui.status_view import overall_progress, progress_text, status_chart
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
@@ -192,12 +192,9 @@ def test_service_mode_reports_the_configured_parts(service: Actions) -> None:
 
 
 @pytest.fixture
-def closed_port() -> Iterator[int]:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    yield port
+def closed_port() -> int:
+    """A local port nothing listens on."""
+    return free_local_port()
 
 
 def _failure(url: str, **client: object) -> httpx.HTTPError:

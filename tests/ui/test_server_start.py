@@ -17,7 +17,7 @@ from gradio.exceptions import ServerFailedToStartError
 
 from ragspace.errors import RagspaceError
 from ragspace_ui import server as server_module
-from ragspace_ui.server import PatientServer, launch_on_localhost
+from ragspace_ui.server import PatientServer, free_local_port, launch_on_localhost
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -50,12 +50,6 @@ def listening() -> Iterator[int]:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         yield int(taken.getsockname()[1])
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def patient_server(app: Callable[..., Awaitable[None]], port: int) -> PatientServer:
@@ -120,7 +114,7 @@ def test_a_start_that_outlasts_the_limit_is_reported_and_the_server_then_stops(
 ) -> None:
     monkeypatch.setattr(server_module, "START_LIMIT_SECONDS", 0.05)
     released = threading.Event()
-    port = free_port()
+    port = free_local_port()
     server = patient_server(app_starting_when(released), port)
     with pytest.raises(RagspaceError, match="did not start within"):
         server.run_in_thread()
