@@ -410,6 +410,18 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
         product,
         grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
     )
+    # as the cards: the file rises by its best chunk
+    chunk_sides = {"lift_best_chunk": [True]}
+    yield (
+        "+ files' best vector chunks",
+        product,
+        grid(file_vector_weight=(*weights, 2.0), **chunk_sides),
+    )
+    yield (
+        "+ files' best keyword chunks",
+        product,
+        grid(file_keyword_weight=(*weights, 2.0), **chunk_sides),
+    )
     yield "kept signals, tuned jointly", product, {}  # type: ignore[misc]
 
 

@@ -16,13 +16,17 @@ def side_scores(candidates: Sequence[Candidate], side: Side) -> dict[int, float]
 def min_max(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:
     """Each candidate's score on `side` mapped onto 0-1 over that side's own candidates (best
     1, worst 0; all 1 when they score alike); candidates the side did not offer are left out."""
-    scores = side_scores(candidates, side)
-    if not scores:
+    return unit_range(side_scores(candidates, side))
+
+
+def unit_range(values: Mapping[int, float]) -> dict[int, float]:
+    """The values mapped onto 0-1 (best 1, worst 0; all 1 when they are alike)."""
+    if not values:
         return {}
-    low, high = min(scores.values()), max(scores.values())
+    low, high = min(values.values()), max(values.values())
     if high == low:
-        return dict.fromkeys(scores, 1.0)
-    return {chunk: (score - low) / (high - low) for chunk, score in scores.items()}
+        return dict.fromkeys(values, 1.0)
+    return {key: (value - low) / (high - low) for key, value in values.items()}
 
 
 def distribution(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from ragspace.models import Fusion, Hit
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.definitions import defines
-from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered
+from ragspace.ranking.file_chunks import best_chunks_mean
+from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered, unit_range
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
@@ -46,6 +47,11 @@ class RankingOptions:
     # to this power: cards that single out a file count more, cards that match many files
     # alike less; 0: a fixed weight
     file_confidence_power: float = 2.0
+    # each document's TOP_CHUNKS best candidate chunks on the vector (keyword) side, averaged
+    # and scaled 0-1 over the documents (file_chunks.py), added times this like the document
+    # sides above; 0: off
+    file_vector_weight: float = 0.0
+    file_keyword_weight: float = 0.0
     # the vector share for a question naming code symbols (None: vector_share)
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
@@ -67,6 +73,8 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
         file_weight=0.0,
         lift_best_chunk=False,
         file_confidence_power=0.0,
+        file_vector_weight=0.0,
+        file_keyword_weight=0.0,
         definition_boost=0.0,
         name_boost=0.0,
         coherence_boost=0.0,
@@ -142,14 +150,32 @@ def scored(
         candidates, side_weights(options, profile), options.confidence_power
     )
     scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
+    for per_document, weight in _document_evidence(candidates, options):
+        lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
+        _add_documents(candidates, scores, per_document, weight, lifted)
+    return adjusted(candidates, scores, options, profile)
+
+
+def _document_evidence(
+    candidates: Sequence[Candidate], options: RankingOptions
+) -> list[tuple[dict[int, float], float]]:
+    """Each document-level signal that is on: its 0-1 score per document id, its weight."""
+    offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
+    evidence = []
     for side, weight in (
         (Side.DOCUMENT, options.document_weight),
         (Side.FILE, file_weight(candidates, options)),
     ):
+        if weight:  # a document side offers each document by one chunk
+            scaled = SCALINGS[options.scaling](candidates, side)
+            evidence.append(({offered[chunk]: s for chunk, s in scaled.items()}, weight))
+    for side, weight in (
+        (Side.VECTOR, options.file_vector_weight),
+        (Side.KEYWORD, options.file_keyword_weight),
+    ):
         if weight:
-            lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
-            _add_documents(candidates, scores, side, weight, options.scaling, lifted)
-    return adjusted(candidates, scores, options, profile)
+            evidence.append((unit_range(best_chunks_mean(candidates, side)), weight))
+    return evidence
 
 
 def file_weight(candidates: Sequence[Candidate], options: RankingOptions) -> float:
@@ -212,17 +238,12 @@ def _defines(hit: Hit, profile: QueryProfile) -> bool:
 def _add_documents(
     candidates: Sequence[Candidate],
     scores: dict[int, float],
-    side: Side,
+    per_document: dict[int, float],
     weight: float,
-    scaling: str,
     lifted: set[int] | None = None,
 ) -> None:
-    """Every chunk (of `lifted`, when given) of a document that a document-level side (whole
-    documents, cards) scored gains weight x that scaled score."""
-    offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
-    per_document = {
-        offered[chunk]: scaled for chunk, scaled in SCALINGS[scaling](candidates, side).items()
-    }
+    """Every chunk (of `lifted`, when given) of a scored document gains weight x its
+    document's 0-1 score."""
     for candidate in candidates:
         hit = candidate.hit
         if lifted is None or hit.chunk_id in lifted:

@@ -7,6 +7,7 @@ import pytest
 from ragspace.models import Fusion, Hit
 from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.ranking.definitions import defines
+from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import confidence, distribution, min_max
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
@@ -148,6 +149,32 @@ def test_every_section_of_a_described_page_rises_even_when_only_a_files_best_chu
         fusion_only(RankingOptions()), file_weight=1.0, lift_best_chunk=True
     )
     assert [h.chunk_id for h in rank(cands, options, "q")][:2] == [1, 2]
+
+
+def test_a_file_whose_best_chunks_all_match_rises_above_one_lone_close_chunk() -> None:
+    # file 1 has one close chunk among unrelated ones; every one of file 2's three chunks
+    # matches well; file 3 has a single middling chunk
+    cands = [
+        candidate(hit(1, "a.py", document_id=1), vector=(1, 0.80)),
+        candidate(hit(2, "b.py", document_id=2), vector=(2, 0.75)),
+        candidate(hit(3, "b.py", document_id=2), vector=(3, 0.74)),
+        candidate(hit(4, "b.py", document_id=2), vector=(4, 0.73)),
+        candidate(hit(5, "c.py", document_id=3), vector=(5, 0.60)),
+        candidate(hit(6, "a.py", document_id=1), vector=(6, 0.40)),
+    ]
+    # a file's missing chunks count at the lowest score offered
+    assert best_chunks_mean(cands, Side.VECTOR) == {
+        1: pytest.approx((0.80 + 0.40 + 0.40) / 3),
+        2: pytest.approx(0.74),
+        3: pytest.approx((0.60 + 0.40 + 0.40) / 3),
+    }
+    plain = fusion_only(RankingOptions())
+    assert [h.chunk_id for h in rank(cands, plain, "q")][:2] == [1, 2]
+    files = dataclasses.replace(plain, file_vector_weight=0.5, lift_best_chunk=True)
+    # the file rises by its best chunk; its other chunks stay where they were
+    assert [h.chunk_id for h in rank(cands, files, "q")] == [2, 1, 3, 4, 5, 6]
+    # a side that offered no chunk scores no file
+    assert best_chunks_mean(cands, Side.KEYWORD) == {}
 
 
 def test_cards_that_single_out_a_file_weigh_more_than_cards_that_match_many_alike() -> None:
