@@ -29,4 +29,5 @@ def defines(content: str, names: tuple[str, ...], declared: list[str] | None = N
     simple = [n for n in names if "." not in n and "::" not in n and "->" not in n]
     if declared is not None and any(n in declared for n in simple):
         return True
-    return any(definition_pattern(n).search(content) for n in simple)
+    # the pattern needs the name itself in the text: most chunks are ruled out without it
+    return any(n in content and definition_pattern(n).search(content) for n in simple)

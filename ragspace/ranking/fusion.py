@@ -1,6 +1,6 @@
 """Fusion: one score per candidate from the sides' scores or ranks."""
 
-import statistics
+import math
 from collections.abc import Mapping, Sequence
 
 from ragspace.models import Fusion
@@ -36,7 +36,7 @@ def distribution(candidates: Sequence[Candidate], side: Side) -> dict[int, float
     scores = side_scores(candidates, side)
     if len(scores) < 2:
         return dict.fromkeys(scores, 1.0)
-    mean, spread = statistics.fmean(scores.values()), statistics.pstdev(scores.values())
+    mean, spread = mean_and_spread(list(scores.values()))
     if spread == 0:
         return dict.fromkeys(scores, 1.0)
     low = mean - 3 * spread
@@ -49,8 +49,15 @@ def confidence(candidates: Sequence[Candidate], side: Side) -> float:
     scores = list(side_scores(candidates, side).values())
     if len(scores) < 2:
         return 0.0
-    spread = statistics.pstdev(scores)
-    return (max(scores) - statistics.fmean(scores)) / spread if spread else 0.0
+    mean, spread = mean_and_spread(scores)
+    return (max(scores) - mean) / spread if spread else 0.0
+
+
+def mean_and_spread(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and population standard deviation of floats (`statistics.pstdev` computes
+    with exact fractions: a fifth of the time to rank a question went there)."""
+    mean = math.fsum(values) / len(values)
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
 
 
 SCALINGS = {"min_max": min_max, "distribution": distribution}
