@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import itertools
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -136,10 +137,13 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
                     mode = RetrievalMode.HYBRID
                     found = retriever.candidates(query.text, [docset], DEPTH, mode)
                     parts = retriever.part_candidates(query.text, [docset], DEPTH, mode)
+                    links = store.symbol_links({c.hit.document_id for c in found})
                     row = {
                         "question": query.text,
                         "candidates": found_json(found),
                         "parts": [{"question": p, "candidates": found_json(c)} for p, c in parts],
+                        # the symbol table's links between the candidates' documents
+                        "links": {a: list(linked.items()) for a, linked in links.items()},
                     }
                     out.write(json.dumps(row) + "\n")
         finally:
@@ -174,6 +178,8 @@ class Question:
     query: Any  # EvalQuery
     candidates: list[Any]  # ragspace.ranking.candidates.Candidate
     parts: list[tuple[str, list[Any]]]  # its sub-questions with their candidates
+    # the symbol table's links between its candidates' documents (store/symbol_links.py)
+    links: dict[int, dict[int, float]] = dataclasses.field(default_factory=dict)
 
 
 def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
@@ -202,7 +208,11 @@ def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
 
             parts = [(p["question"], loaded(p["candidates"])) for p in row.get("parts", [])]
             text = row["question"]
-            questions.append(Question(text, queries[text], loaded(row["candidates"]), parts))
+            links = {
+                int(a): {int(b): float(w) for b, w in linked}
+                for a, linked in row.get("links", {}).items()
+            }
+            questions.append(Question(text, queries[text], loaded(row["candidates"]), parts, links))
         pool[pool_set.name] = questions
     return pool
 
@@ -281,9 +291,11 @@ def tuned_jointly(
         for values in itertools.product(*axes.values())
     ]
     print(f"    {len(points)} points x {len(pool)} sets", file=sys.stderr)
-    table = {
-        (name, i): scores(pool[name], family(p)) for i, p in enumerate(points) for name in pool
-    }
+    global _GRID  # read by the forked workers, which inherit it (nothing is pickled but ints)
+    _GRID = (pool, family, points)
+    with multiprocessing.get_context("fork").Pool(os.cpu_count()) as workers:
+        found = workers.map(_point_scores, range(len(points)), chunksize=16)
+    table = {(name, i): figures[name] for i, figures in enumerate(found) for name in pool}
     before = {name: objective(scores(pool[name], family(start))) for name in pool}
 
     def value(index: int, training: Sequence[str]) -> float:
@@ -303,6 +315,16 @@ def tuned_jointly(
         chosen = best([name for name in pool if name != held_out] or [held_out])
         folds[held_out] = {"chosen": short(points[chosen]), "scores": table[(held_out, chosen)]}
     return folds, points[best(list(pool))]
+
+
+_GRID: tuple[dict[str, list[Question]], Callable[[Any], Ranking], list[Any]] | None = None
+
+
+def _point_scores(index: int) -> dict[str, dict[str, float]]:
+    """One grid point's figures on every set (in a worker process of tuned_jointly)."""
+    assert _GRID is not None
+    pool, family, points = _GRID
+    return {name: scores(questions, family(points[index])) for name, questions in pool.items()}
 
 
 def side_alone(side: Any) -> Ranking:
@@ -351,7 +373,9 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     from ragspace.ranking.ranker import RankingOptions, rank
 
     def product(options: RankingOptions) -> Ranking:
-        return at_depth(lambda q: rank(q.candidates, options, q.text, K, parts=q.parts), depth)
+        return at_depth(
+            lambda q: rank(q.candidates, options, q.text, K, parts=q.parts, links=q.links), depth
+        )
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
         points = [today_ranking()]
@@ -420,6 +444,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
         product,
         grid(file_keyword_weight=(*weights, 2.0), **chunk_sides),
     )
+    yield "+ files the symbol table links", product, grid(neighbour_weight=(0.1, 0.2, 0.3, 0.5))
     yield "kept signals, tuned jointly", product, {}  # type: ignore[misc]
 
 

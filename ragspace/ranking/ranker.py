@@ -11,6 +11,7 @@ from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.definitions import defines
 from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered, unit_range
+from ragspace.ranking.neighbours import Links, lift_neighbours
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
@@ -62,6 +63,10 @@ class RankingOptions:
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
+    # files the symbol table links to the best files (one uses what the other defines) lift
+    # their best chunk by this times the best score (neighbours.py); 0: off, and the store
+    # is not asked for the links
+    neighbour_weight: float = 0.0
 
 
 def fusion_only(options: RankingOptions) -> RankingOptions:
@@ -81,6 +86,7 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
         secondary_factor=1.0,
         file_decay=1.0,
         sub_question_weight=0.0,
+        neighbour_weight=0.0,
     )
 
 
@@ -113,15 +119,19 @@ def rank(
     limit: int | None = None,
     per_section: bool = True,
     parts: Sequence[tuple[str, Sequence[Candidate]]] = (),
+    links: Links | None = None,
 ) -> list[Hit]:
     """The best `limit` candidates (all without) as hits carrying their final score, best
     first; with `per_section`, at most one hit per prose section (selection.py).
+
+    `links` are the symbol table's links between the candidates' documents
+    (store/symbol_links.py), read by `neighbour_weight`.
 
     `parts` are the question's sub-questions (query.sub_questions) with their own
     candidates: a chunk also scores `sub_question_weight` times its best rank there, on the
     question's scale, so a passage answering one part alone can compete.
     """
-    scores = scored(candidates, options, question)
+    scores = scored(candidates, options, question, links)
     offered = {c.hit.chunk_id: c for c in candidates}
     top = max(scores.values(), default=0.0)
     for part, part_candidates in parts if options.sub_question_weight else ():
@@ -142,9 +152,13 @@ def rank(
 
 
 def scored(
-    candidates: Sequence[Candidate], options: RankingOptions, question: str
+    candidates: Sequence[Candidate],
+    options: RankingOptions,
+    question: str,
+    links: Links | None = None,
 ) -> dict[int, float]:
-    """Each candidate's final score: the sides fused, the question's evidence applied."""
+    """Each candidate's final score: the sides fused, the question's evidence applied, then
+    files linked to the best ones lifted (`links`, see rank)."""
     profile = QueryProfile(question)
     weights = confident_weights(
         candidates, side_weights(options, profile), options.confidence_power
@@ -153,7 +167,10 @@ def scored(
     for per_document, weight in _document_evidence(candidates, options):
         lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
         _add_documents(candidates, scores, per_document, weight, lifted)
-    return adjusted(candidates, scores, options, profile)
+    scores = adjusted(candidates, scores, options, profile)
+    if options.neighbour_weight and links:
+        scores = lift_neighbours(candidates, scores, links, options.neighbour_weight)
+    return scores
 
 
 def _document_evidence(

@@ -1,5 +1,6 @@
 """The store: typed access to the tables, one class per table, over one connection pool."""
 
+from collections.abc import Collection
 from typing import Any
 
 import psycopg
@@ -9,6 +10,7 @@ from ragspace.store.chunk_rows import ChunkRows
 from ragspace.store.docset_rows import DocSetRows
 from ragspace.store.document_rows import DocumentRows
 from ragspace.store.source_rows import SourceRows
+from ragspace.store.symbol_links import Links, symbol_links
 
 
 class Store:
@@ -26,3 +28,7 @@ class Store:
     def pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
         """The connection pool, shared with the job queue."""
         return self._pool
+
+    def symbol_links(self, document_ids: Collection[int]) -> Links:
+        """The symbol table's links between these documents (store/symbol_links.py)."""
+        return symbol_links(self._pool, document_ids)

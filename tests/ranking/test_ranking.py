@@ -9,6 +9,7 @@ from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.ranking.definitions import defines
 from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import confidence, distribution, min_max
+from ragspace.ranking.neighbours import lift_neighbours
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
 from ragspace.ranking.ranker import RankingOptions, file_weight, fusion_only, rank
@@ -244,3 +245,26 @@ def test_the_side_sure_of_its_answer_leads_the_fused_list(side: str, other: str)
     adaptive = rank(cands, RankingOptions(vector_share=0.5, confidence_power=1.0), "which chunk")
     assert fixed[0].chunk_id != 1
     assert adaptive[0].chunk_id == 1
+
+
+def test_a_file_linked_to_the_best_files_joins_them_without_displacing_them() -> None:
+    # five files lead (documents 1-5), file 1 also has a weaker second chunk; file 6 is
+    # linked to file 1 by the symbol table, file 7 matches better but is linked to nothing
+    best = {1: 0.9, 2: 0.85, 3: 0.8, 4: 0.75, 5: 0.7, 7: 0.5, 6: 0.4}
+    cands = [candidate(hit(d, f"f{d}.py", document_id=d), vector=(1, s)) for d, s in best.items()]
+    cands.append(candidate(hit(8, "f1.py", document_id=1), vector=(2, 0.6)))
+    scores = {c.hit.chunk_id: c.evidence[Side.VECTOR].score for c in cands}
+    links = {1: {6: 1.0}, 6: {1: 1.0}, 7: {9: 5.0}}
+    lifted = lift_neighbours(cands, scores, links, 0.5)
+    # up to the fifth file's best chunk, above file 1's second chunk and file 7; no higher
+    assert lifted[6] == pytest.approx(0.7)
+    assert {c: s for c, s in lifted.items() if c != 6} == {
+        c: s for c, s in scores.items() if c != 6
+    }
+    assert lift_neighbours(cands, scores, links, 0.0) == scores
+    assert lift_neighbours(cands, scores, {7: {6: 1.0}, 6: {7: 1.0}}, 0.5) == scores  # no seed
+    # in a ranking: off by default, on with a weight
+    plain = fusion_only(RankingOptions())
+    assert [h.chunk_id for h in rank(cands, plain, "q", links=links)][5:] == [8, 7, 6]
+    linked = dataclasses.replace(plain, neighbour_weight=0.5)
+    assert [h.chunk_id for h in rank(cands, linked, "q", links=links)][5:] == [6, 8, 7]

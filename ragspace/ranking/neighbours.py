@@ -1,0 +1,58 @@
+"""Files the symbol table links to the best ones rise: a question about how two parts work
+together is answered by the file that defines what the best file uses, or uses what it
+defines, even when its own words match the question less.
+
+The best `SEEDS` files (by their best chunk's score) pass each linked candidate file the
+log of the link's weight times their own score over the best one; the sums are scaled 0-1
+and lift each linked file's best chunk by weight times the best score, but never above the
+last seed's best chunk: a linked file joins the seeds' company without displacing them, so
+chunk rankings that want a seed's second chunk keep it (docs/benchmarks-log.md, "Files the
+symbol table links").
+"""
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from ragspace.ranking.candidates import Candidate
+
+SEEDS = 5
+Links = Mapping[int, Mapping[int, float]]
+
+
+def lift_neighbours(
+    candidates: Sequence[Candidate], scores: dict[int, float], links: Links, weight: float
+) -> dict[int, float]:
+    """The scores with each linked file's best chunk lifted (see the module's docstring)."""
+    best = _best_chunk_per_file(candidates, scores)
+    if not weight or not links or not best:
+        return scores
+    seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
+    unit = seeds[0][1][0] or 1.0
+    floor = seeds[-1][1][0]  # the last seed's best chunk: a lifted file stops there
+    strength: dict[int, float] = defaultdict(float)
+    for seed, (seed_score, _) in seeds:
+        for other, link in links.get(seed, {}).items():
+            if other in best and other != seed:
+                strength[other] += seed_score / unit * math.log1p(link)
+    top = max(strength.values(), default=0.0)
+    if top <= 0:
+        return scores
+    lifted = dict(scores)
+    for document, value in strength.items():
+        score, chunk = best[document]
+        lifted[chunk] = min(score + weight * unit * value / top, max(score, floor))
+    return lifted
+
+
+def _best_chunk_per_file(
+    candidates: Sequence[Candidate], scores: Mapping[int, float]
+) -> dict[int, tuple[float, int]]:
+    """Each document's best chunk: (its score, its chunk id); ties: the first offered."""
+    best: dict[int, tuple[float, int]] = {}
+    for candidate in candidates:
+        hit = candidate.hit
+        score = scores[hit.chunk_id]
+        if hit.document_id not in best or score > best[hit.document_id][0]:
+            best[hit.document_id] = (score, hit.chunk_id)
+    return best
