@@ -1,6 +1,11 @@
 """What the file side (document cards, issue 35) costs: search latency and card writes.
 
 Run: python bench/experiments/file_side_latency.py --work /work/pool [--sets sphinx pylint]
+     python bench/experiments/file_side_latency.py --work /work/pool --signal neighbours
+
+With `--signal neighbours` the two rankings compared are the app's without and with the
+files the symbol table links (`neighbour_weight`, `--weight`; one more query a search:
+store/symbol_links.py), and no card is rewritten.
 
 On the data folders `bench/quality_pool.py index` filled (real repositories: thousands of
 files, so thousands of cards), each set's questions are searched as the app searches them
@@ -28,15 +33,18 @@ from ragspace.ranking.ranker import RankingOptions
 from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.runtime import open_runtime
 from ragspace.settings import load_settings
+from ragspace.store import Store
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--sets", nargs="+", default=["pytest", "sphinx", "pylint"])
+    parser.add_argument("--signal", choices=("file", "neighbours"), default="file")
+    parser.add_argument("--weight", type=float, default=0.3, help="neighbour_weight when on")
     args = parser.parse_args()
-    print("| set | files | file side | p50 ms | p95 ms | card rewrite s (per file ms) |")
-    print("|---|---:|---|---:|---:|---:|")
+    print(f"| set | {args.signal} | p50 ms | p95 ms | files: card rewrite s (per file ms) |")
+    print("|---|---|---:|---:|---:|")
     for pool_set in (s for s in SETS if s.name in args.sets):
         settings = load_settings(data_dir=data_dir(args.work, pool_set), database_url=None)
         runtime = open_runtime(settings, worker_threads=0)
@@ -44,12 +52,13 @@ def main() -> None:
             store = runtime.store
             docset = store.docsets.named(pool_set.docset).id
             on = RankingOptions()  # the app's ranking
+            off = dataclasses.replace(on, file_weight=0.0)
+            if args.signal == "neighbours":
+                off = dataclasses.replace(on, neighbour_weight=0.0)
+                on = dataclasses.replace(on, neighbour_weight=args.weight)
             retrievers = {
                 name: Retriever(store, runtime.embedder, RetrievalOptions(ranking=options))
-                for name, options in (
-                    ("off", dataclasses.replace(on, file_weight=0.0)),
-                    ("on", on),
-                )
+                for name, options in (("off", off), ("on", on))
             }
             with store.pool.connection() as conn:  # as autovacuum leaves the table
                 conn.autocommit = True
@@ -65,22 +74,28 @@ def main() -> None:
                     started = time.perf_counter()
                     retrievers[name].search(question, [docset], 10, RetrievalMode.HYBRID)
                     timings[name].append((time.perf_counter() - started) * 1000)
-            with store.pool.connection() as conn:
-                started = time.perf_counter()
-                files = conn.execute(
-                    "select count(*) from (select refresh_document_card(id) from documents"
-                    " where docset_id = %s) rewritten",
-                    (docset,),
-                ).fetchone()[0]
-                rewrite = time.perf_counter() - started
-            per_file = rewrite / files * 1000
+            rewrites = rewrite_cards(store, docset) if args.signal == "file" else "-"
             for name, values in timings.items():
                 print(
-                    f"| {pool_set.name} | {files:,} | {name} | {statistics.median(values):.1f} | "
-                    f"{percentile(values, 95):.1f} | {rewrite:.2f} ({per_file:.2f}) |"
+                    f"| {pool_set.name} | {name} | {statistics.median(values):.1f} | "
+                    f"{percentile(values, 95):.1f} | {rewrites} |"
                 )
         finally:
             runtime.close()
+
+
+def rewrite_cards(store: Store, docset: int) -> str:
+    """Every card of the DocSet rewritten once: `files: seconds (ms per file)`."""
+    with store.pool.connection() as conn:
+        started = time.perf_counter()
+        row = conn.execute(
+            "select count(*) from (select refresh_document_card(id) from documents"
+            " where docset_id = %s) rewritten",
+            (docset,),
+        ).fetchone()
+        seconds = time.perf_counter() - started
+    files = row[0] if row is not None else 0
+    return f"{files:,}: {seconds:.2f} ({seconds / max(files, 1) * 1000:.2f})"
 
 
 if __name__ == "__main__":
