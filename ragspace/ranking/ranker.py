@@ -47,7 +47,7 @@ class RankingOptions:
     # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
     # to this power: cards that single out a file count more, cards that match many files
     # alike less; 0: a fixed weight
-    file_confidence_power: float = 2.0
+    file_confidence_power: float = 1.0
     # each document's TOP_CHUNKS best candidate chunks on the vector (keyword) side, averaged
     # and scaled 0-1 over the documents (file_chunks.py), added times this like the document
     # sides above; 0: off
@@ -59,14 +59,14 @@ class RankingOptions:
     confidence_power: float = 0.0
     definition_boost: float = 1.0  # a chunk defining a symbol the question names
     name_boost: float = 0.0  # times the share of the file's name words the question uses
-    coherence_boost: float = 0.1  # times the file's summed scores over the best file's
+    coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
     # files the symbol table links to the best files (one uses what the other defines) lift
     # their best chunk by this times the best score (neighbours.py); 0: off, and the store
-    # is not asked for the links
-    neighbour_weight: float = 0.0
+    # is not asked for the links (one more query a hybrid search)
+    neighbour_weight: float = 0.5
 
 
 def fusion_only(options: RankingOptions) -> RankingOptions:
