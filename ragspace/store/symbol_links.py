@@ -17,23 +17,36 @@ MAX_DEFINERS = 2
 # Bounded work per search: the candidates' documents only, and at most this many of them.
 MAX_DOCUMENTS = 400
 
+# The pairs first, then each name they share counted once: up to three of its documents,
+# read in index order (migration 20261204000000), enough to tell "at most two".
 _LINKS = """
-    with uses as (
+    with defined as (
+        select distinct document_id, docset_id, name from symbol_definitions
+        where document_id = any(%(ids)s)
+    ),
+    pairs as (
         select distinct r.document_id as user_id, d.document_id as definer_id,
-                        r.docset_id, r.name
+                        d.docset_id, d.name
         from symbol_references r
-        join symbol_definitions d on d.docset_id = r.docset_id and d.name = r.name
-        where r.document_id = any(%(ids)s) and d.document_id = any(%(ids)s)
-          and d.document_id <> r.document_id
+        join defined d on d.docset_id = r.docset_id and d.name = r.name
+        where r.document_id = any(%(ids)s) and r.document_id <> d.document_id
+    ),
+    counted as materialized (
+        select n.docset_id, n.name, c.definers
+        from (select distinct docset_id, name from pairs) n
+        cross join lateral (
+            select count(*) as definers from (
+                select distinct s.document_id from symbol_definitions s
+                where s.docset_id = n.docset_id and s.name = n.name
+                order by s.document_id
+                limit %(most)s + 1
+            ) found
+        ) c
+        where c.definers <= %(most)s
     )
-    select u.user_id, u.definer_id, sum(1.0 / n.definers)::float8
-    from uses u
-    cross join lateral (
-        select count(distinct s.document_id) as definers from symbol_definitions s
-        where s.docset_id = u.docset_id and s.name = u.name
-    ) n
-    where n.definers <= %(most)s
-    group by u.user_id, u.definer_id
+    select p.user_id, p.definer_id, sum(1.0 / c.definers)::float8
+    from pairs p join counted c on c.docset_id = p.docset_id and c.name = p.name
+    group by p.user_id, p.definer_id
 """
 
 Links = dict[int, dict[int, float]]
