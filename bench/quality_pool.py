@@ -137,7 +137,8 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
                     mode = RetrievalMode.HYBRID
                     found = retriever.candidates(query.text, [docset], DEPTH, mode)
                     parts = retriever.part_candidates(query.text, [docset], DEPTH, mode)
-                    links = store.symbol_links({c.hit.document_id for c in found})
+                    documents = {c.hit.document_id for c in found}
+                    links = store.symbol_links(documents, documents)  # every pair
                     row = {
                         "question": query.text,
                         "candidates": found_json(found),
@@ -374,7 +375,10 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
 
     def product(options: RankingOptions) -> Ranking:
         return at_depth(
-            lambda q: rank(q.candidates, options, q.text, K, parts=q.parts, links=q.links), depth
+            lambda q: rank(
+                q.candidates, options, q.text, K, parts=q.parts, links=lambda *_: q.links
+            ),
+            depth,
         )
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:

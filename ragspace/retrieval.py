@@ -173,10 +173,7 @@ class Retriever:
             if embed is not None:
                 request = dataclasses.replace(request, query_vector=embed())
             parts = self._parts(query, request)
-        links = None
-        if ranking.neighbour_weight and candidates:
-            links = self._store.symbol_links({c.hit.document_id for c in candidates})
-        return rank(candidates, ranking, query, k, per_section, parts, links)
+        return rank(candidates, ranking, query, k, per_section, parts, self._store.symbol_links)
 
     def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
         """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),

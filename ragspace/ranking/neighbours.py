@@ -12,27 +12,31 @@ symbol table links").
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ragspace.ranking.candidates import Candidate
 
 SEEDS = 5
 Links = Mapping[int, Mapping[int, float]]
+# (the seeds, every candidate document) -> the links between the seeds and the others (the
+# store reads them: store/symbol_links.py; a mapping of more links serves as well)
+LinkSource = Callable[[Collection[int], Collection[int]], Links]
 
 
 def lift_neighbours(
-    candidates: Sequence[Candidate], scores: dict[int, float], links: Links, weight: float
+    candidates: Sequence[Candidate], scores: dict[int, float], links: LinkSource, weight: float
 ) -> dict[int, float]:
     """The scores with each linked file's best chunk lifted (see the module's docstring)."""
     best = _best_chunk_per_file(candidates, scores)
-    if not weight or not links or not best:
+    if not weight or not best:
         return scores
     seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
+    linked = links([seed for seed, _ in seeds], list(best))
     unit = seeds[0][1][0] or 1.0
     floor = seeds[-1][1][0]  # the last seed's best chunk: a lifted file stops there
     strength: dict[int, float] = defaultdict(float)
     for seed, (seed_score, _) in seeds:
-        for other, link in links.get(seed, {}).items():
+        for other, link in linked.get(seed, {}).items():
             if other in best and other != seed:
                 strength[other] += seed_score / unit * math.log1p(link)
     top = max(strength.values(), default=0.0)

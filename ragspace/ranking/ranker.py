@@ -11,7 +11,7 @@ from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.definitions import defines
 from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered, unit_range
-from ragspace.ranking.neighbours import Links, lift_neighbours
+from ragspace.ranking.neighbours import LinkSource, lift_neighbours
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
@@ -119,13 +119,13 @@ def rank(
     limit: int | None = None,
     per_section: bool = True,
     parts: Sequence[tuple[str, Sequence[Candidate]]] = (),
-    links: Links | None = None,
+    links: LinkSource | None = None,
 ) -> list[Hit]:
     """The best `limit` candidates (all without) as hits carrying their final score, best
     first; with `per_section`, at most one hit per prose section (selection.py).
 
-    `links` are the symbol table's links between the candidates' documents
-    (store/symbol_links.py), read by `neighbour_weight`.
+    `links` reads the symbol table's links between the best files and the other candidates
+    (store/symbol_links.py), asked once when `neighbour_weight` is on.
 
     `parts` are the question's sub-questions (query.sub_questions) with their own
     candidates: a chunk also scores `sub_question_weight` times its best rank there, on the
@@ -155,7 +155,7 @@ def scored(
     candidates: Sequence[Candidate],
     options: RankingOptions,
     question: str,
-    links: Links | None = None,
+    links: LinkSource | None = None,
 ) -> dict[int, float]:
     """Each candidate's final score: the sides fused, the question's evidence applied, then
     files linked to the best ones lifted (`links`, see rank)."""
@@ -168,7 +168,7 @@ def scored(
         lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
         _add_documents(candidates, scores, per_document, weight, lifted)
     scores = adjusted(candidates, scores, options, profile)
-    if options.neighbour_weight and links:
+    if options.neighbour_weight and links is not None:
         scores = lift_neighbours(candidates, scores, links, options.neighbour_weight)
     return scores
 

@@ -29,6 +29,7 @@ class Store:
         """The connection pool, shared with the job queue."""
         return self._pool
 
-    def symbol_links(self, document_ids: Collection[int]) -> Links:
-        """The symbol table's links between these documents (store/symbol_links.py)."""
-        return symbol_links(self._pool, document_ids)
+    def symbol_links(self, seeds: Collection[int], documents: Collection[int]) -> Links:
+        """The symbol table's links between the seeds and the other documents
+        (store/symbol_links.py)."""
+        return symbol_links(self._pool, seeds, documents)

@@ -1,4 +1,4 @@
-"""Which candidate files the symbol table links: one uses a name that the other defines.
+"""Which files the symbol table links to the best ones: one uses a name the other defines.
 
 A name counts only when at most `MAX_DEFINERS` documents of its DocSet define it (`Session`,
 `parse_ini_file`), not `__init__` or `get`, which would link every file to every other; each
@@ -22,14 +22,18 @@ MAX_DOCUMENTS = 400
 _LINKS = """
     with defined as (
         select distinct document_id, docset_id, name from symbol_definitions
-        where document_id = any(%(ids)s)
+        where document_id = any(%(documents)s)
     ),
-    pairs as (
-        select distinct r.document_id as user_id, d.document_id as definer_id,
+    used as (
+        select document_id, docset_id, name from symbol_references
+        where document_id = any(%(documents)s)
+    ),
+    pairs as (  -- a seed uses what another defines, or another uses what a seed defines
+        select distinct u.document_id as user_id, d.document_id as definer_id,
                         d.docset_id, d.name
-        from symbol_references r
-        join defined d on d.docset_id = r.docset_id and d.name = r.name
-        where r.document_id = any(%(ids)s) and r.document_id <> d.document_id
+        from used u join defined d on d.docset_id = u.docset_id and d.name = u.name
+        where u.document_id <> d.document_id
+          and (u.document_id = any(%(seeds)s) or d.document_id = any(%(seeds)s))
     ),
     counted as materialized (
         select n.docset_id, n.name, c.definers
@@ -53,16 +57,21 @@ Links = dict[int, dict[int, float]]
 
 
 def symbol_links(
-    pool: ConnectionPool[psycopg.Connection[Any]], document_ids: Collection[int]
+    pool: ConnectionPool[psycopg.Connection[Any]],
+    seeds: Collection[int],
+    documents: Collection[int],
 ) -> Links:
-    """For each of these documents, the others it is linked to and the links' weight
-    (symmetric: a -> b and b -> a weigh the same)."""
-    ids = sorted(document_ids)[:MAX_DOCUMENTS]
-    links: Links = defaultdict(lambda: defaultdict(float))
+    """The links between each of `seeds` and the other documents, seeds or not (symmetric:
+    a -> b and b -> a weigh the same); links between two non-seeds are not read (every link
+    among `documents`: pass them as the seeds too)."""
+    others = sorted(set(documents) - set(seeds))[: max(0, MAX_DOCUMENTS - len(seeds))]
+    ids = sorted(seeds) + others
     if len(ids) < 2:
         return {}
+    params = {"documents": ids, "seeds": sorted(seeds), "most": MAX_DEFINERS}
     with pool.connection() as conn:
-        rows = conn.execute(_LINKS.encode(), {"ids": ids, "most": MAX_DEFINERS}).fetchall()
+        rows = conn.execute(_LINKS.encode(), params).fetchall()
+    links: Links = defaultdict(lambda: defaultdict(float))
     for user, definer, weight in rows:
         links[user][definer] += weight
         links[definer][user] += weight

@@ -1,6 +1,7 @@
 """Ranking is plain Python over candidate lists: every rule checked on constructed lists."""
 
 import dataclasses
+from collections.abc import Collection
 
 import pytest
 
@@ -9,7 +10,7 @@ from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.ranking.definitions import defines
 from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import confidence, distribution, min_max
-from ragspace.ranking.neighbours import lift_neighbours
+from ragspace.ranking.neighbours import Links, lift_neighbours
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
 from ragspace.ranking.ranker import RankingOptions, file_weight, fusion_only, rank
@@ -255,16 +256,24 @@ def test_a_file_linked_to_the_best_files_joins_them_without_displacing_them() ->
     cands.append(candidate(hit(8, "f1.py", document_id=1), vector=(2, 0.6)))
     scores = {c.hit.chunk_id: c.evidence[Side.VECTOR].score for c in cands}
     links = {1: {6: 1.0}, 6: {1: 1.0}, 7: {9: 5.0}}
-    lifted = lift_neighbours(cands, scores, links, 0.5)
+    asked: list[tuple[list[int], list[int]]] = []
+
+    def read(seeds: Collection[int], documents: Collection[int]) -> Links:
+        asked.append((sorted(seeds), sorted(documents)))
+        return links
+
+    lifted = lift_neighbours(cands, scores, read, 0.5)
+    assert asked == [([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 7])]  # the five best, once
     # up to the fifth file's best chunk, above file 1's second chunk and file 7; no higher
     assert lifted[6] == pytest.approx(0.7)
     assert {c: s for c, s in lifted.items() if c != 6} == {
         c: s for c, s in scores.items() if c != 6
     }
-    assert lift_neighbours(cands, scores, links, 0.0) == scores
-    assert lift_neighbours(cands, scores, {7: {6: 1.0}, 6: {7: 1.0}}, 0.5) == scores  # no seed
+    assert lift_neighbours(cands, scores, read, 0.0) == scores
+    unseeded = {7: {6: 1.0}, 6: {7: 1.0}}
+    assert lift_neighbours(cands, scores, lambda *_: unseeded, 0.5) == scores
     # in a ranking: off by default, on with a weight
     plain = fusion_only(RankingOptions())
-    assert [h.chunk_id for h in rank(cands, plain, "q", links=links)][5:] == [8, 7, 6]
+    assert [h.chunk_id for h in rank(cands, plain, "q", links=read)][5:] == [8, 7, 6]
     linked = dataclasses.replace(plain, neighbour_weight=0.5)
-    assert [h.chunk_id for h in rank(cands, linked, "q", links=links)][5:] == [6, 8, 7]
+    assert [h.chunk_id for h in rank(cands, linked, "q", links=read)][5:] == [6, 8, 7]

@@ -16,7 +16,8 @@ def _ids(store: Store) -> dict[str, int]:
 def test_files_are_linked_where_one_uses_a_name_the_other_defines(store: Store) -> None:
     ids = _ids(store)
     cart, pricing, test = ids["cart.py"], ids["pricing.py"], ids["test_cart.py"]
-    links = store.symbol_links(set(ids.values()))
+    every = set(ids.values())
+    links = store.symbol_links(every, every)  # every document a seed: every link
     # cart.py calls total_price, defined in pricing.py alone: one name, weight 1, both ways
     assert links[cart][pricing] == links[pricing][cart] == 1.0
     # the test uses Cart, add and checkout (cart.py) and total_price (pricing.py)
@@ -24,8 +25,15 @@ def test_files_are_linked_where_one_uses_a_name_the_other_defines(store: Store) 
     # the Go server and the README share no name with anything
     assert ids["server.go"] not in links and ids["README.md"] not in links
     # only the documents asked about are linked, and one alone has no links
-    assert symbol_links(store.pool, {cart, test}) == {cart: {test: 3.0}, test: {cart: 3.0}}
-    assert store.symbol_links({cart}) == {}
+    pair = {cart: {test: 3.0}, test: {cart: 3.0}}
+    assert symbol_links(store.pool, {cart, test}, {cart, test}) == pair
+    assert store.symbol_links({cart}, {cart}) == {}
+    # with pricing.py the one seed, the cart and the test are linked to it, not to each other
+    assert store.symbol_links({pricing}, every) == {
+        pricing: {cart: 1.0, test: 1.0},
+        cart: {pricing: 1.0},
+        test: {pricing: 1.0},
+    }
 
 
 @pytest.mark.usefixtures("shop")
@@ -42,4 +50,5 @@ def test_a_name_many_files_define_links_nothing(store: Store) -> None:
                 " 'function', %s, %s)",
                 (ids["server.go"] if n == 0 else ids["README.md"], docset_id, n + 1, n + 1),
             )
-    assert pricing not in store.symbol_links(set(ids.values())).get(cart, {})
+    every = set(ids.values())
+    assert pricing not in store.symbol_links(every, every).get(cart, {})
