@@ -6,7 +6,7 @@ The best `SEEDS` files (by their best chunk's score) pass each linked candidate 
 log of the link's weight times their own score over the best one; the sums are scaled 0-1
 and lift each linked file's best chunk by weight times the best score, but never above the
 last seed's best chunk: a linked file joins the seeds' company without displacing them, so
-chunk rankings that want a seed's second chunk keep it (docs/benchmarks-log.md, "Files the
+chunk rankings that want a seed's second chunk keep it (docs/architecture.md, "Files the
 symbol table links").
 """
 
