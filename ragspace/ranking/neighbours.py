@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ragspace.ranking.candidates import Candidate
+from ragspace.ranking.selection import hit_is_prose
 
 SEEDS = 5
 Links = Mapping[int, Mapping[int, float]]
@@ -31,6 +32,9 @@ def lift_neighbours(
     if not weight or not best:
         return scores
     seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
+    code = {c.hit.document_id for c in candidates if not hit_is_prose(c.hit)}
+    if not any(seed in code for seed, _ in seeds):
+        return scores  # pages and prose have no symbol rows: nothing to ask the store
     linked = links([seed for seed, _ in seeds], list(best))
     unit = seeds[0][1][0] or 1.0
     floor = seeds[-1][1][0]  # the last seed's best chunk: a lifted file stops there

@@ -272,6 +272,12 @@ def test_a_file_linked_to_the_best_files_joins_them_without_displacing_them() ->
     assert lift_neighbours(cands, scores, read, 0.0) == scores
     unseeded = {7: {6: 1.0}, 6: {7: 1.0}}
     assert lift_neighbours(cands, scores, lambda *_: unseeded, 0.5) == scores
+    # the best files all pages: the store is not asked
+    pages = [
+        candidate(c.hit.model_copy(update={"metadata": {"language": "markdown"}}), vector=(1, 0.5))
+        for c in cands
+    ]
+    assert lift_neighbours(pages, scores, read, 0.5) == scores and len(asked) == 1
     # in a ranking: off by default, on with a weight
     plain = fusion_only(RankingOptions())
     assert [h.chunk_id for h in rank(cands, plain, "q", links=read)][5:] == [8, 7, 6]
