@@ -41,7 +41,12 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--sets", nargs="+", default=["pytest", "sphinx", "pylint"])
     parser.add_argument("--signal", choices=("file", "neighbours"), default="file")
-    parser.add_argument("--weight", type=float, default=0.3, help="neighbour_weight when on")
+    parser.add_argument(
+        "--weight",
+        type=float,
+        default=RankingOptions().neighbour_weight,
+        help="neighbour_weight when on (default: the app's)",
+    )
     args = parser.parse_args()
     print(f"| set | {args.signal} | p50 ms | p95 ms | files: card rewrite s (per file ms) |")
     print("|---|---|---:|---:|---:|")
