@@ -55,6 +55,16 @@ def sub_questions(text: str) -> list[str]:
     return parts[:MAX_SUB_QUESTIONS] if len(parts) > 1 else []
 
 
+# stems of words that talk about code's own parts: a question using them asks about code
+# ("the method that...", "which class implements..."), whatever else it names
+_CODE_WORDS = frozenset(
+    terms(
+        "method function class attribute parameter argument implement implementation module"
+        " variable decorator constructor subclass instance signature invoke caller callback"
+    )
+)
+
+
 def _is_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
@@ -90,6 +100,12 @@ class QueryProfile:
         """The stems of the question's telling words and of its symbols' parts."""
         parts = " ".join(" ".join(name_parts(s)) for s in self.symbols)
         return frozenset(terms(f"{self.text} {parts}"))
+
+    @cached_property
+    def asks_about_code(self) -> bool:
+        """The question names a code symbol or talks about code's parts (methods, classes,
+        parameters...): it wants code, not the prose that describes it."""
+        return bool(self.symbols) or bool(self.terms & _CODE_WORDS)
 
     @cached_property
     def asks_about_tests(self) -> bool:

@@ -61,6 +61,8 @@ class RankingOptions:
     name_boost: float = 0.0  # times the share of the file's name words the question uses
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
+    # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code)
+    prose_factor: float = 1.0
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
     # files the symbol table links to the best files (one uses what the other defines) lift
@@ -84,6 +86,7 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
         name_boost=0.0,
         coherence_boost=0.0,
         secondary_factor=1.0,
+        prose_factor=1.0,
         file_decay=1.0,
         sub_question_weight=0.0,
         neighbour_weight=0.0,
@@ -218,6 +221,7 @@ def adjusted(
         return scores
     unit = max(scores.values()) or 1.0
     result = dict(scores)
+    lower_prose = options.prose_factor != 1.0 and _code_beside_prose(candidates, profile)
     for candidate in candidates:
         hit = candidate.hit
         score = result[hit.chunk_id]
@@ -227,6 +231,8 @@ def adjusted(
             score += unit * options.name_boost * name_match(profile, hit.path)
         if options.secondary_factor != 1.0 and not profile.asks_about_tests:
             score *= options.secondary_factor if is_secondary(hit.path) else 1.0
+        if lower_prose and hit_is_prose(hit):
+            score *= options.prose_factor
         result[hit.chunk_id] = score
     if options.coherence_boost:
         _lift_coherent_files(candidates, result, unit * options.coherence_boost)
@@ -239,7 +245,17 @@ def _adjusts(options: RankingOptions) -> bool:
         or options.name_boost
         or options.coherence_boost
         or options.secondary_factor != 1.0
+        or options.prose_factor != 1.0
     )
+
+
+def _code_beside_prose(candidates: Sequence[Candidate], profile: QueryProfile) -> bool:
+    """The question asks about code and the candidates hold code as well as prose (among
+    prose alone, lowering it all would change nothing but the boosts' weight)."""
+    if not profile.asks_about_code:
+        return False
+    kinds = {hit_is_prose(candidate.hit) for candidate in candidates}
+    return kinds == {True, False}
 
 
 def _defines(hit: Hit, profile: QueryProfile) -> bool:

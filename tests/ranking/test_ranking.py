@@ -223,6 +223,39 @@ def test_tests_sink_unless_the_question_asks_about_tests() -> None:
     assert [h.chunk_id for h in rank(cands, options, "how is retry tested")] == [1, 2, 3]
 
 
+def _in(language: str, chunk: Hit) -> Hit:
+    return chunk.model_copy(update={"metadata": {"language": language}})
+
+
+def test_prose_sinks_below_code_for_a_question_about_code_and_only_then() -> None:
+    page = _in("markdown", hit(1, "docs/retry.md"))
+    code = _in("python", hit(2, "src/retry.py"))
+    other = _in("python", hit(3, "src/other.py"))
+    cands = [
+        candidate(page, keyword=(1, 5.0)),
+        candidate(code, keyword=(2, 4.5)),
+        candidate(other, keyword=(3, 1.0)),
+    ]
+    options = RankingOptions(prose_factor=0.5)
+    about_code = "which method retries a failed request"
+    assert QueryProfile(about_code).asks_about_code
+    assert QueryProfile("how is `Retry.backoff` computed").asks_about_code
+    assert not QueryProfile("how often are failed requests retried").asks_about_code
+    assert [h.chunk_id for h in rank(cands, options, about_code)] == [2, 1, 3]
+    assert [h.chunk_id for h in rank(cands, options, "how often are failed requests retried")] == [
+        1,
+        2,
+        3,
+    ]
+    assert [h.chunk_id for h in rank(cands, RankingOptions(), about_code)] == [1, 2, 3]
+    # among prose alone there is nothing to prefer: the same order and scores as without
+    pages = [
+        candidate(page, keyword=(1, 5.0)),
+        candidate(_in("markdown", hit(4, "docs/other.md")), keyword=(2, 1.0)),
+    ]
+    assert rank(pages, options, about_code) == rank(pages, RankingOptions(), about_code)
+
+
 def _one_side_knows(side: str, other: str) -> list[Candidate]:
     """`side` has a clear winner (chunk 1) that `other` did not find; `other` has no clear
     opinion: a flat list of near-equal scores led by chunks 2, 3, ..."""
