@@ -8,7 +8,8 @@ Three steps, each resumable:
 
 `index` unpacks the SWE-QA tarballs and runs `ragspace docset create` + `ragspace add dir
 --wait`, and `ragspace eval` for the two corpus sets, each in its own data folder under
---work (no set shares a database with another). `candidates` asks the real store for each
+--work (no set shares a database with another); then one more data folder whose DocSet
+holds both corpus sets, which the guards ask (GUARDS). `candidates` asks the real store for each
 side's candidates (Retriever.candidates, the query the app runs) and saves them, so that
 ranking variants, plain Python over those lists (ragspace/ranking/), are scored in seconds.
 `evaluate` scores every mode and variant at chunk and file level; a tunable variant's

@@ -39,7 +39,7 @@ class RankingOptions:
     document_weight: float = 0.0
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
     # added to each of its chunks times this; 0: off (and the store does not score cards)
-    file_weight: float = 0.5
+    file_weight: float = 0.25
     # the document-level sides lift only a code file's best chunk (by the fused score), not
     # every chunk: the file rises as one entry and leaves room for other files (every
     # section of a prose document may answer: all its chunks rise)
@@ -47,7 +47,7 @@ class RankingOptions:
     # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
     # to this power: cards that single out a file count more, cards that match many files
     # alike less; 0: a fixed weight
-    file_confidence_power: float = 1.0
+    file_confidence_power: float = 4.0
     # each document's TOP_CHUNKS best candidate chunks on the vector (keyword) side, averaged
     # and scaled 0-1 over the documents (file_chunks.py), added times this like the document
     # sides above; 0: off
@@ -62,7 +62,7 @@ class RankingOptions:
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code)
-    prose_factor: float = 1.0
+    prose_factor: float = 0.5
     file_decay: float = 1.0  # each further chunk of a listed file (selection.spread_files)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question (see rank)
     # files the symbol table links to the best files (one uses what the other defines) lift

@@ -247,13 +247,14 @@ def test_prose_sinks_below_code_for_a_question_about_code_and_only_then() -> Non
         2,
         3,
     ]
-    assert [h.chunk_id for h in rank(cands, RankingOptions(), about_code)] == [1, 2, 3]
+    off = RankingOptions(prose_factor=1.0)
+    assert [h.chunk_id for h in rank(cands, off, about_code)] == [1, 2, 3]
     # among prose alone there is nothing to prefer: the same order and scores as without
     pages = [
         candidate(page, keyword=(1, 5.0)),
         candidate(_in("markdown", hit(4, "docs/other.md")), keyword=(2, 1.0)),
     ]
-    assert rank(pages, options, about_code) == rank(pages, RankingOptions(), about_code)
+    assert rank(pages, options, about_code) == rank(pages, off, about_code)
 
 
 def _one_side_knows(side: str, other: str) -> list[Candidate]:

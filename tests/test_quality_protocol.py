@@ -1,0 +1,48 @@
+"""The retrieval protocol (bench/quality_pool.py): what the app ships is what it chose, and
+a fold never looks at its held-out set's questions, not even through a guard."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench import quality_pool
+from bench.quality_pool import GUARDS, folds_of, guards_seen, short, training_sets, wins
+from ragspace.ranking.ranker import RankingOptions
+
+RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results" / "quality_pool.json"
+SETS = ["claude-docs", "codebase", "pytest", "sphinx", "pylint"]
+
+
+def test_the_apps_ranking_defaults_are_the_protocols_last_choice() -> None:
+    rows = json.loads(RESULTS.read_text(encoding="utf-8"))["rows"]
+    assert rows[-1]["shipped"] == short(RankingOptions()), (
+        "RankingOptions' defaults are not what bench/quality_pool.py chose on all five sets"
+    )
+
+
+def test_a_fold_never_sees_the_guard_asking_its_held_out_questions() -> None:
+    pool: dict[str, list[Any]] = {name: [] for name in [*SETS, *GUARDS]}
+    assert folds_of(pool) == SETS
+    for held_out in SETS:
+        training = training_sets(pool, held_out)
+        assert held_out not in training and not set(training) & set(GUARDS)
+        seen = guards_seen(pool, training)
+        assert all(GUARDS[guard] != held_out for guard in seen)
+        assert len(seen) == len([g for g, source in GUARDS.items() if source != held_out])
+
+
+def _row(gain: float, guard_change: float) -> dict[str, Any]:
+    headline = {"chunk recall@5": 0.8, "chunk recall@10": 0.8, "chunk mrr@10": 0.8}
+    headline |= {"file recall@10": 0.8, "file mrr@10": 0.8}
+    folds = {name: {"scores": {k: v + gain for k, v in headline.items()}} for name in SETS}
+    guards = {g: {k: v + guard_change for k, v in headline.items()} for g in GUARDS}
+    return {"folds": folds, "guards": guards}
+
+
+def test_a_row_is_kept_only_when_it_gains_and_costs_no_guard_more_than_001() -> None:
+    before = _row(0.0, 0.0)
+    assert wins(_row(0.02, 0.0), before)
+    assert wins(_row(0.02, -0.005), before)
+    assert not wins(_row(0.02, -0.02), before)  # better on the folds, worse beside code
+    assert not wins(_row(0.0, 0.0), before)  # no gain
+    assert quality_pool.HEADLINE.keys() == set(SETS)
