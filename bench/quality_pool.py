@@ -675,7 +675,8 @@ RETIRED = ("+ file coherence",)
 # Signals that lost alone but may win with the kept ones (they build on them: the files the
 # symbol table links are lifted by the best files, which the kept signals find): each is
 # tuned jointly with the kept signals under the same folds and kept when that row wins over
-# the kept signals' own. The others are not tried so yet (each multiplies the grid).
+# the kept signals' own. The others are offered one at a time on top of the shipped row
+# (`stack`), which multiplies no grid.
 ON_TOP = ("+ files the symbol table links",)
 
 
@@ -837,11 +838,7 @@ def report(results: Path) -> str:
         "|---|" + "---:|" * len(names),
     ]
     for row in rows:
-        cells = []
-        for name in names:
-            first, second = HEADLINE[name]
-            figures = row["folds"][name]["scores"]
-            cells.append(f"{figures[first]:.3f} / {figures[second]:.3f}")
+        cells = [headline_cell(name, row["folds"][name]["scores"]) for name in names]
         kept = " (kept)" if row.get("kept") else ""
         if row.get("kept") and row["variant"] in RETIRED:
             kept = " (kept alone; left out of the joint grid)"
@@ -875,13 +872,15 @@ def guard_table(rows: list[dict[str, Any]], guards: dict[str, int]) -> list[str]
         "|---|" + "---:|" * len(guards),
     ]
     for row in rows:
-        cells = []
-        for guard in guards:
-            first, second = HEADLINE[GUARDS[guard]]
-            figures = row["guards"][guard]
-            cells.append(f"{figures[first]:.3f} / {figures[second]:.3f}")
+        cells = [headline_cell(guard, row["guards"][guard]) for guard in guards]
         lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
     return lines
+
+
+def headline_cell(name: str, figures: dict[str, float]) -> str:
+    """A set's (or a guard's) two headline figures: `R@k / MRR@10`."""
+    first, second = HEADLINE[GUARDS.get(name, name)]
+    return f"{figures[first]:.3f} / {figures[second]:.3f}"
 
 
 def fold_scores(row: dict[str, Any], name: str) -> dict[str, float]:
