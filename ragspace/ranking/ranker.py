@@ -221,7 +221,7 @@ def adjusted(
         return scores
     unit = max(scores.values()) or 1.0
     result = dict(scores)
-    lower_prose = options.prose_factor != 1.0 and _code_beside_prose(candidates, profile)
+    lowered = _lowered_prose(candidates, options, profile)
     for candidate in candidates:
         hit = candidate.hit
         score = result[hit.chunk_id]
@@ -231,7 +231,7 @@ def adjusted(
             score += unit * options.name_boost * name_match(profile, hit.path)
         if options.secondary_factor != 1.0 and not profile.asks_about_tests:
             score *= options.secondary_factor if is_secondary(hit.path) else 1.0
-        if lower_prose and hit_is_prose(hit):
+        if hit.chunk_id in lowered:
             score *= options.prose_factor
         result[hit.chunk_id] = score
     if options.coherence_boost:
@@ -249,13 +249,16 @@ def _adjusts(options: RankingOptions) -> bool:
     )
 
 
-def _code_beside_prose(candidates: Sequence[Candidate], profile: QueryProfile) -> bool:
-    """The question asks about code and the candidates hold code as well as prose (among
-    prose alone, lowering it all would change nothing but the boosts' weight)."""
-    if not profile.asks_about_code:
-        return False
-    kinds = {hit_is_prose(candidate.hit) for candidate in candidates}
-    return kinds == {True, False}
+def _lowered_prose(
+    candidates: Sequence[Candidate], options: RankingOptions, profile: QueryProfile
+) -> set[int]:
+    """The prose chunks `prose_factor` lowers: all of them when the question asks about code
+    and the candidates hold code as well (among prose alone, lowering it all would change
+    nothing but the boosts' weight); none otherwise."""
+    if options.prose_factor == 1.0 or not profile.asks_about_code:
+        return set()
+    prose = {c.hit.chunk_id for c in candidates if hit_is_prose(c.hit)}
+    return prose if len(prose) < len(candidates) else set()
 
 
 def _defines(hit: Hit, profile: QueryProfile) -> bool:
