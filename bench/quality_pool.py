@@ -701,8 +701,7 @@ def joint_rows(
         name = f"kept signals {signal}, tuned jointly"
         row, on_top, everywhere = jointly(pool, rows, family, name, axes)
         row["kept"] = wins(row, rows[-1])
-        # the last row is the one the app ships
-        rows.insert(len(rows) if row["kept"] else len(rows) - 1, row)
+        add_row(rows, row)
         print(f"    {'kept' if row['kept'] else 'not kept'}")
         if row["kept"]:
             chosen, shipped = on_top, everywhere
@@ -733,6 +732,12 @@ def jointly(
         "guards": guards,
     }
     return row, chosen, shipped
+
+
+def add_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    """Add a row built on the shipped one: last when kept (the last row is the one the app
+    ships), else just before the shipped row."""
+    rows.insert(len(rows) if row["kept"] else len(rows) - 1, row)
 
 
 STAGES = 3  # signals added one at a time after the joint tuning, at most
@@ -777,7 +782,7 @@ def stack(
             "guards": choice.guards(everywhere),
         }
         row["kept"] = wins(row, rows[-1])
-        rows.insert(len(rows) if row["kept"] else len(rows) - 1, row)
+        add_row(rows, row)
         print_row(name + (" (kept)" if row["kept"] else ""), folds)
         for set_name, fold in folds.items():
             print(f"    without {set_name}: {fold['chosen']}")
