@@ -132,8 +132,10 @@ def build_ui(actions: Actions, credentials: Credentials | None = None) -> gr.Blo
 
     `credentials` (RAGSPACE_AUTH) let MCP callers in: Gradio's login page does not guard MCP.
     """
-    # uploads wait in Gradio's cache only until they are added; sweep any left behind
-    demo = gr.Blocks(title="RAGSpace", delete_cache=UPLOAD_CACHE_SWEEP)
+    # uploads wait in Gradio's cache only until they are added; sweep any left behind. No
+    # telemetry: Gradio would otherwise report every start to huggingface.co and ask it for
+    # its latest version, from a self-hosted server that may not reach the internet at all
+    demo = gr.Blocks(title="RAGSpace", delete_cache=UPLOAD_CACHE_SWEEP, analytics_enabled=False)
     with demo:
         # the tools come first, so they keep their plain API names (architecture.md)
         register_mcp_tools(actions, credentials)

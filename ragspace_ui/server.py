@@ -37,6 +37,19 @@ log = logging.getLogger(__name__)
 # that probe, and `check_page_served` asks for the page with a limit a busy machine meets.
 PAGE_LIMIT_SECONDS = 120.0
 
+# Gradio's queue looks for new events every 1 ms and for progress to send every 10 ms, also
+# when nothing happens (on Linux; 50 and 100 ms on Windows): an idle app kept 7-9 % of a core
+# busy, and so did every app a test launched. Looking every 10 ms and 50 ms costs an event at
+# most 10 ms before it starts (docs/benchmarks-log.md, "An idle app's CPU").
+QUEUE_POLL_SECONDS = 0.01
+PROGRESS_POLL_SECONDS = 0.05
+
+
+def calm_queue(demo: gr.Blocks) -> None:
+    """Let the app's event queue (the last one `queue()` made) poll at the rates above."""
+    demo._queue.sleep_when_free = QUEUE_POLL_SECONDS
+    demo._queue.progress_update_sleep_when_free = PROGRESS_POLL_SECONDS
+
 
 # Gradio gives its web server 5 seconds to start, then tries the next port with the same
 # app and leaves the first server's thread running. That second start runs the app's
@@ -100,7 +113,9 @@ def free_local_port() -> int:
 def check_page_served(url: str) -> None:
     """Return once the app's page at `url` answers; a clear error if it cannot."""
     try:
-        response = httpx.head(url, timeout=PAGE_LIMIT_SECONDS)
+        # our own address, over plain HTTP: no certificate to check (the default context
+        # would load the whole CA bundle first, about 25 ms of CPU)
+        response = httpx.head(url, timeout=PAGE_LIMIT_SECONDS, verify=False)
     except httpx.HTTPError as exc:
         raise RagspaceError(
             f"The app started but its page at {url} did not answer ({exc}); check that "
@@ -147,7 +162,7 @@ def launch_options(
 def launch_on_localhost(demo: gr.Blocks, **options: Any) -> str:
     """Start `demo` on 127.0.0.1 on a free port without blocking; its URL (tests, screenshots)."""
     build_session_configs_on_read()
-    demo.queue()
+    calm_queue(demo)  # the queue is on: `gr.Blocks` starts one by default
     with patient_start():
         _, url, _ = demo.launch(
             server_name="127.0.0.1",
@@ -181,6 +196,7 @@ def serve(settings: Settings) -> None:
         build_session_configs_on_read()
         demo = build_ui(runtime.actions, credentials)
         demo.queue(default_concurrency_limit=8)
+        calm_queue(demo)
         if settings.access.read_only:
             log.info("Read-only mode: every change is refused (RAGSPACE_READ_ONLY)")
         elif credentials is None and settings.server.host not in ("127.0.0.1", "localhost"):

@@ -28,7 +28,6 @@ def github() -> Iterator[FakeGithub]:
 def test_preview_then_confirm_a_github_source(
     store: Store, embedder: Embedder, github: FakeGithub, open_page: OpenPage
 ) -> None:
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     service = make_service(store, embedder, github)
     demo = build_ui(service)
     url = launch_on_localhost(demo)

@@ -82,6 +82,31 @@ def test_app_serves_three_tabs(served: str) -> None:
     assert "OPENAI_API_KEY" in EXTRACTIVE_NOTICE
 
 
+def test_an_idle_app_neither_reports_to_gradio_nor_polls_every_millisecond(
+    service: Actions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A self-hosted server may not reach the internet, and its owner did not ask it to
+    report its starts to huggingface.co or to ask there for Gradio's latest version; nor to
+    keep a core busy while nobody uses it (Gradio's queue polls every 1 ms by default)."""
+    from ragspace_ui.server import PROGRESS_POLL_SECONDS, QUEUE_POLL_SECONDS, launch_on_localhost
+
+    reports: list[str] = []
+    monkeypatch.delenv("GRADIO_ANALYTICS_ENABLED", raising=False)  # Gradio's default: on
+    for name in ("version_check", "initiated_analytics", "launched_analytics"):
+        monkeypatch.setattr(gr.analytics, name, lambda *_a, _n=name, **_k: reports.append(_n))
+    demo = build_ui(service)
+    try:
+        launch_on_localhost(demo)
+        queue = demo._queue
+        assert (queue.sleep_when_free, queue.progress_update_sleep_when_free) == (
+            QUEUE_POLL_SECONDS,
+            PROGRESS_POLL_SECONDS,
+        )
+    finally:
+        demo.close()
+    assert reports == []
+
+
 def test_with_a_chat_model_no_extractive_notice_is_shown(
     settings: Settings, store: Store, embedder: Embedder, fake_chat: FakeChat
 ) -> None:
