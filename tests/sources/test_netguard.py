@@ -29,6 +29,7 @@ from ragspace.sources.netguard import (
     NetGuard,
     RefusedURLError,
     blocked_reason,
+    default_tls_context,
     guarded_client,
 )
 from ragspace.sources.sync import SourceSyncer
@@ -354,6 +355,23 @@ def test_pinned_tls_connection_verifies_the_original_name(https_server: tuple[in
         assert str(response.url) == f"https://docs.test:{port}/"  # the name, not the IP
         with pytest.raises(httpx.ConnectError, match="certificate"):
             client.get(f"https://other.test:{port}/")  # same IP, certificate not for this name
+
+
+def test_default_tls_checks_certificates_with_one_context_per_process(
+    https_server: tuple[int, Path],
+) -> None:
+    port, _cert = https_server  # self-signed: no CA in the default bundle vouches for it
+    guard = NetGuard(
+        resolver=resolver_of({"docs.test": ["127.0.0.1"]}), trusted_hosts=frozenset({"docs.test"})
+    )
+    with (
+        httpx.Client(transport=GuardedTransport(guard)) as client,
+        pytest.raises(httpx.ConnectError, match="certificate"),
+    ):
+        client.get(f"https://docs.test:{port}/")
+    context = default_tls_context()
+    assert context is default_tls_context()  # built once, shared by every host's pool
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
 
 
 def test_guarded_client_ignores_environment_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
