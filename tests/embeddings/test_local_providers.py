@@ -2,6 +2,7 @@
 the CPU by default; a provider this onnxruntime lacks (CUDA without onnxruntime-gpu, as here:
 no GPU on the test machine) is refused with what to install, never a silent CPU fallback."""
 
+import numpy as np
 import onnxruntime
 import pytest
 
@@ -26,3 +27,18 @@ def test_an_unavailable_gpu_provider_is_refused_with_what_to_install() -> None:
     )
     with pytest.raises(ConfigError, match=r"CUDAExecutionProvider not available.*onnxruntime-gpu"):
         build_embedder(settings)
+
+
+def test_embedders_of_one_process_share_the_loaded_model_per_thread_count() -> None:
+    """A second runtime in the same process (CLI commands, the tests) does not check and
+    load the model again; another thread count is a session of its own."""
+    first, second, other = (
+        LocalEmbedder(threads=1),
+        LocalEmbedder(threads=1),
+        LocalEmbedder(threads=2),
+    )
+    assert first._session is second._session
+    assert other._session is not first._session
+    assert other._session.get_session_options().intra_op_num_threads == 2
+    texts = ["a sentence", "another one"]
+    assert np.allclose(first.embed(texts), other.embed(texts), atol=1e-5)
