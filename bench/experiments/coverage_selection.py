@@ -1,0 +1,127 @@
+"""Does listing hits for the question's uncovered terms help? (issue 35 item 6, 2026-11-28: no)
+
+Term-coverage selection, a no-LLM take on questions about two things ("X versus Y", two
+topics in one sentence; 29 of claude-docs' 100 questions miss a gold section in the top 5,
+mostly the second of two): after the best hit, the next hit listed is the one whose score
+(over the best one's) plus `weight` times the share of the question's terms it adds to those
+the listed hits hold is highest, among the 30 best. Scored on top of the shipped ranking
+(`RankingOptions()`) over the pool's saved candidates, with the weight chosen under
+leave-one-set-out and the guards as `quality_pool.py` chooses (`tuned_jointly`); prints each
+fold's held-out figures beside the shipped ones, then every weight in sample.
+
+Usage (from the repository root, after `quality_pool.py candidates`):
+    python bench/experiments/coverage_selection.py --work /work/pool --weights 0,0.2,0.5,0.8,1.5,3
+"""
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import quality_pool as qp
+
+from ragspace.models import Hit
+from ragspace.ranking.query import QueryProfile
+from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.terms import terms
+
+WINDOW = 30  # the best hits the selection reorders
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The shipped ranking and the coverage weight (0: the shipped ranking alone)."""
+
+    coverage_weight: float = 0.0
+
+
+def cover_question(hits: Sequence[Hit], wanted: frozenset[str], weight: float) -> list[Hit]:
+    """The best hit, then greedily the hit with the best score / best score + weight x the
+    share of `wanted` it adds to the terms already listed (within the WINDOW best)."""
+    if weight <= 0 or len(hits) < 3 or not wanted or hits[0].score <= 0:
+        return list(hits)
+    window, rest = list(hits[:WINDOW]), list(hits[WINDOW:])
+    unit = window[0].score
+    found = [terms(hit.content) & wanted for hit in window]
+    order, covered = [0], set(found[0])
+    left = list(range(1, len(window)))
+    while left:
+        gains = [
+            (window[i].score / unit + weight * len(found[i] - covered) / len(wanted), -i)
+            for i in left
+        ]
+        best = -max(gains)[1]
+        order.append(best)
+        covered |= found[best]
+        left.remove(best)
+    return [window[i] for i in order] + rest
+
+
+def family(depth: int) -> Any:
+    """Rankings by options: `Options` (the shipped ranking, then the coverage step) or, for
+    the protocol's reference, plain `RankingOptions` (today's ranking, no coverage step)."""
+
+    def ranking(options: Options | RankingOptions) -> qp.Ranking:
+        base = options if isinstance(options, RankingOptions) else RankingOptions()
+        weight = 0.0 if isinstance(options, RankingOptions) else options.coverage_weight
+
+        def ranked(q: qp.Question) -> list[Any]:
+            hits = rank(q.candidates, base, q.text, None, parts=q.parts, links=lambda *_: q.links)
+            return cover_question(hits, QueryProfile(q.text).terms, weight)[: qp.K]
+
+        return qp.at_depth(ranked, depth)
+
+    return ranking
+
+
+def cell(name: str, figures: dict[str, float]) -> str:
+    recall = "chunk recall@5" if name.startswith("claude-docs") else "chunk recall@10"
+    if name in ("pytest", "sphinx", "pylint"):
+        return f"{figures['file recall@10']:.3f} / {figures['file mrr@10']:.3f}"
+    return f"{figures[recall]:.3f} / {figures['chunk mrr@10']:.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser.add_argument("--weights", default="0,0.2,0.5,0.8,1.5,3")
+    parser.add_argument("--depth", type=int, default=50)
+    args = parser.parse_args()
+    sets = qp.chosen_sets(None)
+    pool = {
+        name: [qp.cut_question(q, args.depth) for q in questions]
+        for name, questions in qp.load_pool(args.work, sets).items()
+    }
+    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+    weights = [float(w) for w in args.weights.split(",")]
+    ranking = family(args.depth)
+    folds, default, _chosen, guards = qp.tuned_jointly(
+        pool, ranking, {"coverage_weight": weights}, Options(), floors
+    )
+    shipped = {name: qp.scores(questions, ranking(Options())) for name, questions in pool.items()}
+    for name in qp.folds_of(pool):
+        fold = folds[name]
+        print(
+            f"{name:12s} shipped {cell(name, shipped[name])}   held out "
+            f"{cell(name, fold['scores'])}   ({fold['chosen']})"
+        )
+    print(f"chosen on all five: {default}")
+    for name, figures in guards.items():
+        print(f"{name:24s} shipped {cell(name, shipped[name])}   default {cell(name, figures)}")
+    for weight in weights:
+        options = Options(weight)
+        print(
+            f"weight {weight}: "
+            + "  ".join(
+                f"{name} {cell(name, qp.scores(questions, ranking(options)))}"
+                for name, questions in pool.items()
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Should a long question lean more on the vector side? (issue 35, 2026-11-28: no)
+
+Verbose questions match many chunks on a few of their terms each, which dilutes the keyword
+side, and in sample the SWE-QA sets (median 16-17 telling terms a question) prefer a vector
+share of 0.6-0.7 where the code set (4 terms) and the docs set (11) prefer 0.4-0.5. The
+variant: the shipped ranking (`RankingOptions()`) with its vector share raised for a
+question of more than `pivot` terms (QueryProfile.terms), linearly up to `verbose_share` at
+twice the pivot. Pivot and share chosen under leave-one-set-out with the guards as
+`quality_pool.py` chooses (`tuned_jointly`); prints the held-out folds beside the shipped
+figures, the shipped share at each fixed value in sample, and the default in sample.
+
+Usage (from the repository root, after `quality_pool.py candidates`):
+    python bench/experiments/verbose_share.py --work /work/pool
+"""
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import quality_pool as qp
+
+from ragspace.ranking.query import QueryProfile
+from ragspace.ranking.ranker import RankingOptions, rank
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """Where a question counts as long, and the vector share at twice that length."""
+
+    pivot: int = 8
+    verbose_share: float = RankingOptions().vector_share  # that of every question: off
+
+
+def share_for(terms: int, options: Options) -> float:
+    base = RankingOptions().vector_share
+    if terms <= options.pivot:
+        return base
+    reach = min(1.0, (terms - options.pivot) / options.pivot)
+    return base + reach * (options.verbose_share - base)
+
+
+def family(depth: int) -> Any:
+    """Rankings by `Options`, or by plain `RankingOptions` (the protocol's reference)."""
+
+    def ranking(options: Options | RankingOptions) -> qp.Ranking:
+        def ranked(q: qp.Question) -> list[Any]:
+            if isinstance(options, Options):
+                share = share_for(len(QueryProfile(q.text).terms), options)
+                chosen = dataclasses.replace(RankingOptions(), vector_share=share)
+            else:
+                chosen = options
+            return rank(q.candidates, chosen, q.text, qp.K, parts=q.parts, links=lambda *_: q.links)
+
+        return qp.at_depth(ranked, depth)
+
+    return ranking
+
+
+def cell(name: str, figures: dict[str, float]) -> str:
+    if name in ("pytest", "sphinx", "pylint"):
+        return f"{figures['file recall@10']:.3f} / {figures['file mrr@10']:.3f}"
+    recall = "chunk recall@5" if name.startswith("claude-docs") else "chunk recall@10"
+    return f"{figures[recall]:.3f} / {figures['chunk mrr@10']:.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser.add_argument("--pivots", default="6,8,10,12,14")
+    parser.add_argument("--shares", default="0.5,0.6,0.7,0.8")
+    parser.add_argument("--depth", type=int, default=50)
+    args = parser.parse_args()
+    pool = {
+        name: [qp.cut_question(q, args.depth) for q in questions]
+        for name, questions in qp.load_pool(args.work, qp.chosen_sets(None)).items()
+    }
+    ranking = family(args.depth)
+    for share in (0.3, 0.4, 0.5, 0.6, 0.7):
+        fixed = dataclasses.replace(RankingOptions(), vector_share=share)
+        print(
+            f"share {share} for every question: "
+            + "  ".join(f"{n} {cell(n, qp.scores(qs, ranking(fixed)))}" for n, qs in pool.items())
+        )
+    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+    axes: dict[str, list[Any]] = {
+        "pivot": [int(p) for p in args.pivots.split(",")],
+        "verbose_share": [float(s) for s in args.shares.split(",")],
+    }
+    folds, default, _chosen, guards = qp.tuned_jointly(pool, ranking, axes, Options(), floors)
+    shipped = {
+        name: qp.scores(questions, ranking(RankingOptions())) for name, questions in pool.items()
+    }
+    for name in qp.folds_of(pool):
+        fold = folds[name]
+        print(
+            f"{name:12s} shipped {cell(name, shipped[name])}   held out "
+            f"{cell(name, fold['scores'])}   ({fold['chosen']})"
+        )
+    print(f"chosen on all five: {default}")
+    for name, figures in guards.items():
+        print(f"{name:24s} shipped {cell(name, shipped[name])}   default {cell(name, figures)}")
+    print(
+        "default in sample: "
+        + "  ".join(f"{n} {cell(n, qp.scores(qs, ranking(default)))}" for n, qs in pool.items())
+    )
+
+
+if __name__ == "__main__":
+    main()
