@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "eval"
 RESULTS = ROOT / "bench" / "results" / "quality_pool.json"
@@ -976,13 +978,14 @@ def readme_report(results: Path) -> str:
 
 
 def short(point: Any) -> str:
-    """A grid point by the fields that differ from the defaults."""
+    """A grid point by the fields that differ from today's ranking (all of them for options
+    of another kind, as an experiment's)."""
 
     default = today_ranking()
     changed = {
         f.name: getattr(point, f.name)
         for f in dataclasses.fields(point)
-        if getattr(point, f.name) != getattr(default, f.name)
+        if getattr(point, f.name) != getattr(default, f.name, None)
     }
     return ", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults"
 
@@ -1006,7 +1009,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("index", "candidates", "evaluate", "report"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/ragspace-pool"))
-    parser.add_argument("--depth", type=int, default=50, help="candidates per side ranked")
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=RETRIEVAL_CANDIDATES,
+        help="candidates per side ranked (default: the app's, RAGSPACE_RETRIEVAL_CANDIDATES)",
+    )
     parser.add_argument("--write", action="store_true", help="save bench/results/quality_pool.json")
     parser.add_argument("--sets", help="comma-separated subset of the sets (default: all)")
     parser.add_argument("--explore", action="store_true", help="also print every grid point")
