@@ -92,11 +92,11 @@ def latency(work: Path, depths: list[int], rounds: int) -> None:
         )
         try:
             docset = runtime.store.docsets.named(pool_set.docset).id
-            chunks = (
-                runtime.store.chunks.count([docset])
-                if hasattr(runtime.store.chunks, "count")
-                else None
-            )
+            with runtime.store.pool.connection() as conn:
+                counted = conn.execute(
+                    "select count(*) from chunks where docset_id = %s", (docset,)
+                ).fetchone()
+            chunks = counted[0] if counted else 0
             retrievers = {
                 d: Retriever(runtime.store, runtime.embedder, RetrievalOptions(candidates=d))
                 for d in depths
@@ -116,7 +116,7 @@ def latency(work: Path, depths: list[int], rounds: int) -> None:
                 p95 = values[int(0.95 * (len(values) - 1))]
                 print(
                     f"{pool_set.name:12s} depth {depth:3d}: p50 {statistics.median(values):6.1f} ms"
-                    f"  p95 {p95:6.1f} ms  ({len(values)} searches, {chunks[0] if chunks else '?'}"
+                    f"  p95 {p95:6.1f} ms  ({len(values)} searches, {chunks:,}"
                     " chunks)",
                     flush=True,
                 )

@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from app_harness import commit_id, running_app  # noqa: E402
+from app_harness import commit_id, running_app
 
 
 def main() -> None:

@@ -1,6 +1,5 @@
 """The source journey in a real browser: create a DocSet, preview a GitHub repo, confirm."""
 
-import os
 from collections.abc import Iterator
 
 import pytest
