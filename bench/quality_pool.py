@@ -890,6 +890,29 @@ def headline_cell(name: str, figures: dict[str, float]) -> str:
     return f"{figures[first]:.3f} / {figures[second]:.3f}"
 
 
+def print_experiment(
+    pool: dict[str, list[Question]],
+    tuned: tuple[dict[str, dict[str, Any]], Any, dict[str, Any], dict[str, dict[str, float]]],
+    reference: dict[str, dict[str, float]],
+    label: str,
+) -> None:
+    """An experiment's `tuned_jointly` result: each fold's held-out figures beside the
+    reference's (`label`), the point chosen on all five, and the guards at that point."""
+    folds, default, _chosen, guards = tuned
+    for name in folds_of(pool):
+        fold = folds[name]
+        print(
+            f"{name:12s} {label} {headline_cell(name, reference[name])}   held out "
+            f"{headline_cell(name, fold['scores'])}   ({fold['chosen']})"
+        )
+    print(f"chosen on all five: {default}")
+    for name, figures in guards.items():
+        print(
+            f"{name:24s} {label} {headline_cell(name, reference[name])}   default "
+            f"{headline_cell(name, figures)}"
+        )
+
+
 def fold_scores(row: dict[str, Any], name: str) -> dict[str, float]:
     scores: dict[str, float] = row["folds"][name]["scores"]
     return scores

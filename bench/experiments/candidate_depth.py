@@ -48,35 +48,18 @@ def family(options: Options | RankingOptions) -> qp.Ranking:
     )
 
 
-def cell(name: str, figures: dict[str, float]) -> str:
-    if name in ("pytest", "sphinx", "pylint"):
-        return f"{figures['file recall@10']:.3f} / {figures['file mrr@10']:.3f}"
-    recall = "chunk recall@5" if name.startswith("claude-docs") else "chunk recall@10"
-    return f"{figures[recall]:.3f} / {figures['chunk mrr@10']:.3f}"
-
-
 def quality(work: Path, depths: list[int]) -> None:
     pool = qp.load_pool(work, qp.chosen_sets(None))
     floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
-    folds, default, _chosen, guards = qp.tuned_jointly(
-        pool, family, {"depth": depths}, Options(), floors
-    )
+    tuned = qp.tuned_jointly(pool, family, {"depth": depths}, Options(), floors)
     today = {name: qp.scores(questions, family(Options())) for name, questions in pool.items()}
-    for name in qp.folds_of(pool):
-        fold = folds[name]
-        print(
-            f"{name:12s} at {RETRIEVAL_CANDIDATES} {cell(name, today[name])}   held out "
-            f"{cell(name, fold['scores'])}   ({fold['chosen']})"
-        )
-    print(f"chosen on all five: {default}")
-    for name, figures in guards.items():
-        at_app = cell(name, today[name])
-        print(f"{name:24s} at {RETRIEVAL_CANDIDATES} {at_app}   default {cell(name, figures)}")
+    qp.print_experiment(pool, tuned, today, f"at {RETRIEVAL_CANDIDATES}")
     for depth in depths:
         print(
             f"depth {depth}: "
             + "  ".join(
-                f"{n} {cell(n, qp.scores(qs, family(Options(depth))))}" for n, qs in pool.items()
+                f"{n} {qp.headline_cell(n, qp.scores(qs, family(Options(depth))))}"
+                for n, qs in pool.items()
             )
         )
 

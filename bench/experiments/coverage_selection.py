@@ -78,13 +78,6 @@ def family(depth: int) -> Any:
     return ranking
 
 
-def cell(name: str, figures: dict[str, float]) -> str:
-    recall = "chunk recall@5" if name.startswith("claude-docs") else "chunk recall@10"
-    if name in ("pytest", "sphinx", "pylint"):
-        return f"{figures['file recall@10']:.3f} / {figures['file mrr@10']:.3f}"
-    return f"{figures[recall]:.3f} / {figures['chunk mrr@10']:.3f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/work/pool"))
@@ -99,25 +92,15 @@ def main() -> None:
     floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
     weights = [float(w) for w in args.weights.split(",")]
     ranking = family(args.depth)
-    folds, default, _chosen, guards = qp.tuned_jointly(
-        pool, ranking, {"coverage_weight": weights}, Options(), floors
-    )
+    tuned = qp.tuned_jointly(pool, ranking, {"coverage_weight": weights}, Options(), floors)
     shipped = {name: qp.scores(questions, ranking(Options())) for name, questions in pool.items()}
-    for name in qp.folds_of(pool):
-        fold = folds[name]
-        print(
-            f"{name:12s} shipped {cell(name, shipped[name])}   held out "
-            f"{cell(name, fold['scores'])}   ({fold['chosen']})"
-        )
-    print(f"chosen on all five: {default}")
-    for name, figures in guards.items():
-        print(f"{name:24s} shipped {cell(name, shipped[name])}   default {cell(name, figures)}")
+    qp.print_experiment(pool, tuned, shipped, "shipped")
     for weight in weights:
         options = Options(weight)
         print(
             f"weight {weight}: "
             + "  ".join(
-                f"{name} {cell(name, qp.scores(questions, ranking(options)))}"
+                f"{name} {qp.headline_cell(name, qp.scores(questions, ranking(options)))}"
                 for name, questions in pool.items()
             )
         )

@@ -60,13 +60,6 @@ def family(depth: int) -> Any:
     return ranking
 
 
-def cell(name: str, figures: dict[str, float]) -> str:
-    if name in ("pytest", "sphinx", "pylint"):
-        return f"{figures['file recall@10']:.3f} / {figures['file mrr@10']:.3f}"
-    recall = "chunk recall@5" if name.startswith("claude-docs") else "chunk recall@10"
-    return f"{figures[recall]:.3f} / {figures['chunk mrr@10']:.3f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/work/pool"))
@@ -83,29 +76,26 @@ def main() -> None:
         fixed = dataclasses.replace(RankingOptions(), vector_share=share)
         print(
             f"share {share} for every question: "
-            + "  ".join(f"{n} {cell(n, qp.scores(qs, ranking(fixed)))}" for n, qs in pool.items())
+            + "  ".join(
+                f"{n} {qp.headline_cell(n, qp.scores(qs, ranking(fixed)))}"
+                for n, qs in pool.items()
+            )
         )
     floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
     axes: dict[str, list[Any]] = {
         "pivot": [int(p) for p in args.pivots.split(",")],
         "verbose_share": [float(s) for s in args.shares.split(",")],
     }
-    folds, default, _chosen, guards = qp.tuned_jointly(pool, ranking, axes, Options(), floors)
+    tuned = qp.tuned_jointly(pool, ranking, axes, Options(), floors)
     shipped = {
         name: qp.scores(questions, ranking(RankingOptions())) for name, questions in pool.items()
     }
-    for name in qp.folds_of(pool):
-        fold = folds[name]
-        print(
-            f"{name:12s} shipped {cell(name, shipped[name])}   held out "
-            f"{cell(name, fold['scores'])}   ({fold['chosen']})"
-        )
-    print(f"chosen on all five: {default}")
-    for name, figures in guards.items():
-        print(f"{name:24s} shipped {cell(name, shipped[name])}   default {cell(name, figures)}")
+    qp.print_experiment(pool, tuned, shipped, "shipped")
     print(
         "default in sample: "
-        + "  ".join(f"{n} {cell(n, qp.scores(qs, ranking(default)))}" for n, qs in pool.items())
+        + "  ".join(
+            f"{n} {qp.headline_cell(n, qp.scores(qs, ranking(tuned[1])))}" for n, qs in pool.items()
+        )
     )
 
 
