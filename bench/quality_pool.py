@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
-
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "eval"
 RESULTS = ROOT / "bench" / "results" / "quality_pool.json"
@@ -483,6 +481,22 @@ def cut_question(question: Question, depth: int) -> Question:
     return dataclasses.replace(question, candidates=cut(question.candidates, depth), parts=parts)
 
 
+def ranked(question: Question, options: Any, limit: int | None = K) -> list[Any]:
+    """The question's hits as the app ranks its candidates with `options` (RankingOptions),
+    the symbol table's saved links included; the `limit` best (all with None)."""
+    from ragspace.ranking.ranker import rank
+
+    links = question.links
+    return rank(
+        question.candidates,
+        options,
+        question.text,
+        limit,
+        parts=question.parts,
+        links=lambda *_: links,
+    )
+
+
 def at_depth(ranking: Ranking, depth: int) -> Ranking:
     """The ranking over only the first `depth` candidates of each side."""
     return lambda question: ranking(cut_question(question, depth))
@@ -493,15 +507,10 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     grid of one point is a fixed ranking."""
     from ragspace.models import Fusion
     from ragspace.ranking.candidates import Side
-    from ragspace.ranking.ranker import RankingOptions, rank
+    from ragspace.ranking.ranker import RankingOptions
 
     def product(options: RankingOptions) -> Ranking:
-        return at_depth(
-            lambda q: rank(
-                q.candidates, options, q.text, K, parts=q.parts, links=lambda *_: q.links
-            ),
-            depth,
-        )
+        return at_depth(lambda q: ranked(q, options), depth)
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
         points = [today_ranking()]
@@ -1029,6 +1038,8 @@ def print_row(name: str, folds: dict[str, dict[str, Any]]) -> None:
 
 
 def main() -> None:
+    from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("index", "candidates", "evaluate", "report"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/ragspace-pool"))

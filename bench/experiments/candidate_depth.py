@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
-from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
 
@@ -40,12 +40,7 @@ def family(options: Options | RankingOptions) -> qp.Ranking:
     protocol's reference)."""
     depth = options.depth if isinstance(options, Options) else RETRIEVAL_CANDIDATES
     ranking = RankingOptions() if isinstance(options, Options) else options
-    return qp.at_depth(
-        lambda q: rank(
-            q.candidates, ranking, q.text, qp.K, parts=q.parts, links=lambda *_: q.links
-        ),
-        depth,
-    )
+    return qp.at_depth(lambda q: qp.ranked(q, ranking), depth)
 
 
 def quality(work: Path, depths: list[int]) -> None:

@@ -26,7 +26,7 @@ import quality_pool as qp
 
 from ragspace.models import Hit
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.ranking.ranker import RankingOptions
 from ragspace.terms import terms
 
 WINDOW = 30  # the best hits the selection reorders
@@ -70,7 +70,7 @@ def family(depth: int) -> Any:
         weight = 0.0 if isinstance(options, RankingOptions) else options.coverage_weight
 
         def ranked(q: qp.Question) -> list[Any]:
-            hits = rank(q.candidates, base, q.text, None, parts=q.parts, links=lambda *_: q.links)
+            hits = qp.ranked(q, base, limit=None)
             return cover_question(hits, QueryProfile(q.text).terms, weight)[: qp.K]
 
         return qp.at_depth(ranked, depth)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.ranker import RankingOptions, rank
+from ragspace.ranking.ranker import RankingOptions
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,7 +53,7 @@ def family(depth: int) -> Any:
                 chosen = dataclasses.replace(RankingOptions(), vector_share=share)
             else:
                 chosen = options
-            return rank(q.candidates, chosen, q.text, qp.K, parts=q.parts, links=lambda *_: q.links)
+            return qp.ranked(q, chosen)
 
         return qp.at_depth(ranked, depth)
 
