@@ -29,6 +29,7 @@ import tarfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,21 @@ class Question:
     parts: list[tuple[str, list[Any]]]  # its sub-questions with their candidates
     # the symbol table's links between its candidates' documents (store/symbol_links.py)
     links: dict[int, dict[int, float]] = dataclasses.field(default_factory=dict)
+    depth: int = DEPTH  # candidates a side at most
+
+    @cached_property
+    def offer(self) -> Any:
+        """Its candidates as ranking sees them (ranking.offer.Offer), derived once for every
+        ranking of the question: the grids rank each question thousands of times."""
+        from ragspace.ranking.offer import Offer
+
+        return Offer(self.text, self.candidates)
+
+    @cached_property
+    def part_offers(self) -> list[Any]:
+        from ragspace.ranking.offer import Offer
+
+        return [Offer(text, found) for text, found in self.parts]
 
 
 def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
@@ -395,12 +411,16 @@ class Choice:
         points: Sequence[Any],
         floors: dict[str, dict[str, float]],
     ) -> None:
-        print(f"    {len(points)} points x {len(pool)} sets", file=sys.stderr)
         self.points = list(points)
+        keys = [ranks_alike(point) for point in self.points]
+        distinct = list(dict.fromkeys(keys))  # points that rank alike are scored once
+        print(f"    {len(distinct)} points x {len(pool)} sets", file=sys.stderr)
         global _GRID  # read by the forked workers, which inherit it (nothing is pickled but ints)
-        _GRID = (pool, family, self.points)
+        _GRID = (pool, family, distinct)
         with multiprocessing.get_context("fork").Pool(os.cpu_count()) as workers:
-            self.table = workers.map(_point_scores, range(len(points)), chunksize=16)
+            table = workers.map(_point_scores, range(len(distinct)), chunksize=16)
+        scored = dict(zip(distinct, table, strict=True))
+        self.table = [scored[key] for key in keys]
         today = {
             name: scores(questions, family(today_ranking())) for name, questions in pool.items()
         }
@@ -424,7 +444,7 @@ class Choice:
 
     def shortfall(self, index: int, name: str) -> float:
         got = self.table[index][name]
-        return sum(max(0.0, floor - got[key]) for key, floor in self.floors[name].items())
+        return sum(max(0.0, floor - float(got[key])) for key, floor in self.floors[name].items())
 
     def guards(self, index: int) -> dict[str, dict[str, float]]:
         """A point's figures on every guard."""
@@ -439,6 +459,14 @@ class Choice:
 
 
 _GRID: tuple[dict[str, list[Question]], Callable[[Any], Ranking], list[Any]] | None = None
+
+
+def ranks_alike(point: Any) -> Any:
+    """A key shared by the points that rank alike: RankingOptions' canonical form (other
+    points, an experiment's own options, are their own key)."""
+    from ragspace.ranking.ranker import RankingOptions, canonical
+
+    return canonical(point) if isinstance(point, RankingOptions) else point
 
 
 def _point_scores(index: int) -> dict[str, dict[str, float]]:
@@ -465,8 +493,6 @@ def cut(candidates: Sequence[Any], depth: int) -> list[Any]:
     """Only the first `depth` candidates of each side (the app's setting)."""
     from ragspace.ranking.candidates import Candidate
 
-    if all(e.rank <= depth for c in candidates for e in c.evidence.values()):
-        return list(candidates)  # cut already (evaluate cuts the pool once)
     kept = []
     for c in candidates:
         evidence = {s: e for s, e in c.evidence.items() if e.rank <= depth}
@@ -476,24 +502,24 @@ def cut(candidates: Sequence[Any], depth: int) -> list[Any]:
 
 
 def cut_question(question: Question, depth: int) -> Question:
-    """The question with only the first `depth` candidates of each side, its parts' too."""
+    """The question with only the first `depth` candidates of each side, its parts' too;
+    the question itself when it holds no more (evaluate cuts the pool once, and keeping
+    the question keeps its Offer)."""
+    if question.depth <= depth:
+        return question
     parts = [(text, cut(found, depth)) for text, found in question.parts]
-    return dataclasses.replace(question, candidates=cut(question.candidates, depth), parts=parts)
+    candidates = cut(question.candidates, depth)
+    return dataclasses.replace(question, candidates=candidates, parts=parts, depth=depth)
 
 
 def ranked(question: Question, options: Any, limit: int | None = K) -> list[Any]:
     """The question's hits as the app ranks its candidates with `options` (RankingOptions),
     the symbol table's saved links included; the `limit` best (all with None)."""
-    from ragspace.ranking.ranker import rank
+    from ragspace.ranking.ranker import rank_offer
 
     links = question.links
-    return rank(
-        question.candidates,
-        options,
-        question.text,
-        limit,
-        parts=question.parts,
-        links=lambda *_: links,
+    return rank_offer(
+        question.offer, options, limit, parts=question.part_offers, links=lambda *_: links
     )
 
 

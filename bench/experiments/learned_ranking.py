@@ -41,9 +41,9 @@ import quality_pool as qp
 from ragspace.eval.evaluation import match_hits, whole_files
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.fusion import confidence, min_max, ordered
+from ragspace.ranking.offer import Offer
 from ragspace.ranking.paths import is_secondary, name_match
-from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.ranker import RankingOptions, _defines, scored
+from ragspace.ranking.ranker import RankingOptions, scored
 from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
 
 SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, Side.DOCUMENT)
@@ -68,7 +68,8 @@ def features(
 ) -> np.ndarray:
     """One row per candidate (in the given order), one column per FEATURES entry; "today"
     is the hand-built ranking with `today_options`."""
-    profile = QueryProfile(question)
+    offer = Offer(question, candidates)
+    profile = offer.profile
     by_document: dict[Side, dict[int, float]] = {}
     scaled: dict[Side, dict[int, float]] = {}
     for side in SIDES:
@@ -85,7 +86,7 @@ def features(
     }
     sure = {side: confidence(candidates, side) for side in SIDES}
     total_sure = sum(sure.values()) or 1.0
-    today = scored(candidates, today_options, question)
+    today = scored(offer, today_options)
     top = max(today.values(), default=0.0) or 1.0
     per_file: dict[int, float] = defaultdict(float)
     best_of_file: dict[int, int] = {}
@@ -112,7 +113,7 @@ def features(
                 *side_scaled,
                 *side_rank,
                 *weighted,
-                float(bool(profile.symbols) and _defines(hit, profile)),
+                float(hit.chunk_id in offer.defining),
                 float(best_of_file[hit.document_id] == hit.chunk_id),
                 per_file[hit.document_id] / best_file,
                 name_match(profile, hit.path),

@@ -1,9 +1,8 @@
 """Fusion: one score per candidate from the sides' scores or ranks."""
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-from ragspace.models import Fusion
 from ragspace.ranking.candidates import Candidate, Side
 
 
@@ -64,13 +63,15 @@ SCALINGS = {"min_max": min_max, "distribution": distribution}
 
 
 def convex(
-    candidates: Sequence[Candidate], weights: Mapping[Side, float], scaling: str = "min_max"
+    chunk_ids: Iterable[int],
+    scaled: Mapping[Side, Mapping[int, float]],
+    weights: Mapping[Side, float],
 ) -> dict[int, float]:
-    """Sum over the sides of weight x the side's scaled score (absent: 0)."""
-    fused = {c.hit.chunk_id: 0.0 for c in candidates}
+    """Sum over the sides of weight x the side's scaled score (absent: 0), for each chunk."""
+    fused = dict.fromkeys(chunk_ids, 0.0)
     for side, weight in weights.items():
-        for chunk, scaled in SCALINGS[scaling](candidates, side).items():
-            fused[chunk] += weight * scaled
+        for chunk, score in scaled[side].items():
+            fused[chunk] += weight * score
     return fused
 
 
@@ -85,19 +86,6 @@ def reciprocal_rank(
             if evidence is not None:
                 fused[candidate.hit.chunk_id] += weight / (k + evidence.rank)
     return fused
-
-
-def fuse(
-    candidates: Sequence[Candidate],
-    fusion: Fusion,
-    weights: Mapping[Side, float],
-    rrf_k: int,
-    scaling: str = "min_max",
-) -> dict[int, float]:
-    """Each candidate's fused score by the configured fusion."""
-    if fusion is Fusion.RRF:
-        return reciprocal_rank(candidates, weights, rrf_k)
-    return convex(candidates, weights, scaling)
 
 
 def ordered(candidates: Sequence[Candidate], scores: Mapping[int, float]) -> list[Candidate]:

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ragspace.ranking.candidates import Candidate
-from ragspace.ranking.selection import hit_is_prose
+from ragspace.ranking.offer import Offer
 
 SEEDS = 5
 Links = Mapping[int, Mapping[int, float]]
@@ -25,15 +25,14 @@ LinkSource = Callable[[Collection[int], Collection[int]], Links]
 
 
 def lift_neighbours(
-    candidates: Sequence[Candidate], scores: dict[int, float], links: LinkSource, weight: float
+    offer: Offer, scores: dict[int, float], links: LinkSource, weight: float
 ) -> dict[int, float]:
     """The scores with each linked file's best chunk lifted (see the module's docstring)."""
-    best = _best_chunk_per_file(candidates, scores)
+    best = _best_chunk_per_file(offer.candidates, scores)
     if not weight or not best:
         return scores
     seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
-    code = {c.hit.document_id for c in candidates if not hit_is_prose(c.hit)}
-    if not any(seed in code for seed, _ in seeds):
+    if not any(seed in offer.code_documents for seed, _ in seeds):
         return scores  # pages and prose have no symbol rows: nothing to ask the store
     linked = links([seed for seed, _ in seeds], list(best))
     unit = seeds[0][1][0] or 1.0

@@ -3,18 +3,17 @@ question names (definitions, file names), lowered for tests and generated code, 
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ragspace.models import Fusion, Hit
 from ragspace.ranking.candidates import Candidate, Side
-from ragspace.ranking.definitions import defines
-from ragspace.ranking.file_chunks import best_chunks_mean
-from ragspace.ranking.fusion import SCALINGS, confidence, fuse, ordered, unit_range
+from ragspace.ranking.fusion import convex, ordered, reciprocal_rank
 from ragspace.ranking.neighbours import LinkSource, lift_neighbours
+from ragspace.ranking.offer import Offer
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
+from ragspace.ranking.selection import one_per_section, spread_files
 
 
 @dataclass(frozen=True)
@@ -93,6 +92,24 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
     )
 
 
+def canonical(options: RankingOptions) -> RankingOptions:
+    """The options with the fields that cannot change this ranking set to fusion_only's:
+    the cards' confidence power when the cards are off, lifting only files' best chunks
+    when no document-level signal is on. Options with one canonical form rank alike, so a
+    grid search scores them once."""
+    if not options.file_weight:
+        options = dataclasses.replace(options, file_confidence_power=0.0)
+    document_level = (
+        options.document_weight,
+        options.file_weight,
+        options.file_vector_weight,
+        options.file_keyword_weight,
+    )
+    if not any(document_level):
+        options = dataclasses.replace(options, lift_best_chunk=False)
+    return options
+
+
 def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -> dict[Side, float]:
     """Each side's weight in the fusion: a share of the score (convex) or of 1 / (k + rank)."""
     if options.fusion is Fusion.CONVEX:
@@ -103,14 +120,12 @@ def side_weights(options: RankingOptions, profile: QueryProfile | None = None) -
     return {Side.VECTOR: 1.0, Side.KEYWORD: options.keyword_weight}
 
 
-def confident_weights(
-    candidates: Sequence[Candidate], weights: dict[Side, float], power: float
-) -> dict[Side, float]:
+def confident_weights(offer: Offer, weights: dict[Side, float], power: float) -> dict[Side, float]:
     """The weights scaled by each side's confidence in its own best candidate, keeping their
     sum: the side with the clearer winner leads this question."""
     if power == 0:
         return weights
-    scaled = {side: w * confidence(candidates, side) ** power for side, w in weights.items()}
+    scaled = {side: w * offer.confidence(side) ** power for side, w in weights.items()}
     total, wanted = sum(scaled.values()), sum(weights.values())
     return {side: w * wanted / total for side, w in scaled.items()} if total > 0 else weights
 
@@ -134,15 +149,29 @@ def rank(
     candidates: a chunk also scores `sub_question_weight` times its best rank there, on the
     question's scale, so a passage answering one part alone can compete.
     """
-    scores = scored(candidates, options, question, links)
-    offered = {c.hit.chunk_id: c for c in candidates}
+    offers = [Offer(text, found) for text, found in parts]
+    return rank_offer(Offer(question, candidates), options, limit, per_section, offers, links)
+
+
+def rank_offer(
+    offer: Offer,
+    options: RankingOptions,
+    limit: int | None = None,
+    per_section: bool = True,
+    parts: Sequence[Offer] = (),
+    links: LinkSource | None = None,
+) -> list[Hit]:
+    """`rank` over an Offer (and the sub-questions' Offers): what a caller that ranks one
+    question many times calls, keeping the Offer."""
+    scores = scored(offer, options, links)
+    offered = {c.hit.chunk_id: c for c in offer.candidates}
     top = max(scores.values(), default=0.0)
-    for part, part_candidates in parts if options.sub_question_weight else ():
-        part_scores = scored(part_candidates, options, part)
+    for part in parts if options.sub_question_weight else ():
+        part_scores = scored(part, options)
         part_top = max(part_scores.values(), default=0.0)
         if part_top <= 0 or top <= 0:
             continue
-        for candidate in part_candidates:
+        for candidate in part.candidates:
             chunk = candidate.hit.chunk_id
             lifted = options.sub_question_weight * part_scores[chunk] * top / part_top
             scores[chunk] = max(scores.get(chunk, 0.0), lifted)
@@ -150,82 +179,81 @@ def rank(
     ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(list(offered.values()), scores)]
     ranked = spread_files(ranked, options.file_decay)
     if per_section:
-        ranked = one_per_section(ranked)
+        ranked = one_per_section(ranked, limit)
     return [hit.model_copy(update={"score": score}) for score, hit in ranked[:limit]]
 
 
 def scored(
-    candidates: Sequence[Candidate],
-    options: RankingOptions,
-    question: str,
-    links: LinkSource | None = None,
+    offer: Offer, options: RankingOptions, links: LinkSource | None = None
 ) -> dict[int, float]:
     """Each candidate's final score: the sides fused, the question's evidence applied, then
     files linked to the best ones lifted (`links`, see rank)."""
-    profile = QueryProfile(question)
     weights = confident_weights(
-        candidates, side_weights(options, profile), options.confidence_power
+        offer, side_weights(options, offer.profile), options.confidence_power
     )
-    scores = fuse(candidates, options.fusion, weights, options.rrf_k, options.scaling)
-    for per_document, weight in _document_evidence(candidates, options):
-        lifted = _best_chunks(candidates, scores) if options.lift_best_chunk else None
-        _add_documents(candidates, scores, per_document, weight, lifted)
-    scores = adjusted(candidates, scores, options, profile)
+    scores = fused(offer, options, weights)
+    for per_document, weight in _document_evidence(offer, options):
+        lifted = _best_chunks(offer, scores) if options.lift_best_chunk else None
+        _add_documents(offer.candidates, scores, per_document, weight, lifted)
+    scores = adjusted(offer, scores, options)
     if options.neighbour_weight and links is not None:
-        scores = lift_neighbours(candidates, scores, links, options.neighbour_weight)
+        scores = lift_neighbours(offer, scores, links, options.neighbour_weight)
     return scores
 
 
+def fused(offer: Offer, options: RankingOptions, weights: Mapping[Side, float]) -> dict[int, float]:
+    """Each candidate's fused score by the configured fusion."""
+    if options.fusion is Fusion.RRF:
+        return reciprocal_rank(offer.candidates, weights, options.rrf_k)
+    scaled = {side: offer.scaled(side, options.scaling) for side in weights}
+    return convex(offer.chunk_ids, scaled, weights)
+
+
 def _document_evidence(
-    candidates: Sequence[Candidate], options: RankingOptions
-) -> list[tuple[dict[int, float], float]]:
+    offer: Offer, options: RankingOptions
+) -> list[tuple[Mapping[int, float], float]]:
     """Each document-level signal that is on: its 0-1 score per document id, its weight."""
-    offered = {c.hit.chunk_id: c.hit.document_id for c in candidates}
-    evidence = []
+    evidence: list[tuple[Mapping[int, float], float]] = []
     for side, weight in (
         (Side.DOCUMENT, options.document_weight),
-        (Side.FILE, file_weight(candidates, options)),
+        (Side.FILE, file_weight(offer, options)),
     ):
         if weight:  # a document side offers each document by one chunk
-            scaled = SCALINGS[options.scaling](candidates, side)
-            evidence.append(({offered[chunk]: s for chunk, s in scaled.items()}, weight))
+            evidence.append((offer.documents_scaled(side, options.scaling), weight))
     for side, weight in (
         (Side.VECTOR, options.file_vector_weight),
         (Side.KEYWORD, options.file_keyword_weight),
     ):
         if weight:
-            evidence.append((unit_range(best_chunks_mean(candidates, side)), weight))
+            evidence.append((offer.file_evidence(side), weight))
     return evidence
 
 
-def file_weight(candidates: Sequence[Candidate], options: RankingOptions) -> float:
+def file_weight(offer: Offer, options: RankingOptions) -> float:
     """The file side's weight for this question (RankingOptions.file_confidence_power)."""
     power = options.file_confidence_power
     if not options.file_weight or not power:
         return options.file_weight
-    chunk_sides = [confidence(candidates, side) for side in (Side.VECTOR, Side.KEYWORD)]
+    chunk_sides = [offer.confidence(side) for side in (Side.VECTOR, Side.KEYWORD)]
     offered = [c for c in chunk_sides if c > 0]
     reference = sum(offered) / len(offered) if offered else 1.0
-    ratio = confidence(candidates, Side.FILE) / reference
+    ratio = offer.confidence(Side.FILE) / reference
     return float(options.file_weight * ratio**power)
 
 
-def adjusted(
-    candidates: Sequence[Candidate],
-    scores: dict[int, float],
-    options: RankingOptions,
-    profile: QueryProfile,
-) -> dict[int, float]:
+def adjusted(offer: Offer, scores: dict[int, float], options: RankingOptions) -> dict[int, float]:
     """The fused scores with the question's evidence applied (see RankingOptions)."""
     if not scores or not _adjusts(options):
         return scores
+    profile = offer.profile
     unit = max(scores.values()) or 1.0
     result = dict(scores)
-    lowered = _lowered_prose(candidates, options, profile)
-    for candidate in candidates:
+    lowered = _lowered_prose(offer, options)
+    defining = offer.defining if options.definition_boost else frozenset()
+    for candidate in offer.candidates:
         hit = candidate.hit
         score = result[hit.chunk_id]
-        if options.definition_boost and profile.symbols and _defines(hit, profile):
+        if hit.chunk_id in defining:
             score += unit * options.definition_boost
         if options.name_boost:
             score += unit * options.name_boost * name_match(profile, hit.path)
@@ -235,7 +263,7 @@ def adjusted(
             score *= options.prose_factor
         result[hit.chunk_id] = score
     if options.coherence_boost:
-        _lift_coherent_files(candidates, result, unit * options.coherence_boost)
+        _lift_coherent_files(offer.candidates, result, unit * options.coherence_boost)
     return result
 
 
@@ -249,34 +277,21 @@ def _adjusts(options: RankingOptions) -> bool:
     )
 
 
-def _lowered_prose(
-    candidates: Sequence[Candidate], options: RankingOptions, profile: QueryProfile
-) -> set[int]:
+def _lowered_prose(offer: Offer, options: RankingOptions) -> frozenset[int]:
     """The prose chunks `prose_factor` lowers: all of them when the question asks about code
     and the candidates hold code as well (among prose alone, lowering it all would change
     nothing but the boosts' weight); none otherwise."""
-    if options.prose_factor == 1.0 or not profile.asks_about_code:
-        return set()
-    prose = {c.hit.chunk_id for c in candidates if hit_is_prose(c.hit)}
-    return prose if len(prose) < len(candidates) else set()
-
-
-def _defines(hit: Hit, profile: QueryProfile) -> bool:
-    """The chunk defines a symbol the question names: by its parse (`defines` in the chunk's
-    metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
-    declared = hit.metadata.get("defines")
-    names = None
-    if isinstance(declared, list):
-        names = [str(d.get("name")) for d in declared if isinstance(d, dict)]
-    return defines(hit.content, profile.symbols, names)
+    if options.prose_factor == 1.0 or not offer.profile.asks_about_code:
+        return frozenset()
+    return offer.prose if len(offer.prose) < len(offer.candidates) else frozenset()
 
 
 def _add_documents(
     candidates: Sequence[Candidate],
     scores: dict[int, float],
-    per_document: dict[int, float],
+    per_document: Mapping[int, float],
     weight: float,
-    lifted: set[int] | None = None,
+    lifted: frozenset[int] | None = None,
 ) -> None:
     """Every chunk (of `lifted`, when given) of a scored document gains weight x its
     document's 0-1 score."""
@@ -286,17 +301,16 @@ def _add_documents(
             scores[hit.chunk_id] += weight * per_document.get(hit.document_id, 0.0)
 
 
-def _best_chunks(candidates: Sequence[Candidate], scores: dict[int, float]) -> set[int]:
+def _best_chunks(offer: Offer, scores: dict[int, float]) -> frozenset[int]:
     """Each code file's best-scoring candidate chunk (ties: the lower chunk id), and every
     chunk of prose: a page's sections are answers of their own, as in selection.py."""
     best: dict[int, int] = {}
-    prose: set[int] = set()
-    for candidate in sorted(candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id)):
-        if hit_is_prose(candidate.hit):
-            prose.add(candidate.hit.chunk_id)
-        else:
+    for candidate in sorted(
+        offer.candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id)
+    ):
+        if candidate.hit.chunk_id not in offer.prose:
             best.setdefault(candidate.hit.document_id, candidate.hit.chunk_id)
-    return prose | set(best.values())
+    return offer.prose | frozenset(best.values())
 
 
 def _lift_coherent_files(

@@ -13,8 +13,9 @@ def hit_is_prose(hit: Hit) -> bool:
     return is_prose(str(hit.metadata.get("language", "")))
 
 
-def one_per_section(ranked: Sequence[Scored]) -> list[Scored]:
-    """Drop hits whose prose section already has a better hit.
+def one_per_section(ranked: Sequence[Scored], limit: int | None = None) -> list[Scored]:
+    """Drop hits whose prose section already has a better hit; the first `limit` kept
+    (all without).
 
     A long section is split into several chunks that match the same query alike; they
     would fill the top of the list with one section and push other relevant sections out.
@@ -31,6 +32,8 @@ def one_per_section(ranked: Sequence[Scored]) -> list[Scored]:
                 continue
             seen.add(section)
         kept.append((score, hit))
+        if len(kept) == limit:
+            break
     return kept
 
 

@@ -11,9 +11,17 @@ from ragspace.ranking.definitions import defines
 from ragspace.ranking.file_chunks import best_chunks_mean
 from ragspace.ranking.fusion import confidence, distribution, min_max
 from ragspace.ranking.neighbours import Links, lift_neighbours
+from ragspace.ranking.offer import Offer
 from ragspace.ranking.paths import is_secondary, name_match
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
-from ragspace.ranking.ranker import RankingOptions, file_weight, fusion_only, rank
+from ragspace.ranking.ranker import (
+    RankingOptions,
+    canonical,
+    file_weight,
+    fusion_only,
+    rank,
+    rank_offer,
+)
 from ragspace.ranking.selection import spread_files
 
 
@@ -188,11 +196,11 @@ def test_cards_that_single_out_a_file_weigh_more_than_cards_that_match_many_alik
         ]
 
     options = RankingOptions(file_weight=0.5, file_confidence_power=2.0)
-    clear = file_weight(offered([20.0, 2.0, 1.9, 1.8, 1.7]), options)
-    flat = file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), options)
+    clear = file_weight(Offer("q", offered([20.0, 2.0, 1.9, 1.8, 1.7])), options)
+    flat = file_weight(Offer("q", offered([5.0, 4.9, 4.8, 4.7, 4.6])), options)
     assert clear > 0.5 > flat > 0
     fixed = RankingOptions(file_weight=0.5, file_confidence_power=0.0)
-    assert file_weight(offered([5.0, 4.9, 4.8, 4.7, 4.6]), fixed) == 0.5
+    assert file_weight(Offer("q", offered([5.0, 4.9, 4.8, 4.7, 4.6])), fixed) == 0.5
 
 
 def test_the_parse_says_what_a_chunk_defines() -> None:
@@ -296,24 +304,63 @@ def test_a_file_linked_to_the_best_files_joins_them_without_displacing_them() ->
         asked.append((sorted(seeds), sorted(documents)))
         return links
 
-    lifted = lift_neighbours(cands, scores, read, 0.5)
+    lifted = lift_neighbours(Offer("q", cands), scores, read, 0.5)
     assert asked == [([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6, 7])]  # the five best, once
     # up to the fifth file's best chunk, above file 1's second chunk and file 7; no higher
     assert lifted[6] == pytest.approx(0.7)
     assert {c: s for c, s in lifted.items() if c != 6} == {
         c: s for c, s in scores.items() if c != 6
     }
-    assert lift_neighbours(cands, scores, read, 0.0) == scores
+    assert lift_neighbours(Offer("q", cands), scores, read, 0.0) == scores
     unseeded = {7: {6: 1.0}, 6: {7: 1.0}}
-    assert lift_neighbours(cands, scores, lambda *_: unseeded, 0.5) == scores
+    assert lift_neighbours(Offer("q", cands), scores, lambda *_: unseeded, 0.5) == scores
     # the best files all pages: the store is not asked
     pages = [
         candidate(c.hit.model_copy(update={"metadata": {"language": "markdown"}}), vector=(1, 0.5))
         for c in cands
     ]
-    assert lift_neighbours(pages, scores, read, 0.5) == scores and len(asked) == 1
+    assert lift_neighbours(Offer("q", pages), scores, read, 0.5) == scores and len(asked) == 1
     # in a ranking: off by default, on with a weight
     plain = fusion_only(RankingOptions())
     assert [h.chunk_id for h in rank(cands, plain, "q", links=read)][5:] == [8, 7, 6]
     linked = dataclasses.replace(plain, neighbour_weight=0.5)
     assert [h.chunk_id for h in rank(cands, linked, "q", links=read)][5:] == [6, 8, 7]
+
+
+def test_one_offer_ranked_under_many_options_ranks_as_fresh_candidates_do() -> None:
+    """What an Offer derives once (scaled scores, prose, definitions, confidence) is shared
+    by every ranking of it: no option may change what the next one sees."""
+    question = "how does `send` retry in the fixtures"
+    cands = [
+        candidate(hit(1, "src/send.py", "def send(x):\n    retry()\n"), vector=(2, 0.8)),
+        candidate(hit(2, "tests/test_send.py", "send()", 2), vector=(1, 0.9), keyword=(2, 3.0)),
+        candidate(hit(3, "docs/retry.md", "retry", 3), keyword=(1, 9.0), file=(1, 4.0)),
+        candidate(hit(4, "src/fixtures.py", "fixtures", 4), vector=(3, 0.5), document=(1, 7.0)),
+        candidate(hit(5, "src/send.py", "more", 1), vector=(4, 0.4), keyword=(3, 1.0)),
+    ]
+    cands[2] = Candidate(
+        cands[2].hit.model_copy(update={"metadata": {"language": "markdown"}}),
+        cands[2].evidence,
+    )
+    base = RankingOptions()
+    options = [
+        base,
+        fusion_only(base),
+        dataclasses.replace(base, fusion=Fusion.RRF),
+        dataclasses.replace(base, scaling="distribution", confidence_power=1.0),
+        dataclasses.replace(base, document_weight=1.0, file_weight=1.0, lift_best_chunk=False),
+        dataclasses.replace(base, file_vector_weight=0.5, file_keyword_weight=0.5),
+        dataclasses.replace(base, secondary_factor=0.5, prose_factor=0.3, name_boost=0.5),
+        dataclasses.replace(base, coherence_boost=0.4, file_decay=0.5, definition_boost=2.0),
+        dataclasses.replace(base, file_weight=0.0, file_confidence_power=2.0),
+        dataclasses.replace(fusion_only(base), lift_best_chunk=True, file_confidence_power=2.0),
+        base,
+    ]
+    shared = Offer(question, cands)
+    for option in options:
+        assert rank_offer(shared, option) == rank(cands, option, question)
+        # options of one canonical form rank alike (the protocol scores them once)
+        assert rank_offer(shared, canonical(option)) == rank_offer(shared, option)
+    assert canonical(options[-2]) == canonical(fusion_only(base)) != canonical(base)
+    assert shared.defining == {1}
+    assert shared.prose == {3}

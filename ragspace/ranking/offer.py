@@ -1,0 +1,103 @@
+"""One question's candidates with what ranking derives from them alone, derived once.
+
+Whatever the options, a question's candidates have the same prose chunks, the same chunks
+that define a symbol it names, and each side the same scaled scores and confidence. A
+search ranks its candidates once, so deriving these on demand costs it nothing; the
+retrieval protocol (bench/quality_pool.py) ranks each question under thousands of options,
+and an Offer kept with the question spares it deriving them again each time (three
+quarters of its time went there)."""
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TypeVar
+
+from ragspace.models import Hit
+from ragspace.ranking.candidates import Candidate, Side
+from ragspace.ranking.definitions import defines
+from ragspace.ranking.file_chunks import best_chunks_mean
+from ragspace.ranking.fusion import SCALINGS, confidence, unit_range
+from ragspace.ranking.query import QueryProfile
+from ragspace.ranking.selection import hit_is_prose
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A question and its candidates (in the sides' order), read-only once made."""
+
+    question: str
+    candidates: Sequence[Candidate]
+    _derived: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def profile(self) -> QueryProfile:
+        return QueryProfile(self.question)
+
+    @cached_property
+    def prose(self) -> frozenset[int]:
+        """The chunk ids of documentation (selection.hit_is_prose)."""
+        return frozenset(c.hit.chunk_id for c in self.candidates if hit_is_prose(c.hit))
+
+    @cached_property
+    def chunk_ids(self) -> tuple[int, ...]:
+        return tuple(c.hit.chunk_id for c in self.candidates)
+
+    @cached_property
+    def document_of(self) -> dict[int, int]:
+        """Each candidate chunk's document id."""
+        return {c.hit.chunk_id: c.hit.document_id for c in self.candidates}
+
+    @cached_property
+    def code_documents(self) -> frozenset[int]:
+        """The document ids of the candidates that are code."""
+        return frozenset(
+            c.hit.document_id for c in self.candidates if c.hit.chunk_id not in self.prose
+        )
+
+    @cached_property
+    def defining(self) -> frozenset[int]:
+        """The chunk ids that define a symbol the question names."""
+        symbols = self.profile.symbols
+        if not symbols:
+            return frozenset()
+        return frozenset(c.hit.chunk_id for c in self.candidates if _defines(c.hit, symbols))
+
+    def scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
+        """Each candidate's score on `side` mapped onto 0-1 by `scaling` (fusion.SCALINGS)."""
+        return self._once(
+            ("scaled", side, scaling), lambda: SCALINGS[scaling](self.candidates, side)
+        )
+
+    def documents_scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
+        """A document side's scaled score for each document it offers (by one chunk)."""
+        return self._once(
+            ("documents", side, scaling),
+            lambda: {self.document_of[chunk]: s for chunk, s in self.scaled(side, scaling).items()},
+        )
+
+    def confidence(self, side: Side) -> float:
+        """fusion.confidence of `side` over these candidates."""
+        return self._once(("confidence", side), lambda: confidence(self.candidates, side))
+
+    def file_evidence(self, side: Side) -> Mapping[int, float]:
+        """Each document's mean over its best chunks on `side` (file_chunks.py), 0-1."""
+        return self._once(
+            ("files", side), lambda: unit_range(best_chunks_mean(self.candidates, side))
+        )
+
+    def _once(self, key: object, derive: Callable[[], T]) -> T:
+        if key not in self._derived:
+            self._derived[key] = derive()
+        return self._derived[key]  # type: ignore[return-value]
+
+
+def _defines(hit: Hit, symbols: tuple[str, ...]) -> bool:
+    """The chunk defines one of the symbols: by its parse (`defines` in the chunk's
+    metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
+    declared = hit.metadata.get("defines")
+    names = None
+    if isinstance(declared, list):
+        names = [str(d.get("name")) for d in declared if isinstance(d, dict)]
+    return defines(hit.content, symbols, names)
