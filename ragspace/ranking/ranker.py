@@ -248,20 +248,18 @@ def adjusted(offer: Offer, scores: dict[int, float], options: RankingOptions) ->
     profile = offer.profile
     unit = max(scores.values()) or 1.0
     result = dict(scores)
-    lowered = _lowered_prose(offer, options)
-    defining = offer.defining if options.definition_boost else frozenset()
-    for candidate in offer.candidates:
+    # each step over the chunks it changes, in this order: boosts add, factors multiply
+    for chunk in offer.defining if options.definition_boost else ():
+        result[chunk] += unit * options.definition_boost
+    for candidate in offer.candidates if options.name_boost else ():
         hit = candidate.hit
-        score = result[hit.chunk_id]
-        if hit.chunk_id in defining:
-            score += unit * options.definition_boost
-        if options.name_boost:
-            score += unit * options.name_boost * name_match(profile, hit.path)
-        if options.secondary_factor != 1.0 and not profile.asks_about_tests:
-            score *= options.secondary_factor if is_secondary(hit.path) else 1.0
-        if hit.chunk_id in lowered:
-            score *= options.prose_factor
-        result[hit.chunk_id] = score
+        result[hit.chunk_id] += unit * options.name_boost * name_match(profile, hit.path)
+    if options.secondary_factor != 1.0 and not profile.asks_about_tests:
+        for candidate in offer.candidates:
+            if is_secondary(candidate.hit.path):
+                result[candidate.hit.chunk_id] *= options.secondary_factor
+    for chunk in _lowered_prose(offer, options):
+        result[chunk] *= options.prose_factor
     if options.coherence_boost:
         _lift_coherent_files(offer.candidates, result, unit * options.coherence_boost)
     return result
@@ -304,13 +302,15 @@ def _add_documents(
 def _best_chunks(offer: Offer, scores: dict[int, float]) -> frozenset[int]:
     """Each code file's best-scoring candidate chunk (ties: the lower chunk id), and every
     chunk of prose: a page's sections are answers of their own, as in selection.py."""
-    best: dict[int, int] = {}
-    for candidate in sorted(
-        offer.candidates, key=lambda c: (-scores[c.hit.chunk_id], c.hit.chunk_id)
-    ):
-        if candidate.hit.chunk_id not in offer.prose:
-            best.setdefault(candidate.hit.document_id, candidate.hit.chunk_id)
-    return offer.prose | frozenset(best.values())
+    best: dict[int, tuple[tuple[float, int], int]] = {}
+    for candidate in offer.candidates:
+        hit = candidate.hit
+        if hit.chunk_id in offer.prose:
+            continue
+        key = (scores[hit.chunk_id], -hit.chunk_id)
+        if hit.document_id not in best or key > best[hit.document_id][0]:
+            best[hit.document_id] = (key, hit.chunk_id)
+    return offer.prose | frozenset(chunk for _key, chunk in best.values())
 
 
 def _lift_coherent_files(
