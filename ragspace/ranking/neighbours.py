@@ -27,13 +27,14 @@ LinkSource = Callable[[Collection[int], Collection[int]], Links]
 def lift_neighbours(
     offer: Offer, scores: dict[int, float], links: LinkSource, weight: float
 ) -> dict[int, float]:
-    """The scores with each linked file's best chunk lifted (see the module's docstring)."""
+    """The scores with each linked file's best chunk lifted (see the module's docstring),
+    as a new dict."""
     best = _best_chunk_per_file(offer.candidates, scores)
     if not weight or not best:
-        return scores
+        return dict(scores)
     seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
     if not any(seed in offer.code_documents for seed, _ in seeds):
-        return scores  # pages and prose have no symbol rows: nothing to ask the store
+        return dict(scores)  # pages and prose have no symbol rows: nothing to ask the store
     linked = links([seed for seed, _ in seeds], list(best))
     unit = seeds[0][1][0] or 1.0
     floor = seeds[-1][1][0]  # the last seed's best chunk: a lifted file stops there
@@ -44,7 +45,7 @@ def lift_neighbours(
                 strength[other] += seed_score / unit * math.log1p(link)
     top = max(strength.values(), default=0.0)
     if top <= 0:
-        return scores
+        return dict(scores)
     lifted = dict(scores)
     for document, value in strength.items():
         score, chunk = best[document]

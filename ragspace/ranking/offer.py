@@ -30,6 +30,7 @@ class Offer:
     question: str
     candidates: Sequence[Candidate]
     _derived: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+    _latest: list[tuple[object, object]] = field(default_factory=list, compare=False, repr=False)
 
     @cached_property
     def profile(self) -> QueryProfile:
@@ -86,6 +87,14 @@ class Offer:
         return self._once(
             ("files", side), lambda: unit_range(best_chunks_mean(self.candidates, side))
         )
+
+    def latest(self, key: object, derive: Callable[[], T]) -> T:
+        """`derive()`, or what it gave last time when `key` is the last call's: one slot, so
+        a caller varying one option fastest (the protocol's grids do, the neighbours' weight
+        last) reuses the work the other options decide, and nothing else is kept."""
+        if not self._latest or self._latest[0][0] != key:
+            self._latest[:] = [(key, derive())]
+        return self._latest[0][1]  # type: ignore[return-value]
 
     def _once(self, key: object, derive: Callable[[], T]) -> T:
         if key not in self._derived:

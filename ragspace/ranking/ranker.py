@@ -187,7 +187,18 @@ def scored(
     offer: Offer, options: RankingOptions, links: LinkSource | None = None
 ) -> dict[int, float]:
     """Each candidate's final score: the sides fused, the question's evidence applied, then
-    files linked to the best ones lifted (`links`, see rank)."""
+    files linked to the best ones lifted (`links`, see rank). A new dict, the caller's."""
+    before = offer.latest(
+        dataclasses.replace(options, neighbour_weight=0.0),
+        lambda: _evidence_applied(offer, options),
+    )
+    if options.neighbour_weight and links is not None:
+        return lift_neighbours(offer, before, links, options.neighbour_weight)
+    return dict(before)
+
+
+def _evidence_applied(offer: Offer, options: RankingOptions) -> dict[int, float]:
+    """The sides fused and the question's evidence applied: every step but the links'."""
     weights = confident_weights(
         offer, side_weights(options, offer.profile), options.confidence_power
     )
@@ -195,10 +206,7 @@ def scored(
     for per_document, weight in _document_evidence(offer, options):
         lifted = _best_chunks(offer, scores) if options.lift_best_chunk else None
         _add_documents(offer.candidates, scores, per_document, weight, lifted)
-    scores = adjusted(offer, scores, options)
-    if options.neighbour_weight and links is not None:
-        scores = lift_neighbours(offer, scores, links, options.neighbour_weight)
-    return scores
+    return adjusted(offer, scores, options)
 
 
 def fused(offer: Offer, options: RankingOptions, weights: Mapping[Side, float]) -> dict[int, float]:

@@ -361,6 +361,18 @@ def test_one_offer_ranked_under_many_options_ranks_as_fresh_candidates_do() -> N
         assert rank_offer(shared, option) == rank(cands, option, question)
         # options of one canonical form rank alike (the protocol scores them once)
         assert rank_offer(shared, canonical(option)) == rank_offer(shared, option)
+    # the neighbours' weight varied last, as the protocol's grids do: the scores before the
+    # links are reused, never changed (file 6 is linked to the best file 1)
+    files = {1: 0.9, 2: 0.85, 3: 0.8, 4: 0.75, 5: 0.7, 7: 0.5, 6: 0.4}
+    many = [candidate(hit(d, f"f{d}.py", document_id=d), vector=(1, s)) for d, s in files.items()]
+    linked = {1: {6: 1.0}, 6: {1: 1.0}}
+    offer = Offer("q", many)
+    ranked = {}
+    for weight in (0.5, 0.0, 0.5, 1.0, 0.0):
+        option = dataclasses.replace(fusion_only(base), neighbour_weight=weight)
+        ranked[weight] = rank(many, option, "q", links=lambda *_: linked)
+        assert rank_offer(offer, option, links=lambda *_: linked) == ranked[weight]
+    assert ranked[1.0] != ranked[0.0]  # the link lifts file 6
     assert canonical(options[-2]) == canonical(fusion_only(base)) != canonical(base)
     assert shared.defining == {1}
     assert shared.prose == {3}
