@@ -12,9 +12,8 @@ symbol table links").
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 
-from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.offer import Offer
 
 SEEDS = 5
@@ -29,7 +28,7 @@ def lift_neighbours(
 ) -> dict[int, float]:
     """The scores with each linked file's best chunk lifted (see the module's docstring),
     as a new dict."""
-    best = _best_chunk_per_file(offer.candidates, scores)
+    best = _best_chunk_per_file(offer.document_of, scores)
     if not weight or not best:
         return dict(scores)
     seeds = sorted(best.items(), key=lambda item: -item[1][0])[:SEEDS]  # ties: first offered
@@ -54,13 +53,14 @@ def lift_neighbours(
 
 
 def _best_chunk_per_file(
-    candidates: Sequence[Candidate], scores: Mapping[int, float]
+    document_of: Mapping[int, int], scores: Mapping[int, float]
 ) -> dict[int, tuple[float, int]]:
-    """Each document's best chunk: (its score, its chunk id); ties: the first offered."""
+    """Each document's best chunk: (its score, its chunk id); ties: the first offered
+    (`document_of`: each candidate chunk's document, in the order offered)."""
     best: dict[int, tuple[float, int]] = {}
-    for candidate in candidates:
-        hit = candidate.hit
-        score = scores[hit.chunk_id]
-        if hit.document_id not in best or score > best[hit.document_id][0]:
-            best[hit.document_id] = (score, hit.chunk_id)
+    for chunk, document in document_of.items():
+        score = scores[chunk]
+        held = best.get(document)
+        if held is None or score > held[0]:
+            best[document] = (score, chunk)
     return best

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ragspace.models import Fusion, Hit
 from ragspace.ranking.candidates import Candidate, Side
-from ragspace.ranking.fusion import convex, ordered, reciprocal_rank
+from ragspace.ranking.fusion import convex, reciprocal_rank
 from ragspace.ranking.neighbours import LinkSource, lift_neighbours
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.paths import is_secondary, name_match
@@ -176,7 +176,9 @@ def rank_offer(
             lifted = options.sub_question_weight * part_scores[chunk] * top / part_top
             scores[chunk] = max(scores.get(chunk, 0.0), lifted)
             offered.setdefault(chunk, candidate)
-    ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(list(offered.values()), scores)]
+    order = sorted(offered)  # best first below; ties: the lower chunk id, as the store orders
+    order.sort(key=scores.__getitem__, reverse=True)  # a stable sort, also reversed
+    ranked = [(scores[chunk], offered[chunk].hit) for chunk in order]
     ranked = spread_files(ranked, options.file_decay)
     if per_section:
         ranked = one_per_section(ranked, limit)
