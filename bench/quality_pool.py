@@ -249,6 +249,11 @@ class Question:
         return Offer(self.text, self.candidates)
 
     @cached_property
+    def remembered(self) -> dict[Any, dict[str, float]]:
+        """Its figures by canonical options (question_scores)."""
+        return {}
+
+    @cached_property
     def part_offers(self) -> list[Any]:
         from ragspace.ranking.offer import Offer
 
@@ -308,17 +313,57 @@ Ranking = Callable[[Question], list[Any]]
 
 def scores(questions: Sequence[Question], ranking: Ranking) -> dict[str, float]:
     """Mean metrics at chunk and file level of one ranking over a set's questions."""
-    from ragspace.eval.evaluation import match_hits, score_query, whole_files
-
     totals: dict[str, float] = {}
     for question in questions:
-        hits = ranking(question)
-        files = whole_files(question.query)
-        for level, gold in (("chunk", question.query.gold), ("file", files.gold)):
-            for metric, value in score_query(match_hits(hits, gold), len(gold)).items():
-                key = f"{level} {metric}"
-                totals[key] = totals.get(key, 0.0) + value
+        for key, value in question_scores(question, ranking).items():
+            totals[key] = totals.get(key, 0.0) + value
     return {key: value / len(questions) for key, value in totals.items()}
+
+
+def question_scores(question: Question, ranking: Ranking) -> dict[str, float]:
+    """One question's metrics at chunk and file level under the ranking; for the app's
+    ranking, remembered under the options' canonical form for the question whenever that
+    differs from the options (signals the question gives nothing to act on: its figures
+    are those of the options without them, which other grid points share)."""
+    if isinstance(ranking, AppRanking):
+        key = ranking.canonical(question)
+        if key != ranking.options:
+            remembered = question.remembered
+            if key not in remembered:
+                remembered[key] = _question_scores(question, ranking)
+            return remembered[key]
+    return _question_scores(question, ranking)
+
+
+def _question_scores(question: Question, ranking: Ranking) -> dict[str, float]:
+    from ragspace.eval.evaluation import match_hits, score_query, whole_files
+
+    figures = {}
+    hits = ranking(question)
+    files = whole_files(question.query)
+    for level, gold in (("chunk", question.query.gold), ("file", files.gold)):
+        for metric, value in score_query(match_hits(hits, gold), len(gold)).items():
+            figures[f"{level} {metric}"] = value
+    return figures
+
+
+@dataclass(frozen=True)
+class AppRanking:
+    """The app's ranking with `options` (RankingOptions) over the first `depth` candidates a
+    side: a Ranking whose figures question_scores can remember."""
+
+    options: Any
+    depth: int
+
+    def __call__(self, question: Question) -> list[Any]:
+        return ranked(cut_question(question, self.depth), self.options)
+
+    def canonical(self, question: Question) -> Any:
+        from ragspace.ranking.ranker import canonical
+
+        if self.options.sub_question_weight and question.parts:
+            return self.options  # the parts' candidates are ranked with these options too
+        return canonical(self.options, cut_question(question, self.depth).offer)
 
 
 # the figure a parameter choice maximises, averaged over the training sets: every level's
@@ -536,7 +581,7 @@ def variants(depth: int) -> Iterator[tuple[str, Callable[[Any], Ranking], list[A
     from ragspace.ranking.ranker import RankingOptions
 
     def product(options: RankingOptions) -> Ranking:
-        return at_depth(lambda q: ranked(q, options), depth)
+        return AppRanking(options, depth)
 
     def grid(**axes: Sequence[Any]) -> list[RankingOptions]:
         points = [today_ranking()]

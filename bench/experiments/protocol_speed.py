@@ -55,6 +55,8 @@ def main() -> None:
     ]
 
     def family(options: Any) -> Any:
+        if hasattr(qp, "AppRanking"):  # the ranking evaluate uses (older checkouts: none)
+            return qp.AppRanking(options, args.depth)
         return qp.at_depth(lambda q: qp.ranked(q, options), args.depth)
 
     for questions in pool.values():  # warm-up: each question's derived evidence

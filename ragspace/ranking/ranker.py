@@ -92,11 +92,14 @@ def fusion_only(options: RankingOptions) -> RankingOptions:
     )
 
 
-def canonical(options: RankingOptions) -> RankingOptions:
+def canonical(options: RankingOptions, offer: Offer | None = None) -> RankingOptions:
     """The options with the fields that cannot change this ranking set to fusion_only's:
     the cards' confidence power when the cards are off, lifting only files' best chunks
-    when no document-level signal is on. Options with one canonical form rank alike, so a
-    grid search scores them once."""
+    when no document-level signal is on; and, for one question's `offer`, the signals it
+    gives nothing to act on (no chunk defines a symbol it names, no prose is lowered for
+    it, no candidate is code for the links to start from). Options with one canonical form
+    rank alike, so a grid search scores them once (for that question; its sub-questions'
+    Offers may act on what its own does not)."""
     if not options.file_weight:
         options = dataclasses.replace(options, file_confidence_power=0.0)
     document_level = (
@@ -107,6 +110,14 @@ def canonical(options: RankingOptions) -> RankingOptions:
     )
     if not any(document_level):
         options = dataclasses.replace(options, lift_best_chunk=False)
+    if offer is None:
+        return options
+    if not offer.defining:
+        options = dataclasses.replace(options, definition_boost=0.0)
+    if not _lowered_prose(offer, options):
+        options = dataclasses.replace(options, prose_factor=1.0)
+    if not offer.code_documents:
+        options = dataclasses.replace(options, neighbour_weight=0.0)
     return options
 
 

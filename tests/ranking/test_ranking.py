@@ -361,6 +361,7 @@ def test_one_offer_ranked_under_many_options_ranks_as_fresh_candidates_do() -> N
         assert rank_offer(shared, option) == rank(cands, option, question)
         # options of one canonical form rank alike (the protocol scores them once)
         assert rank_offer(shared, canonical(option)) == rank_offer(shared, option)
+        assert rank_offer(shared, canonical(option, shared)) == rank_offer(shared, option)
     # the neighbours' weight varied last, as the protocol's grids do: the scores before the
     # links are reused, never changed (file 6 is linked to the best file 1)
     files = {1: 0.9, 2: 0.85, 3: 0.8, 4: 0.75, 5: 0.7, 7: 0.5, 6: 0.4}
@@ -373,6 +374,17 @@ def test_one_offer_ranked_under_many_options_ranks_as_fresh_candidates_do() -> N
         ranked[weight] = rank(many, option, "q", links=lambda *_: linked)
         assert rank_offer(offer, option, links=lambda *_: linked) == ranked[weight]
     assert ranked[1.0] != ranked[0.0]  # the link lifts file 6
+    # for one question, the signals it gives nothing to act on are off: no chunk defines a
+    # symbol it names, no prose beside code for a question about code, no code for links
+    pages = [
+        Candidate(c.hit.model_copy(update={"metadata": {"language": "markdown"}}), c.evidence)
+        for c in many
+    ]
+    on = dataclasses.replace(base, definition_boost=1.0, prose_factor=0.5, neighbour_weight=0.5)
+    assert canonical(on, Offer("how do `send` retries work", pages)) == dataclasses.replace(
+        on, definition_boost=0.0, prose_factor=1.0, neighbour_weight=0.0
+    )
+    assert canonical(on, shared) == on
     assert canonical(options[-2]) == canonical(fusion_only(base)) != canonical(base)
     assert shared.defining == {1}
     assert shared.prose == {3}
