@@ -5,8 +5,9 @@ the code set, 64 of whose 248 questions are answered by a test file whose subjec
 the corpus ("How does the DefaultCredentialRetrievers class avoid duplicate instances?",
 answered by `DefaultCredentialRetrieversTest.java` alone). Here a test or example is lowered
 only when the file it is about is among the candidates too: `test_fixtures.py`,
-`testing/python/fixtures.py` or `FixturesTest.java` beside `fixtures.py` / `Fixtures.java`
-(the same name words, less test/spec/example), never when the question asks about tests. A
+`testing/python/fixtures.py` or `FixturesTest.java` beside `fixtures.py` / `Fixtures.java`,
+`test_ext_autodoc.py` beside `sphinx/ext/autodoc/__init__.py` (its name words, less
+test/spec/example, all in the subject's path), never when the question asks about tests. A
 test then sinks below its subject, not below everything.
 
 Scored on top of the shipped ranking (`RankingOptions()`) over the pool's saved candidates:
@@ -23,7 +24,7 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,8 +59,19 @@ def lowered(question: qp.Question, everywhere: bool) -> set[int]:
     secondary = [c.hit for c in offer.candidates if is_secondary(c.hit.path)]
     if everywhere:
         return {hit.chunk_id for hit in secondary}
-    subjects = {name_terms(c.hit.path) for c in offer.candidates if not is_secondary(c.hit.path)}
-    return {hit.chunk_id for hit in secondary if (s := subject_of(hit.path)) and s in subjects}
+    subjects = {path_terms(c.hit.path) for c in offer.candidates if not is_secondary(c.hit.path)}
+    return {
+        hit.chunk_id
+        for hit in secondary
+        if (s := subject_of(hit.path)) and any(s <= words for words in subjects)
+    }
+
+
+def path_terms(path: str) -> frozenset[str]:
+    """The name words of every part of a path: `sphinx/ext/autodoc/__init__.py` names
+    sphinx, ext, autodoc and init (a test is named after its subject's folder as often as
+    after its file: `tests/test_ext_autodoc.py`)."""
+    return frozenset(t for part in PurePosixPath(path).parts for t in name_terms(part))
 
 
 def family(depth: int) -> Any:
