@@ -8,6 +8,7 @@ from typing import Any
 from bench import quality_pool
 from bench.quality_pool import GUARDS, folds_of, guards_seen, short, training_sets, wins
 from ragspace.ranking.ranker import RankingOptions
+from ragspace.settings import RETRIEVAL_CANDIDATES
 
 RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results" / "quality_pool.json"
 SETS = ["claude-docs", "codebase", "pytest", "sphinx", "pylint"]
@@ -17,6 +18,13 @@ def test_the_apps_ranking_defaults_are_the_protocols_last_choice() -> None:
     rows = json.loads(RESULTS.read_text(encoding="utf-8"))["rows"]
     assert rows[-1]["shipped"] == short(RankingOptions()), (
         "RankingOptions' defaults are not what bench/quality_pool.py chose on all five sets"
+    )
+
+
+def test_the_published_figures_rank_as_many_candidates_as_the_app() -> None:
+    run = json.loads(RESULTS.read_text(encoding="utf-8"))["run"]
+    assert run["depth"] == RETRIEVAL_CANDIDATES, (
+        "bench/results/quality_pool.json was scored at another candidate depth than the app's"
     )
 
 

@@ -38,7 +38,7 @@ class RankingOptions:
     document_weight: float = 0.0
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
     # added to each of its chunks times this; 0: off (and the store does not score cards)
-    file_weight: float = 0.25
+    file_weight: float = 0.5
     # the document-level sides lift only a code file's best chunk (by the fused score), not
     # every chunk: the file rises as one entry and leaves room for other files (every
     # section of a prose document may answer: all its chunks rise)
@@ -46,7 +46,7 @@ class RankingOptions:
     # the file side's weight times its confidence over the chunk sides' (fusion.confidence)
     # to this power: cards that single out a file count more, cards that match many files
     # alike less; 0: a fixed weight
-    file_confidence_power: float = 4.0
+    file_confidence_power: float = 2.0
     # each document's TOP_CHUNKS best candidate chunks on the vector (keyword) side, averaged
     # and scaled 0-1 over the documents (file_chunks.py), added times this like the document
     # sides above; 0: off
@@ -56,7 +56,7 @@ class RankingOptions:
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power; 0: off
     confidence_power: float = 0.0
-    definition_boost: float = 1.0  # a chunk defining a symbol the question names
+    definition_boost: float = 2.0  # a chunk defining a symbol the question names
     name_boost: float = 0.0  # times the share of the file's name words the question uses
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
@@ -67,7 +67,7 @@ class RankingOptions:
     # files the symbol table links to the best files (one uses what the other defines) lift
     # their best chunk by this times the best score (neighbours.py); 0: off, and the store
     # is not asked for the links (one more query a hybrid search)
-    neighbour_weight: float = 0.5
+    neighbour_weight: float = 0.3
 
 
 def fusion_only(options: RankingOptions) -> RankingOptions:

@@ -19,11 +19,11 @@ EXACT_SEARCH_MAX_CHUNKS = 20_000
 # DocSet's own graph reaches recall@10 0.99 against exact search on near-random vectors
 # (bench/experiments/hnsw_walks.py; shared walks raise it further by the selection's share)
 HNSW_EF_SEARCH = 800
-# fused hits' candidates taken from each side. 75 won over 50 held out with today's ranking
-# (bench/experiments/candidate_depth.py: SWE-QA file R@10 and MRR +0.016 to +0.032, the
-# others within 0.01; 1.4-4.3 ms more a search), but the kept signals are tuned at 50 and
-# the protocol at 75 is not run yet (docs/benchmarks-log.md, "75 candidates a side")
-RETRIEVAL_CANDIDATES = 50
+# fused hits' candidates taken from each side: 75 won over 50 held out with the ranking tuned
+# at 50 (bench/experiments/candidate_depth.py: SWE-QA file R@10 and MRR +0.016 to +0.032, the
+# others within 0.01; 1.4-4.3 ms more a search), and the protocol re-tuned the ranking at 75
+# (bench/results/quality_pool.json's depth; tests/test_quality_protocol.py checks they agree)
+RETRIEVAL_CANDIDATES = 75
 
 
 class RetrievalSettings(AreaSettings):
