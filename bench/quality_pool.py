@@ -970,6 +970,12 @@ def headline_cell(name: str, figures: dict[str, float]) -> str:
     return f"{figures[first]:.3f} / {figures[second]:.3f}"
 
 
+def in_sample_line(label: str, pool: dict[str, list[Question]], ranking: Ranking) -> str:
+    """One ranking's headline figures on every set of the pool, in sample."""
+    cells = (f"{name} {headline_cell(name, scores(qs, ranking))}" for name, qs in pool.items())
+    return f"{label}: " + "  ".join(cells)
+
+
 def print_experiment(
     pool: dict[str, list[Question]],
     tuned: tuple[dict[str, dict[str, Any]], Any, dict[str, Any], dict[str, dict[str, float]]],

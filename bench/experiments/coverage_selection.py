@@ -96,14 +96,7 @@ def main() -> None:
     shipped = {name: qp.scores(questions, ranking(Options())) for name, questions in pool.items()}
     qp.print_experiment(pool, tuned, shipped, "shipped")
     for weight in weights:
-        options = Options(weight)
-        print(
-            f"weight {weight}: "
-            + "  ".join(
-                f"{name} {qp.headline_cell(name, qp.scores(questions, ranking(options)))}"
-                for name, questions in pool.items()
-            )
-        )
+        print(qp.in_sample_line(f"weight {weight}", pool, ranking(Options(weight))))
 
 
 if __name__ == "__main__":

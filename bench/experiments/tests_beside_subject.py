@@ -123,14 +123,8 @@ def main() -> None:
     qp.print_experiment(pool, tuned, shipped, "shipped")
     for everywhere in (False, True):
         for factor in factors:
-            options = Options(factor, everywhere)
-            print(
-                f"{'everywhere' if everywhere else 'beside subject'} {factor}: "
-                + "  ".join(
-                    f"{name} {qp.headline_cell(name, qp.scores(questions, ranking(options)))}"
-                    for name, questions in pool.items()
-                )
-            )
+            label = f"{'everywhere' if everywhere else 'beside subject'} {factor}"
+            print(qp.in_sample_line(label, pool, ranking(Options(factor, everywhere))))
 
 
 if __name__ == "__main__":
