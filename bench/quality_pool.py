@@ -297,6 +297,29 @@ def load_questions_with_candidates(name: Path, pool_set: PoolSet) -> list[Questi
     return questions
 
 
+def experiment_parser(doc: str) -> argparse.ArgumentParser:
+    """The arguments every experiment over the saved pool takes: --work, --depth, --sets."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser.add_argument("--depth", type=int, default=None, help="default: the app's")
+    parser.add_argument("--sets", default=None, help="a comma-separated subset (default: all)")
+    return parser
+
+
+def experiment_pool(
+    args: argparse.Namespace,
+) -> tuple[int, dict[str, list[Question]], dict[str, dict[str, float]]]:
+    """An experiment's depth (the app's unless --depth), its pool cut to that depth and
+    the sides' floors of the published rows (for `tuned_jointly`)."""
+    from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
+
+    depth = args.depth or RETRIEVAL_CANDIDATES
+    pool = load_pool(args.work, chosen_sets(args.sets and args.sets.split(",")))
+    cut = {name: [cut_question(q, depth) for q in qs] for name, qs in pool.items()}
+    floors = side_floors(json.loads(RESULTS.read_text())["rows"])
+    return depth, cut, floors
+
+
 def folds_of(pool: dict[str, list[Question]]) -> list[str]:
     """The sets that are folds (every set but the guards)."""
     return [name for name in pool if name not in GUARDS]

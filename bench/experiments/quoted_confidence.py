@@ -19,9 +19,7 @@ Usage (from the repository root, after `quality_pool.py candidates`):
     python bench/experiments/quoted_confidence.py --work /work/pool
 """
 
-import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,21 +75,9 @@ def family(depth: int) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
-    parser.add_argument("--depth", type=int, default=None, help="default: the app's")
-    parser.add_argument("--sets", default=None, help="a comma-separated subset (default: all)")
+    parser = qp.experiment_parser(__doc__)
     args = parser.parse_args()
-    from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
-
-    depth = args.depth or RETRIEVAL_CANDIDATES
-    pool = {
-        name: [qp.cut_question(q, depth) for q in questions]
-        for name, questions in qp.load_pool(
-            args.work, qp.chosen_sets(args.sets and args.sets.split(","))
-        ).items()
-    }
-    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+    depth, pool, floors = qp.experiment_pool(args)
     axes: dict[str, list[Any]] = {
         "vector_share": [0.5, 0.55, 0.6],
         "confidence_power": [0.0, 1.0, 2.0],

@@ -20,9 +20,7 @@ Usage (from the repository root, after `quality_pool.py candidates`):
     python bench/experiments/tests_beside_subject.py --work /work/pool --factors 1,0.85,0.7,0.5
 """
 
-import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -100,22 +98,10 @@ def family(depth: int) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser = qp.experiment_parser(__doc__)
     parser.add_argument("--factors", default="1,0.85,0.7,0.5")
-    parser.add_argument("--depth", type=int, default=None, help="default: the app's")
-    parser.add_argument("--sets", default=None, help="a comma-separated subset (default: all)")
     args = parser.parse_args()
-    from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
-
-    depth = args.depth or RETRIEVAL_CANDIDATES
-    pool = {
-        name: [qp.cut_question(q, depth) for q in questions]
-        for name, questions in qp.load_pool(
-            args.work, qp.chosen_sets(args.sets and args.sets.split(","))
-        ).items()
-    }
-    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+    depth, pool, floors = qp.experiment_pool(args)
     factors = [float(f) for f in args.factors.split(",")]
     ranking = family(depth)
     tuned = qp.tuned_jointly(pool, ranking, {"factor": factors}, Options(), floors)
