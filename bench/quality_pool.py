@@ -297,11 +297,12 @@ def load_questions_with_candidates(name: Path, pool_set: PoolSet) -> list[Questi
     return questions
 
 
-def experiment_parser(doc: str) -> argparse.ArgumentParser:
-    """The arguments every experiment over the saved pool takes: --work, --depth, --sets."""
+def experiment_parser(doc: str, depth: int | None = None) -> argparse.ArgumentParser:
+    """The arguments every experiment over the saved pool takes: --work, --depth (`depth`,
+    or the app's when None), --sets."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/work/pool"))
-    parser.add_argument("--depth", type=int, default=None, help="default: the app's")
+    parser.add_argument("--depth", type=int, default=depth, help="default: the app's")
     parser.add_argument("--sets", default=None, help="a comma-separated subset (default: all)")
     return parser
 

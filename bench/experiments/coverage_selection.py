@@ -13,9 +13,7 @@ Usage (from the repository root, after `quality_pool.py candidates`):
     python bench/experiments/coverage_selection.py --work /work/pool --weights 0,0.2,0.5,0.8,1.5,3
 """
 
-import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,19 +77,12 @@ def family(depth: int) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser = qp.experiment_parser(__doc__, depth=50)
     parser.add_argument("--weights", default="0,0.2,0.5,0.8,1.5,3")
-    parser.add_argument("--depth", type=int, default=50)
     args = parser.parse_args()
-    sets = qp.chosen_sets(None)
-    pool = {
-        name: [qp.cut_question(q, args.depth) for q in questions]
-        for name, questions in qp.load_pool(args.work, sets).items()
-    }
-    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+    depth, pool, floors = qp.experiment_pool(args)
     weights = [float(w) for w in args.weights.split(",")]
-    ranking = family(args.depth)
+    ranking = family(depth)
     tuned = qp.tuned_jointly(pool, ranking, {"coverage_weight": weights}, Options(), floors)
     shipped = {name: qp.scores(questions, ranking(Options())) for name, questions in pool.items()}
     qp.print_experiment(pool, tuned, shipped, "shipped")

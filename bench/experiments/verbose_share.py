@@ -13,9 +13,7 @@ Usage (from the repository root, after `quality_pool.py candidates`):
     python bench/experiments/verbose_share.py --work /work/pool
 """
 
-import argparse
 import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,27 +59,15 @@ def family(depth: int) -> Any:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser = qp.experiment_parser(__doc__, depth=50)
     parser.add_argument("--pivots", default="6,8,10,12,14")
     parser.add_argument("--shares", default="0.5,0.6,0.7,0.8")
-    parser.add_argument("--depth", type=int, default=50)
     args = parser.parse_args()
-    pool = {
-        name: [qp.cut_question(q, args.depth) for q in questions]
-        for name, questions in qp.load_pool(args.work, qp.chosen_sets(None)).items()
-    }
-    ranking = family(args.depth)
+    depth, pool, floors = qp.experiment_pool(args)
+    ranking = family(depth)
     for share in (0.3, 0.4, 0.5, 0.6, 0.7):
         fixed = dataclasses.replace(RankingOptions(), vector_share=share)
-        print(
-            f"share {share} for every question: "
-            + "  ".join(
-                f"{n} {qp.headline_cell(n, qp.scores(qs, ranking(fixed)))}"
-                for n, qs in pool.items()
-            )
-        )
-    floors = qp.side_floors(json.loads(qp.RESULTS.read_text())["rows"])
+        print(qp.in_sample_line(f"share {share} for every question", pool, ranking(fixed)))
     axes: dict[str, list[Any]] = {
         "pivot": [int(p) for p in args.pivots.split(",")],
         "verbose_share": [float(s) for s in args.shares.split(",")],
