@@ -365,10 +365,10 @@ def test_with_logins_on_only_the_login_page_answers_an_anonymous_client(
     assert listed.status_code != 401 and "search" in listed.text
 
 
-def _upload_answer(url: str) -> httpx.Response:
-    return httpx.post(
-        f"{url}gradio_api/upload", files={"files": ("big.md", b"# Big\n" * 1000)}, timeout=10
-    )
+def _upload_answer(
+    url: str, name: str = "big.md", data: bytes = b"# Big\n" * 1000
+) -> httpx.Response:
+    return httpx.post(f"{url}gradio_api/upload", files={"files": (name, data)}, timeout=10)
 
 
 def test_read_only_refuses_uploads_before_they_reach_the_disk(
@@ -382,12 +382,22 @@ def test_read_only_refuses_uploads_before_they_reach_the_disk(
     stored = Path(writable.json()[0])
     assert stored.read_bytes() == b"# Big\n" * 1000
     cache = stored.parent.parent
-    before = sorted(cache.rglob("*"))
+    # Gradio's upload cache is one folder for every process on the machine (the other test
+    # process, another test session): the refused upload is told apart by a name and content
+    # of its own, not by comparing the whole folder before and after
+    marker = uuid.uuid4().hex
     refused = _upload_answer(
-        launch_app(read_only, settings_override=settings.replace(read_only=True))
+        launch_app(read_only, settings_override=settings.replace(read_only=True)),
+        f"refused-{marker}.md",
+        f"# {marker}\n".encode() * 1000,
     )
     assert refused.status_code == 403 and "read-only" in refused.text
-    assert sorted(cache.rglob("*")) == before  # nothing new in Gradio's upload cache
+    written = [
+        path
+        for path in cache.rglob("*")
+        if marker in path.name or (path.is_file() and marker.encode() in path.read_bytes())
+    ]
+    assert written == []  # not in Gradio's upload cache, under its name or any other
 
 
 def test_an_added_upload_leaves_gradios_cache(service: Actions, tmp_path: Path) -> None:
