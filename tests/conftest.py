@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
 import psycopg
 import pytest
 from playwright.sync_api import expect
@@ -31,7 +30,7 @@ from tests.browser.journey import WAIT_MS
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.embedders import RememberingEmbedder
 from tests.fakes.github_server import FakeGithub, running_github
-from tests.session_temp import session_basetemp
+from tests.session_temp import remove_ended, session_basetemp
 
 # browser assertions without their own limit give up after WAIT_MS too, not Playwright's 5 s
 expect.set_options(timeout=WAIT_MS)
@@ -87,19 +86,10 @@ def memory_folder(candidate: Path = Path("/dev/shm")) -> Path | None:
     first, so that none keeps its memory."""
     if not candidate.is_dir() or not os.access(candidate, os.W_OK):
         return None
-    _remove_stopped_servers(candidate)
+    remove_ended(candidate, SERVER_PREFIX)
     if shutil.disk_usage(candidate).free < MEMORY_FOLDER_MIN_FREE:
         return None
     return candidate
-
-
-def _remove_stopped_servers(folder: Path) -> None:
-    """Remove the test servers' folders in `folder` whose test process has ended (its pid is
-    in the folder's name: a server another process is starting right now is never touched)."""
-    for server in folder.glob(f"{SERVER_PREFIX}*"):
-        pid = server.name.removeprefix(SERVER_PREFIX).split("-")[0]
-        if pid.isdigit() and not psutil.pid_exists(int(pid)):
-            shutil.rmtree(server, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

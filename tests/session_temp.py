@@ -26,14 +26,26 @@ KEPT = 3
 def session_basetemp() -> Path:
     """A new base folder for this session, named after its process; ended ones pruned."""
     ROOT.mkdir(exist_ok=True)
-    _prune(ROOT, KEPT - 1)
-    return Path(tempfile.mkdtemp(prefix=f"session-{os.getpid()}-", dir=ROOT))
+    remove_ended(ROOT, SESSION_PREFIX, keep=KEPT - 1)
+    return Path(tempfile.mkdtemp(prefix=f"{SESSION_PREFIX}{os.getpid()}-", dir=ROOT))
 
 
-def _prune(root: Path, keep: int) -> None:
-    """Remove the folders of ended sessions beyond the `keep` newest ones."""
-    sessions = sorted(root.glob("session-*"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for folder in sessions[keep:]:
-        pid = folder.name.split("-")[1]
+SESSION_PREFIX = "session-"
+
+
+def remove_ended(root: Path, prefix: str, keep: int = 0) -> None:
+    """Remove the folders `{prefix}{pid}-...` in `root` whose process has ended, beyond the
+    `keep` newest ones (a folder another process is making right now is never touched)."""
+    folders = sorted(root.glob(f"{prefix}*"), key=_modified, reverse=True)
+    for folder in folders[keep:]:
+        pid = folder.name.removeprefix(prefix).split("-")[0]
         if not (pid.isdigit() and psutil.pid_exists(int(pid))):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _modified(folder: Path) -> float:
+    """When the folder last changed; 0 when it is gone (another process removing it too)."""
+    try:
+        return folder.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
