@@ -36,8 +36,7 @@ from ragspace.models import Hit
 from ragspace.ranking.candidates import Side
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.query import name_parts
-from ragspace.ranking.ranker import RankingOptions, scored
-from ragspace.ranking.selection import one_per_section, spread_files
+from ragspace.ranking.ranker import RankingOptions, listed, scored
 from ragspace.terms import terms
 
 
@@ -97,11 +96,7 @@ def ranked(question: qp.Question, options: Options) -> list[Hit]:
             share = described(candidate.hit, wanted)
             if share:
                 scores[candidate.hit.chunk_id] += unit * options.described_weight * share
-    hits = {c.hit.chunk_id: c.hit for c in offer.candidates}
-    order = sorted(hits)
-    order.sort(key=scores.__getitem__, reverse=True)
-    listed = spread_files([(scores[c], hits[c]) for c in order], shipped.file_decay)
-    return [hit for _score, hit in one_per_section(listed, qp.K)]
+    return listed({c.hit.chunk_id: c.hit for c in offer.candidates}, scores, shipped, qp.K)
 
 
 def family(depth: int) -> Any:

@@ -187,9 +187,21 @@ def rank_offer(
             lifted = options.sub_question_weight * part_scores[chunk] * top / part_top
             scores[chunk] = max(scores.get(chunk, 0.0), lifted)
             offered.setdefault(chunk, candidate)
-    order = sorted(offered)  # best first below; ties: the lower chunk id, as the store orders
+    return listed({c: offered[c].hit for c in offered}, scores, options, limit, per_section)
+
+
+def listed(
+    hits: Mapping[int, Hit],
+    scores: Mapping[int, float],
+    options: RankingOptions,
+    limit: int | None = None,
+    per_section: bool = True,
+) -> list[Hit]:
+    """The hits (by chunk id) best first by their final `scores`, files spread and, with
+    `per_section`, one hit per prose section; the first `limit`, each carrying its score."""
+    order = sorted(hits)  # best first below; ties: the lower chunk id, as the store orders
     order.sort(key=scores.__getitem__, reverse=True)  # a stable sort, also reversed
-    ranked = [(scores[chunk], offered[chunk].hit) for chunk in order]
+    ranked = [(scores[chunk], hits[chunk]) for chunk in order]
     ranked = spread_files(ranked, options.file_decay)
     if per_section:
         ranked = one_per_section(ranked, limit)
