@@ -15,8 +15,9 @@ bound: the worker does more than that). With `--worker`, the real path is timed 
 ingestion worker's keyword pass (claim, chunk, chunk swap without vectors: after it the
 document is keyword-searchable) over each document without the symbol table and with it, the
 two back to back, summed over the documents (`worker added share`: the median over runs of
-the sums' ratio, after one warm-up run). Whole passes timed one after the other moved by up
-to 20 points between runs of the same code (docs/benchmarks-log.md); pairs do not.
+the sums' ratio, after one warm-up run; `worker added share per run` keeps each run's ratio).
+Whole passes timed one after the other moved by up to 20 points between runs of the same code
+(docs/benchmarks-log.md); pairs do not.
 
 Usage (from the repository root):
     python bench/symbol_extraction.py [--runs 4] [--checkouts pytest sphinx pylint] [--worker]
@@ -167,6 +168,7 @@ def worker_passes(
         "worker keyword-searchable s (no symbols)": round(without, 3),
         "worker keyword-searchable s (symbols)": round(with_, 3),
         "worker added share": round(statistics.median(shares), 4),
+        "worker added share per run": [round(share, 4) for share in shares],
     }
 
 

@@ -274,6 +274,12 @@ def worker_threads() -> str:
     return _workers_table(read_json("worker_threads.json"))
 
 
+def _share_range(row: dict[str, Any]) -> str:
+    """The runs' lowest and highest added share, where the results file has them."""
+    runs = row.get("worker added share per run")
+    return f"; runs {min(runs):+.1%} to {max(runs):+.1%}" if runs else ""
+
+
 def symbol_extraction() -> str:
     """The symbol table's parse, rows and added ingestion share on the SWE-QA checkouts."""
     data = read_json("symbol_extraction.json")
@@ -287,7 +293,7 @@ def symbol_extraction() -> str:
         worker = (
             f"{row['worker keyword-searchable s (no symbols)']:.1f} / "
             f"{row['worker keyword-searchable s (symbols)']:.1f} "
-            f"({row['worker added share']:+.1%})"
+            f"({row['worker added share']:+.1%}{_share_range(row)})"
             if "worker keyword-searchable s (symbols)" in row
             else "not measured"
         )
