@@ -12,6 +12,7 @@ import ast
 import io
 import sys
 import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragspace.chunking.chunker import Chunker
@@ -20,9 +21,23 @@ EVAL_DIR = Path(__file__).resolve().parents[3] / "shared" / "eval"
 KINDS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def main() -> int:
-    name = sys.argv[1] if len(sys.argv) > 1 else "pytest"
-    [archive] = (EVAL_DIR / "sweqa-dev").glob(f"{name}-*.tar.gz")
+@dataclass(frozen=True)
+class Comparison:
+    """A checkout's Python files `ast` parses, its definitions, and those the table lacks."""
+
+    files: int
+    expected: int
+    missing: list[tuple[str, tuple[str, int, int | None]]]
+
+
+def archive_of(name: str) -> Path | None:
+    """The checkout's tarball in the shared eval folder, if that folder is there."""
+    found = sorted((EVAL_DIR / "sweqa-dev").glob(f"{name}-*.tar.gz"))
+    return found[0] if found else None
+
+
+def compare(archive: Path) -> Comparison:
+    """Every `def`/`class` of the archive's Python files, against the chunker's definitions."""
     chunker = Chunker(1200, 1000, 100)
     files = expected_total = 0
     missing: list[tuple[str, tuple[str, int, int | None]]] = []
@@ -46,10 +61,23 @@ def main() -> int:
             }
             expected_total += len(expected)
             missing += [(member.name, item) for item in sorted(expected - found)]
-    print(f"{name}: {files} files, {expected_total} definitions by ast, {len(missing)} missing")
-    for path, item in missing[:20]:
+    return Comparison(files, expected_total, missing)
+
+
+def main() -> int:
+    name = sys.argv[1] if len(sys.argv) > 1 else "pytest"
+    archive = archive_of(name)
+    if archive is None:
+        print(f"no {name} checkout in {EVAL_DIR / 'sweqa-dev'}")
+        return 2
+    result = compare(archive)
+    print(
+        f"{name}: {result.files} files, {result.expected} definitions by ast, "
+        f"{len(result.missing)} missing"
+    )
+    for path, item in result.missing[:20]:
         print(f"  {path}: {item}")
-    return 1 if missing else 0
+    return 1 if result.missing else 0
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
 """The symbol table's rows from the chunker's parse: checked against Python's own `ast` on
-a real tree, and by hand on a Go and a TypeScript file."""
+real trees (flask in tests/data, the SWE-QA pool's pytest checkout), and by hand on a Go and a
+TypeScript file."""
 
 import ast
 from pathlib import Path
 
 import pytest
 
+from bench.experiments.symbols_vs_ast import archive_of, compare
 from ragspace.chunking import symbol_extraction as extraction
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.symbol_extraction import extract_symbols
@@ -50,6 +52,19 @@ def test_every_def_and_class_ast_finds_in_the_flask_tree_has_its_exact_line_rang
         assert expected <= got, f"{path}: missing {sorted(expected - got)[:5]}"
         expected_total += len(expected)
     assert expected_total > 1500
+
+
+def test_every_def_and_class_ast_finds_in_the_pytest_checkout_has_its_exact_line_range() -> None:
+    """The SWE-QA pool's pytest checkout (the shared eval folder beside the repository, as CI
+    lays it out): every `def`/`class` with its first and last line."""
+    archive = archive_of("pytest")
+    if archive is None:
+        pytest.skip(
+            "the shared eval folder (../shared/eval/sweqa-dev) is not beside the repository"
+        )
+    result = compare(archive)
+    assert result.files > 250 and result.expected > 6000
+    assert result.missing == []
 
 
 def test_python_definitions_carry_qualified_name_signature_and_docstring() -> None:
