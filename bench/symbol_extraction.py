@@ -118,7 +118,7 @@ class _NoSymbols(Chunker):
 
 def worker_passes(
     store: Store, name: str, documents: list[Document], chunker: Chunker, runs: int
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """The worker's keyword pass over each document without the table and with it, back to
     back (the first of the two alternating from one document to the next and from run to
     run), summed over the documents: whatever load hits one pass hits its pair as well."""
