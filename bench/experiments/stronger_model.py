@@ -34,7 +34,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, LiteralString
 
 import numpy as np
 from psycopg.rows import dict_row
@@ -62,20 +62,29 @@ def data_folder(work: Path, name: str) -> Path:
     return qp.data_dir(work, qp.MIXED if name in qp.GUARDS else qp.set_named(name))
 
 
-def set_chunks(work: Path, name: str) -> list[tuple[Hit, str]]:
-    """Every chunk of the set's database, by chunk id: the Hit a search returns for it and
-    the text the app embeds (ChunkDraft.embedding_text)."""
+def set_rows(
+    work: Path, name: str, query: LiteralString, params: Sequence[Any] = ()
+) -> list[dict[str, Any]]:
+    """The query's rows (as dicts) from the set's database, opened for it and closed again."""
     database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
     try:
         with database.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
-            rows = cursor.execute(
-                "select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path,"
-                " d.title, c.ordinal, c.content, c.start_line, c.end_line, c.metadata,"
-                " c.header from chunks c join documents d on d.id = c.document_id"
-                " join docsets ds on ds.id = c.docset_id order by c.id"
-            ).fetchall()
+            return cursor.execute(query, params).fetchall()
     finally:
         database.close()
+
+
+def set_chunks(work: Path, name: str) -> list[tuple[Hit, str]]:
+    """Every chunk of the set's database, by chunk id: the Hit a search returns for it and
+    the text the app embeds (ChunkDraft.embedding_text)."""
+    rows = set_rows(
+        work,
+        name,
+        "select c.id as chunk_id, c.document_id, ds.name as docset_name, d.path,"
+        " d.title, c.ordinal, c.content, c.start_line, c.end_line, c.metadata,"
+        " c.header from chunks c join documents d on d.id = c.document_id"
+        " join docsets ds on ds.id = c.docset_id order by c.id",
+    )
     return [
         (Hit.model_validate({**row, "score": 0.0}), ChunkDraft.model_validate(row).embedding_text)
         for row in rows
@@ -243,6 +252,20 @@ def protocol(pools: dict[str, dict[str, list[qp.Question]]], depth: int) -> None
             print(f"    {name:24s} {qp.headline_cell(name, figures)}")
 
 
+def shipped_pool(
+    work: Path, names: Sequence[str] | None, depth: int
+) -> dict[str, list[qp.Question]]:
+    """The sets' questions (None: every set) with each side's first `depth` candidates;
+    the shipped ranking asks no sub-questions, so their candidates are left out."""
+    return {
+        name: [
+            qp.Question(q.text, q.query, qp.cut(q.candidates, depth), [], q.links, depth)
+            for q in questions
+        ]
+        for name, questions in qp.load_pool(work, qp.chosen_sets(names)).items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=["embed", "evaluate", "protocol"])
@@ -252,14 +275,7 @@ def main() -> None:
     parser.add_argument("--whole", action="store_true", help="embed: every chunk of the sets")
     args = parser.parse_args()
     depth = RETRIEVAL_CANDIDATES
-    pool = qp.load_pool(args.work, qp.chosen_sets(args.sets and args.sets.split(",")))
-    pool = {  # the shipped ranking asks no sub-questions: their candidates are left out
-        name: [
-            qp.Question(q.text, q.query, qp.cut(q.candidates, depth), [], q.links, depth)
-            for q in questions
-        ]
-        for name, questions in pool.items()
-    }
+    pool = shipped_pool(args.work, args.sets and args.sets.split(","), depth)
     if args.step == "embed":
         for name, questions in pool.items():
             if not vectors_file(args.work, name).exists():

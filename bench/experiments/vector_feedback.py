@@ -17,7 +17,6 @@ best on the other four (the shipped options fixed).
 """
 
 import argparse
-import json
 import statistics
 import sys
 from collections.abc import Sequence
@@ -28,14 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
-from stronger_model import data_folder, with_vector_side
+from stronger_model import set_rows, shipped_pool, with_vector_side
 
 from ragspace.embeddings import LocalEmbedder
 from ragspace.ranking.candidates import Side
 from ragspace.ranking.ranker import RankingOptions
-from ragspace.settings import load_settings
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
-from ragspace.store import Database
 
 DEPTH = RETRIEVAL_CANDIDATES
 Setting = tuple[float, int]  # beta, m
@@ -47,17 +44,13 @@ Vector = np.ndarray[Any, np.dtype[np.float32]]
 
 def stored_vectors(work: Path, name: str, ids: set[int]) -> dict[int, Vector]:
     """The chunks' MiniLM vectors as the set's database holds them."""
-    database = Database.open(load_settings(None, data_dir=data_folder(work, name)))
-    try:
-        with database.pool.connection() as conn:
-            rows = conn.execute(
-                "select id, embedding::text from chunks"
-                " where id = any(%s) and embedding is not null",
-                (sorted(ids),),
-            ).fetchall()
-    finally:
-        database.close()
-    return {chunk: np.asarray(json.loads(text), np.float32) for chunk, text in rows}
+    rows = set_rows(
+        work,
+        name,
+        "select id, embedding from chunks where id = any(%s) and embedding is not null",
+        (sorted(ids),),
+    )
+    return {row["id"]: np.asarray(row["embedding"].to_numpy(), np.float32) for row in rows}
 
 
 def with_feedback(
@@ -109,13 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path("/work/pool"))
     args = parser.parse_args()
-    pool = {
-        name: [
-            qp.Question(q.text, q.query, qp.cut(q.candidates, DEPTH), [], q.links, DEPTH)
-            for q in questions
-        ]
-        for name, questions in qp.load_pool(args.work, qp.chosen_sets(None)).items()
-    }
+    pool = shipped_pool(args.work, None, DEPTH)
     shipped = qp.AppRanking(RankingOptions(), DEPTH)
     table = {
         setting: {name: qp.scores(questions, shipped) for name, questions in sets.items()}
