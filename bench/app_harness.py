@@ -24,7 +24,7 @@ import httpx
 import psutil
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.eval.evaluation import Dataset, load_claude_docs, load_codebase
 from ragspace.runtime import build_actions, build_embedder
 from ragspace.settings import Settings, load_settings

@@ -148,7 +148,7 @@ async def users(
 
 def embedder_bound(side: SideActions, sample_size: int) -> float:
     """Chunks per second of the local model alone on a sample of the DocSet's chunk texts."""
-    from ragspace.embeddings import LocalEmbedder
+    from ragspace.embedding.embedders import LocalEmbedder
 
     with side.database.pool.connection() as conn:
         rows = conn.execute(

@@ -22,7 +22,7 @@ import numpy as np
 from app_harness import default_eval_dir
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
+from ragspace.embedding.embedders import LOCAL_DIMENSIONS, LocalEmbedder, Vectors
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
 from ragspace.settings import load_settings
 

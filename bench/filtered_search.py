@@ -48,9 +48,9 @@ import numpy as np
 import psutil
 from query_latency import EVAL, percentile, perturbed, questions, seed_passages
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.models import RetrievalMode
-from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, NewDocument, Store
 

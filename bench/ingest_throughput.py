@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from ragspace.actions import Actions
-from ragspace.embeddings import LocalEmbedder, Vectors
+from ragspace.embedding.embedders import LocalEmbedder, Vectors
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import ChunkDraft
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.chunk_rows import copy_chunks
-from ragspace.worker import Ingestor
 
 
 def codebase_files(eval_dir: Path) -> list[UploadedFile]:

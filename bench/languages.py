@@ -3,7 +3,7 @@
     python bench/languages.py              # measure, write bench/results/languages.json
     python bench/languages.py --report     # the table docs/benchmarks.md shows
 
-For each language `ragspace.languages` names, its suffixes and whether a tree-sitter grammar
+For each language `ragspace.text.languages` names, its suffixes and whether a tree-sitter grammar
 (shipped in a wheel) and/or line patterns find its definitions; then, for each language with
 a real sample file in the repository's test data (tests/data/syntax, tests/data/code; small
 real-world files, one per language), the sample's size, its chunks, and the throughput
@@ -29,8 +29,8 @@ from app_harness import commit_id
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.code import has_patterns
 from ragspace.chunking.grammars import GRAMMARS, grammar_for
-from ragspace.languages import _BY_SUFFIX, detect_language_of, is_prose
 from ragspace.settings import load_settings
+from ragspace.text.languages import _BY_SUFFIX, detect_language_of, is_prose
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = [ROOT / "tests" / "data" / "syntax", ROOT / "tests" / "data" / "code"]

@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from app_harness import commit_id  # noqa: E402
 
-from ragspace.embeddings import LocalEmbedder  # noqa: E402
+from ragspace.embedding.embedders import LocalEmbedder  # noqa: E402
+from ragspace.ingestion.worker import Ingestor  # noqa: E402
 from ragspace.models import SourceKind, WebOptions  # noqa: E402
 from ragspace.runtime import build_actions, build_chunker  # noqa: E402
 from ragspace.settings import Settings, load_settings  # noqa: E402
@@ -46,7 +47,6 @@ from ragspace.sources.llms_txt import LlmsTxtCrawler  # noqa: E402
 from ragspace.sources.sync import SourceSyncer  # noqa: E402
 from ragspace.sources.web import WebConfig, WebCrawler  # noqa: E402
 from ragspace.store import Database, Store  # noqa: E402
-from ragspace.worker import Ingestor  # noqa: E402
 from tests.fakes.docs_site import DocsSite  # noqa: E402
 from tests.fakes.llms_site import PAGES, running_llms_site  # noqa: E402
 

@@ -38,13 +38,14 @@ import numpy as np
 from embedder_throughput import DEFAULT_EVAL_DIR, chunk_texts
 
 from ragspace.actions import Actions
-from ragspace.embeddings import LocalEmbedder, Vectors
-from ragspace.eval.evaluation import Dataset, evaluate, ingest, load_claude_docs, load_codebase
+from ragspace.actions.corpora import ingest
+from ragspace.embedding.embedders import LocalEmbedder, Vectors
+from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import RetrievalMode
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor
 
 
 class E5Embedder:

@@ -118,7 +118,7 @@ def index(work: Path, ragspace: Path) -> None:
 def index_mixed(work: Path) -> None:
     """The guards' DocSet: both corpus sets' documents in one, stored and embedded the way
     `ragspace eval` stores one set's (evaluation.store_corpus, then the ingestor)."""
-    from ragspace.eval.evaluation import store_corpus
+    from ragspace.actions.corpora import store_corpus
     from ragspace.runtime import open_runtime
     from ragspace.settings import load_settings
 
@@ -176,8 +176,8 @@ def save_candidates(folder: Path, docset_name: str, queries: Sequence[Any], name
     and the symbol table's links between the candidates' documents."""
     from ragspace.models import RetrievalMode
     from ragspace.ranking.ranker import RankingOptions
-    from ragspace.retrieval import RetrievalOptions, Retriever
     from ragspace.runtime import open_runtime
+    from ragspace.search.retrieval import RetrievalOptions, Retriever
     from ragspace.settings import load_settings
 
     runtime = open_runtime(load_settings(data_dir=folder, database_url=None), worker_threads=0)

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.models import ChunkDraft, Fusion, RetrievalMode
-from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import load_settings
 from ragspace.settings.database import DatabaseSettings
 from ragspace.store import Database, NewDocument, Store

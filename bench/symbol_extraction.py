@@ -40,13 +40,13 @@ from syntax_throughput import Document, checkout, timed
 from ragspace.chunking.chunker import ChunkedFile, Chunker
 from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SyntaxParser
-from ragspace.embeddings import LocalEmbedder
-from ragspace.hashing import content_hash
+from ragspace.embedding.embedders import LocalEmbedder
+from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.settings import load_settings
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.chunk_rows import copy_chunks
 from ragspace.store.symbols import replace_symbols
-from ragspace.worker import IngestOptions, Ingestor
+from ragspace.text.hashing import content_hash
 
 
 def cpu_passes(documents: list[Document], chunker: Chunker, runs: int) -> dict[str, float]:

@@ -26,8 +26,8 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.grammars import Grammars
 from ragspace.chunking.syntax import SyntaxParser
 from ragspace.eval.evaluation import load_codebase
-from ragspace.languages import detect_language_of, is_prose
 from ragspace.settings import load_settings
+from ragspace.text.languages import detect_language_of, is_prose
 
 EVAL_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 Document = tuple[str, str, str]  # path, language, text

@@ -19,7 +19,7 @@ from ragspace.answering.context import ContextBuilder
 from ragspace.answering.llm import ChatModel, OpenAIChatModel
 from ragspace.answering.rerank import Reranker
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import (
+from ragspace.embedding.embedders import (
     LOCAL_DIMENSIONS,
     LOCAL_MODEL_ID,
     Embedder,
@@ -29,10 +29,12 @@ from ragspace.embeddings import (
     openai_model_id,
 )
 from ragspace.eval.runner import Evaluator
+from ragspace.ingestion.scheduler import ResyncScheduler
+from ragspace.ingestion.symbol_backfill import SymbolBackfill
+from ragspace.ingestion.worker import IngestOptions, Ingestor, WorkerPool
 from ragspace.models import Fusion, RetrievalMode
 from ragspace.ranking.ranker import RankingOptions
-from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
-from ragspace.scheduler import ResyncScheduler
+from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
 from ragspace.sources.github_client import GithubClient, GithubConfig
@@ -51,8 +53,6 @@ from ragspace.store import (
 )
 from ragspace.store.docset_indexes import build_missing_indexes
 from ragspace.store.symbols import SymbolIndex
-from ragspace.symbol_backfill import SymbolBackfill
-from ragspace.worker import IngestOptions, Ingestor, WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +138,7 @@ def build_actions(
     chat: ChatModel | None = None,
     on_new_work: Callable[[], None] | None = None,
     syncer: SourceSyncer | None = None,
+    ingestor: Ingestor | None = None,
 ) -> Actions:
     """The actions over a store, with retrieval, answers and sources from settings."""
     retriever = build_retriever(settings, store, embedder)
@@ -162,7 +163,9 @@ def build_actions(
         documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
         search=SearchActions(retriever, scope, answers.relevance_floor, HitExpansion(store)),
         answers=AnswerActions(answers, scope, symbols),
-        evaluation=EvaluationActions(Evaluator(retriever, answers), scope, read_only),
+        evaluation=EvaluationActions(
+            Evaluator(retriever, answers), scope, read_only, store, ingestor
+        ),
         symbols=symbols,
         mode=AppMode(
             embedding_model=embedder.model_id,
@@ -361,6 +364,7 @@ def open_runtime(
             build_chat_model(settings),
             on_new_work=new_work,
             syncer=syncer,
+            ingestor=ingestor,
         )
         workers.start()
         if scheduler is not None:

@@ -16,12 +16,9 @@ if TYPE_CHECKING:  # the runner pulls in the actions and the models; `--help` sh
     from ragspace.models import DocSet
     from ragspace.runtime import Runtime
     from ragspace.settings import Settings
-    from ragspace.store import Store
-    from ragspace.worker import Ingestor
 
 ALL_MODES = ("vector", "keyword", "hybrid", "hybrid+rerank")  # eval_runner.ALL_MODES
 EVAL_DATA_FOLDER = "eval"
-PROGRESS_EVERY = 25  # documents embedded between two progress lines
 
 DESCRIPTION = """\
 Score retrieval on an evaluation set: Recall@5/10, MRR@10, nDCG@10 and Hit@5/10 at chunk
@@ -124,9 +121,7 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
     name = args.docset or f"eval-{dataset.name}"
     if dataset.documents:
         note(f"DocSet {name!r}: checking it holds the {len(dataset.documents)} documents...")
-        docset, built = corpus_docset(
-            runtime.actions, runtime.store, runtime.ingestor, name, dataset, args.rebuild
-        )
+        docset, built = corpus_docset(runtime.actions, name, dataset, args.rebuild)
         note(f"DocSet {name!r} {'built' if built else 'reused'}: {docset.chunk_count} chunks.")
     options = EvalOptions(k=args.k, modes=args.modes, grade=args.grade, limit=args.limit)
     return runtime.actions.evaluation.run(
@@ -135,16 +130,10 @@ def _evaluate(runtime: "Runtime", dataset: "Dataset", args: argparse.Namespace) 
 
 
 def corpus_docset(
-    actions: "Actions",
-    store: "Store",
-    ingestor: "Ingestor",
-    name: str,
-    dataset: "Dataset",
-    rebuild: bool = False,
+    actions: "Actions", name: str, dataset: "Dataset", rebuild: bool = False
 ) -> tuple["DocSet", bool]:
     """The DocSet holding a data set's corpus: reused when complete, else built; (docset, built)."""
     from ragspace.errors import ConflictError
-    from ragspace.eval.evaluation import store_corpus
     from ragspace.models import EmbeddingStatus
 
     paths = {d.path for d in dataset.documents}
@@ -162,34 +151,13 @@ def corpus_docset(
     if name in existing:
         actions.docsets.delete(name)
     actions.docsets.create(name, f"Evaluation corpus {dataset.name}")
-    store_corpus(store, name, dataset)
-    embed_with_progress(ingestor, name, len(dataset.documents), store)
+    total = len(dataset.documents)
+    actions.evaluation.load_corpus(
+        name,
+        dataset,
+        lambda done: note(f"DocSet {name!r}: {done} of {total} documents embedded..."),
+    )
     return actions.docsets.get(name), True
-
-
-def embed_with_progress(
-    ingestor: "Ingestor", name: str, total: int, store: "Store | None" = None
-) -> int:
-    """Embed the pending documents, a progress line on stderr every PROGRESS_EVERY of them
-    (plain lines, so a log file or CI shows them too); returns how many jobs ran.
-
-    With the keyword pass first a document takes two jobs (keyword pass, vector pass), so
-    with a `store` the line counts documents with their vectors, not jobs."""
-    jobs, reported = 0, 0
-    while ingestor.process_next():
-        jobs += 1
-        done = jobs if store is None else _quality_documents(store, name)
-        if done >= reported + PROGRESS_EVERY:
-            reported = done - done % PROGRESS_EVERY
-            note(f"DocSet {name!r}: {done} of {total} documents embedded...")
-    return jobs
-
-
-def _quality_documents(store: "Store", name: str) -> int:
-    from ragspace.store import ReembedRequests
-
-    done, _total = ReembedRequests(store.pool).docset_progress(store.docsets.named(name).id)
-    return done
 
 
 def format_report(report: "EvalReport") -> str:

@@ -59,7 +59,7 @@ def register(commands: Subcommands) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     """Open the database and serve the tools until the client goes (stdio) or Ctrl+C."""
-    from ragspace_ui.mcp_standalone import protocol_stdout
+    from ragspace_mcp.tool_server import protocol_stdout
 
     # before anything starts: a child process (pg_ctl) writing to fd 1 would corrupt stdio
     stdout = protocol_stdout() if args.http is None else None
@@ -68,7 +68,7 @@ def serve(args: argparse.Namespace) -> int:
     settings = load_settings(**overrides)
     from ragspace.access import parse_auth
     from ragspace.runtime import open_runtime
-    from ragspace_ui.mcp_standalone import build_server
+    from ragspace_mcp.tool_server import build_server
 
     credentials = parse_auth(settings.access.auth)  # a malformed RAGSPACE_AUTH fails before serving
     threads = (
@@ -84,13 +84,13 @@ def serve(args: argparse.Namespace) -> int:
             threads,
         )
         if stdout is None:
-            from ragspace_ui.mcp_http import serve_http
+            from ragspace_mcp.http_server import serve_http
 
             serve_http(server, credentials, args.host or settings.server.host, args.http)
         else:
             import anyio
 
-            from ragspace_ui.mcp_standalone import serve_stdio
+            from ragspace_mcp.tool_server import serve_stdio
 
             anyio.run(serve_stdio, server, stdout)
     finally:

@@ -2,7 +2,7 @@
 
 import re
 
-from ragspace.markdown_text import escape_markdown
+from ragspace.text.markdown_text import escape_markdown
 
 
 def md(text: object) -> str:

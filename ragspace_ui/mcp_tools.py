@@ -1,10 +1,10 @@
 """MCP tools (and the public HTTP API): the reading and changing tools bound to the app.
 
-The tools themselves are plain functions of the actions (`mcp_read_tools`,
-`mcp_change_tools`), each importable and testable alone. Here they are bound to the app's
+The tools themselves are plain functions of the actions (`read_tools`,
+`change_tools`), each importable and testable alone. Here they are bound to the app's
 actions and login gate and registered with Gradio, which names each MCP tool after its
 function and describes it from the docstring. Annotations and server instructions:
-mcp_server.py.
+`ragspace_mcp.annotations`.
 """
 
 import functools
@@ -21,9 +21,9 @@ from starlette.requests import Request as StarletteRequest
 from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.actions import Actions
 from ragspace.errors import AuthenticationError
+from ragspace_mcp.change_tools import CHANGE
+from ragspace_mcp.read_tools import READ
 from ragspace_ui.error_messages import user_errors
-from ragspace_ui.mcp_change_tools import CHANGE
-from ragspace_ui.mcp_read_tools import READ
 
 READ_TOOLS = tuple(tool.__name__ for tool in READ)
 CHANGE_TOOLS = tuple(tool.__name__ for tool in CHANGE)

@@ -20,9 +20,9 @@ from ragspace.actions import Actions
 from ragspace.errors import RagspaceError
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
+from ragspace_mcp.annotations import mcp_lifespan
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
-from ragspace_ui.mcp_server import mcp_lifespan
 from ragspace_ui.routes import app_routes
 from ragspace_ui.session_state import build_session_configs_on_read
 from ragspace_ui.webhook_endpoint import webhook_middleware

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from ragspace.actions import Actions
 from ragspace.actions.symbols import References
 from ragspace.errors import RagspaceError
-from ragspace.languages import is_prose
 from ragspace.links import LineLink, view_url
 from ragspace.models import DocumentText
 from ragspace.symbols.records import SymbolLocation
+from ragspace.text.languages import is_prose
 
 # Pygments' token classes for names (functions, classes, attributes, variables...)
 _NAME_SPAN = re.compile(

@@ -17,7 +17,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ragspace.actions import Actions
 from ragspace.errors import RagspaceError, ReadOnlyError, ValidationError
-from ragspace.push_events import Delivery, DuplicateDeliveryError, PushEvent, signature_valid
+from ragspace.sources.push_events import (
+    Delivery,
+    DuplicateDeliveryError,
+    PushEvent,
+    signature_valid,
+)
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,12 @@
-"""Check the import graph of the three packages: no cycles, no upward imports.
+"""Check the import graph of the four packages: no cycles, no upward imports.
 
 Every import counts, also those inside functions and under `if TYPE_CHECKING:`.
 The layers, from the outside in: the CLI (`ragspace_cli`), the web app (`ragspace_ui`), the
-core (`ragspace`). The core imports neither front end and the web app never imports the CLI.
+MCP server (`ragspace_mcp`, which the web app hosts at its MCP route and the CLI serves over
+stdio or HTTP), the core (`ragspace`). The core imports no front end, the MCP server neither
+the web app nor the CLI, and the web app never imports the CLI. Front ends reach the core
+through its actions: none imports the store, ingestion, search, ranking, embedding or
+chunking stages.
 The CLI's `ragspace serve` calls `ragspace_ui.server.serve`, the one function that starts the
 web app, which `app.py` calls too: an outer front end starting an inner one, never the
 other way, so no exception is needed. (A core module that started the UI would have to import
@@ -16,14 +20,44 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("ragspace", "ragspace_ui", "ragspace_cli")
+PACKAGES = ("ragspace", "ragspace_mcp", "ragspace_ui", "ragspace_cli")
+# The core's stages that only the actions (and the composition root) may reach: a front end
+# that imported one would bypass the action layer every front end shares.
+BEHIND_THE_ACTIONS = (
+    "ragspace.store",
+    "ragspace.ingestion",
+    "ragspace.search",
+    "ragspace.ranking",
+    "ragspace.embedding",
+    "ragspace.chunking",
+)
+STAGES = (
+    "ragspace.actions",
+    "ragspace.answering",
+    "ragspace.chunking",
+    "ragspace.embedding",
+    "ragspace.eval",
+    "ragspace.ingestion",
+    "ragspace.ranking",
+    "ragspace.search",
+    "ragspace.sources",
+    "ragspace.store",
+)
 # A module of the left-hand package may not import a module of any package on the right.
 FORBIDDEN = {
-    "ragspace": ("ragspace_ui", "ragspace_cli"),
-    "ragspace_ui": ("ragspace_cli",),
+    "ragspace": ("ragspace_mcp", "ragspace_ui", "ragspace_cli"),
+    "ragspace_mcp": ("ragspace_ui", "ragspace_cli", *BEHIND_THE_ACTIONS),
+    "ragspace_ui": ("ragspace_cli", *BEHIND_THE_ACTIONS),
+    "ragspace_cli": BEHIND_THE_ACTIONS,
     "ragspace.actions": ("ragspace.runtime",),
     "ragspace.answering": ("ragspace.actions", "ragspace.runtime"),
-    "ragspace.eval": ("ragspace.actions", "ragspace.runtime"),
+    # metrics and the runner score what a search returns; they know no store or worker
+    "ragspace.eval": (
+        "ragspace.actions",
+        "ragspace.runtime",
+        "ragspace.store",
+        "ragspace.ingestion",
+    ),
     "ragspace.chunking": ("ragspace.actions", "ragspace.runtime"),
     "ragspace.sources": ("ragspace.actions", "ragspace.runtime"),
     # ranking is plain Python over candidate lists: it knows nothing of where they come from
@@ -31,17 +65,26 @@ FORBIDDEN = {
         "ragspace.actions",
         "ragspace.runtime",
         "ragspace.store",
-        "ragspace.retrieval",
+        "ragspace.search",
+        "ragspace.ingestion",
         "ragspace.answering",
         "ragspace.eval",
         "ragspace.sources",
     ),
+    "ragspace.ingestion": ("ragspace.actions", "ragspace.runtime"),
+    "ragspace.search": ("ragspace.actions", "ragspace.runtime", "ragspace.ingestion"),
+    # the leaves: pure functions and models of one concern, below every stage
+    "ragspace.embedding": ("ragspace.runtime", *(s for s in STAGES if s != "ragspace.embedding")),
+    "ragspace.text": ("ragspace.runtime", *STAGES),
+    "ragspace.symbols": ("ragspace.runtime", *STAGES),
     "ragspace.store": (
         "ragspace.actions",
         "ragspace.runtime",
         "ragspace.answering",
         "ragspace.eval",
         "ragspace.sources",
+        "ragspace.ingestion",
+        "ragspace.search",
     ),
 }
 

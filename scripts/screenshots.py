@@ -15,11 +15,11 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from ragspace.answering.llm import OpenAIChatModel
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
+from ragspace.ingestion.worker import Ingestor, WorkerPool
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.server import launch_on_localhost
 from tests.browser import journey

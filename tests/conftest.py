@@ -19,13 +19,13 @@ import pytest
 from playwright.sync_api import expect
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder, LocalEmbedder
+from ragspace.embedding.embedders import Embedder, LocalEmbedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Database, Store
 from ragspace.store.database import EmbeddedPostgres
-from ragspace.worker import Ingestor
 from tests.browser.journey import WAIT_MS
 from tests.fakes.chat_server import FakeChat, chat_model_of, running_fake_chat
 from tests.fakes.embedders import RememberingEmbedder

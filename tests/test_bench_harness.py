@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ragspace_ui import mcp_read_tools
+from ragspace_mcp import read_tools as mcp_read_tools
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 

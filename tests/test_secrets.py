@@ -14,8 +14,9 @@ import psycopg
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder, OpenAIEmbedder
+from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import SourceKind
 from ragspace.runtime import build_actions, build_chat_model
 from ragspace.settings import Settings, load_settings
@@ -24,8 +25,7 @@ from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor
-from ragspace_ui.mcp_data import docset_data
+from ragspace_mcp.results import docset_data
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 from tests.fakes.github_server import FakeGithub, running_github
 from tests.fakes.openai_server import FakeOpenAI, ScriptedResponse, running_fake_openai

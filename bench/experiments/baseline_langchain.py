@@ -29,16 +29,17 @@ from langchain_core.embeddings import Embeddings
 from langchain_postgres import PGVector
 
 from ragspace.actions import Actions
+from ragspace.actions.corpora import ingest
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.datasets import load_dataset
-from ragspace.eval.evaluation import Dataset, ingest, match_hits, recall_at_k
+from ragspace.eval.evaluation import Dataset, match_hits, recall_at_k
 from ragspace.eval.runner import percentiles_ms
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Hit, RetrievalMode
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor
 
 # ../shared/eval next to the checkout (also found from a worktree one level deeper)
 EVAL_DIR = next(

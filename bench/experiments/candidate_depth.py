@@ -60,8 +60,8 @@ def quality(work: Path, depths: list[int]) -> None:
 
 
 def latency(work: Path, depths: list[int], rounds: int) -> None:
-    from ragspace.retrieval import RetrievalOptions, Retriever
     from ragspace.runtime import open_runtime
+    from ragspace.search.retrieval import RetrievalOptions, Retriever
     from ragspace.settings import load_settings
 
     for pool_set in qp.chosen_sets(None):

@@ -25,7 +25,7 @@ import quality_pool as qp
 from ragspace.models import Hit
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.ranker import RankingOptions
-from ragspace.terms import terms
+from ragspace.text.terms import terms
 
 WINDOW = 30  # the best hits the selection reorders
 

@@ -37,7 +37,7 @@ from ragspace.ranking.candidates import Side
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.query import name_parts
 from ragspace.ranking.ranker import RankingOptions, listed, scored
-from ragspace.terms import terms
+from ragspace.text.terms import terms
 
 
 @dataclasses.dataclass(frozen=True)

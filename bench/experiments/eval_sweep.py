@@ -11,20 +11,20 @@ import tempfile
 import time
 from pathlib import Path
 
+from ragspace.actions.corpora import ingest
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import (
     Dataset,
     evaluate,
     file_level,
-    ingest,
     load_claude_docs,
     load_codebase,
 )
+from ragspace.ingestion.worker import Ingestor
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor
 
 EVAL_DIR = next(
     (p / "shared" / "eval" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),

@@ -30,8 +30,8 @@ from query_latency import percentile
 
 from ragspace.models import RetrievalMode
 from ragspace.ranking.ranker import RankingOptions
-from ragspace.retrieval import RetrievalOptions, Retriever
 from ragspace.runtime import open_runtime
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import load_settings
 from ragspace.store import Store
 

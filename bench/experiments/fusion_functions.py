@@ -60,7 +60,7 @@ from embedder_throughput import DEFAULT_EVAL_DIR
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import (
     Dataset,
     load_claude_docs,
@@ -70,7 +70,7 @@ from ragspace.eval.evaluation import (
 )
 from ragspace.models import Hit
 from ragspace.ranking.selection import one_per_section
-from ragspace.retrieval import keyword_terms
+from ragspace.search.retrieval import keyword_terms
 from ragspace.settings import load_settings
 from ragspace.store import Database
 from ragspace.store.keyword_side import KEYWORD_MAX_MATCHES, KEYWORD_MAX_TERMS, KEYWORD_TERMS

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from query_latency import EVAL, seed_passages
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.settings import load_settings
 from ragspace.store import Database
 

@@ -23,7 +23,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from query_latency import EVAL, questions
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.settings import load_settings
 from ragspace.store import Database
 

@@ -57,10 +57,10 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
+from ragspace.ingestion.worker import WorkerPool
 from ragspace.settings import load_settings
 from ragspace.store import ClaimedJob, Database, JobQueue, JobResult
 from ragspace.store.database import EmbeddedPostgres
-from ragspace.worker import WorkerPool
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout
 LEASE_SECONDS = 3.0

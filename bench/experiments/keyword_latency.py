@@ -29,9 +29,9 @@ from fusion_functions import TS_RANK_SCORES
 from psycopg import sql
 from query_latency import EVAL, load, seed_passages
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import load_claude_docs, load_codebase
-from ragspace.retrieval import keyword_terms
+from ragspace.search.retrieval import keyword_terms
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.store.keyword_side import (

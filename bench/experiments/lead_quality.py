@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared h
 from app_harness import default_eval_dir
 
 from ragspace.answering.focus import is_prose_passage, sentences
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import EvalQuery, Gold, Span, load_claude_docs
 from ragspace.models import Passage
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.terms import term_pairs, terms
+from ragspace.text.terms import term_pairs, terms
 
 EVAL_DIR = default_eval_dir()  # shared/eval above the checkout or worktree
 DOCSET = "eval-claude-docs"

@@ -37,11 +37,11 @@ from ragspace.chunking.grammars import grammar_for
 from ragspace.chunking.lines import LineTable
 from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SymbolTable, SyntaxParser
-from ragspace.hashing import content_hash
-from ragspace.languages import is_prose
 from ragspace.settings import load_settings
 from ragspace.store import Database, NewDocument, Store
 from ragspace.store.symbols import replace_symbols
+from ragspace.text.hashing import content_hash
+from ragspace.text.languages import is_prose
 
 OLD_MODULES = {
     "old_records": "ragspace/symbols/records.py",

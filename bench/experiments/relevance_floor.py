@@ -2,7 +2,7 @@
 
 An answer is refused ("nothing in these DocSets answers this") when no hit of the hybrid
 search reaches its floor: `RAGSPACE_RELEVANCE_FLOOR_PROSE` for documentation hits,
-`RAGSPACE_RELEVANCE_FLOOR_CODE` for code hits (`ragspace.retrieval.RelevanceFloor`). On both
+`RAGSPACE_RELEVANCE_FLOOR_CODE` for code hits (`ragspace.search.retrieval.RelevanceFloor`). On both
 shared evaluation sets (hybrid mode, k=10) this prints, per candidate floor of one kind (the
 other kept at its default):
 - the share of the off-topic questions (bench/data/off_topic_questions.txt) refused, and
@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import Dataset, Gold, load_claude_docs, load_codebase, match_hits
 from ragspace.models import Hit, RetrievalMode
 from ragspace.ranking.selection import hit_is_prose
-from ragspace.retrieval import RelevanceFloor, RetrievalOptions, Retriever
+from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 

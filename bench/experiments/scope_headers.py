@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared h
 
 from quality_pool import SETS, data_dir
 
-from ragspace.hashing import content_hash
 from ragspace.runtime import open_runtime
 from ragspace.settings import load_settings
+from ragspace.text.hashing import content_hash
 
 BATCH = 256
 SEPARATOR = " \u203a "  # the issue's `path \u203a Session \u203a request`

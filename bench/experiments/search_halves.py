@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared helpers
 from query_latency import EVAL, questions
 
-from ragspace.embeddings import LocalEmbedder
-from ragspace.retrieval import keyword_terms
+from ragspace.embedding.embedders import LocalEmbedder
+from ragspace.search.retrieval import keyword_terms
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 from ragspace.store.search import _run_part, run_search

@@ -10,10 +10,10 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
 from ragspace.models import Hit, RetrievalMode
-from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 from stronger_model import set_rows, shipped_pool, with_vector_side
 
-from ragspace.embeddings import LocalEmbedder
+from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.ranking.candidates import Side
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES

@@ -30,14 +30,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from syntax_throughput import checkout
 
-import ragspace.worker as worker_module
+import ragspace.ingestion.worker as worker_module
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.syntax import SyntaxParser
-from ragspace.embeddings import Vectors
-from ragspace.hashing import content_hash
+from ragspace.embedding.embedders import Vectors
+from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.settings import load_settings
 from ragspace.store import Database, NewDocument, Store
-from ragspace.worker import IngestOptions, Ingestor
+from ragspace.text.hashing import content_hash
 
 DIMENSIONS = 384
 # the worker module's names for the two steps the old vector pass did differently

@@ -3,7 +3,7 @@
 from ragspace.actions.read_only import changes
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.validation import valid_name
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.models import DocSet, RefInfo
 from ragspace.store import Store
 

@@ -4,7 +4,7 @@ from collections.abc import Callable, Sequence
 
 from ragspace.actions.read_only import changes
 from ragspace.actions.scope import SearchScope
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.models import (
     Document,

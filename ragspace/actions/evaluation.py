@@ -1,19 +1,42 @@
 """Evaluation actions: score a question set against one DocSet."""
 
+from collections.abc import Callable
+
+from ragspace.actions.corpora import embed_pending, store_corpus
 from ragspace.actions.read_only import changes
 from ragspace.actions.scope import SearchScope
-from ragspace.errors import ValidationError
+from ragspace.errors import ConfigError, ValidationError
 from ragspace.eval.evaluation import Dataset
 from ragspace.eval.runner import EvalOptions, EvalReport, Evaluator, Progress
+from ragspace.ingestion.worker import Ingestor
+from ragspace.store import Store
 
 
 class EvaluationActions:
     """Retrieval and answer quality measured on a DocSet."""
 
-    def __init__(self, evaluator: Evaluator, scope: SearchScope, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        scope: SearchScope,
+        read_only: bool = False,
+        store: Store | None = None,
+        ingestor: Ingestor | None = None,
+    ) -> None:
         self.read_only = read_only
         self._evaluator = evaluator
         self._scope = scope
+        self._store = store
+        self._ingestor = ingestor
+
+    @changes("load evaluation corpora")
+    def load_corpus(self, docset_name: str, dataset: Dataset, report: Callable[[int], None]) -> int:
+        """Store a data set's documents in an existing DocSet and embed them in this process
+        (`report(documents embedded)` now and then); returns how many jobs ran."""
+        if self._store is None or self._ingestor is None:
+            raise ConfigError("Evaluation corpora are loaded only where ingestion runs here.")
+        store_corpus(self._store, docset_name, dataset)
+        return embed_pending(self._store, self._ingestor, docset_name, report)
 
     @changes("run evaluations")  # thousands of searches and, with a key, paid model calls
     def run(

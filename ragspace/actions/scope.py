@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError
 from ragspace.models import DocSet
 from ragspace.store import ReembedRequests, Store

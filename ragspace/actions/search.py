@@ -6,7 +6,7 @@ from ragspace.actions.expansion import ExpandedHit, HitExpansion, Unit
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.validation import valid_query
 from ragspace.models import Hit, RetrievalMode
-from ragspace.retrieval import RelevanceFloor, Retriever
+from ragspace.search.retrieval import RelevanceFloor, Retriever
 
 MAX_K = 50
 

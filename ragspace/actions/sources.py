@@ -20,7 +20,6 @@ from ragspace.models import (
     SyncReport,
     WebOptions,
 )
-from ragspace.push_events import Delivery, DuplicateDeliveryError, PushEvent, push_matches
 from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
     ArchiveLimits,
@@ -33,6 +32,7 @@ from ragspace.sources.files import (
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
 from ragspace.sources.github_client import parse_location
+from ragspace.sources.push_events import Delivery, DuplicateDeliveryError, PushEvent, push_matches
 from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
 from ragspace.sources.web import start_url
 from ragspace.store import DeliveryLog, Store, SyncSchedule

@@ -14,7 +14,7 @@ from ragspace.symbols.names import is_symbol_name, last_part, names_it, normalis
 from ragspace.symbols.questions import symbol_question
 from ragspace.symbols.records import SymbolLocation
 from ragspace.symbols.repo_map import RepoMap, build_repo_map
-from ragspace.tokens import count_tokens
+from ragspace.text.tokens import count_tokens
 
 MAX_RESULTS = 50
 MAX_MAP_TOKENS = 20_000

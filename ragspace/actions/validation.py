@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from ragspace.errors import ValidationError
-from ragspace.url_credentials import without_credentials
+from ragspace.sources.url_credentials import without_credentials
 
 MAX_NAME_LENGTH = 100
 MAX_QUESTION_CHARS = 4000

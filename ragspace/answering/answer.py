@@ -19,7 +19,6 @@ from ragspace.answering.prompts import (
 from ragspace.answering.quotes import split_quotes, verify_quotes
 from ragspace.answering.rerank import Reranker
 from ragspace.errors import LLMError
-from ragspace.markdown_text import escape_markdown
 from ragspace.models import (
     Answer,
     AnswerBudget,
@@ -30,9 +29,10 @@ from ragspace.models import (
     Passage,
     RetrievalMode,
 )
-from ragspace.retrieval import RelevanceFloor, Retriever, relevant
+from ragspace.search.retrieval import RelevanceFloor, Retriever, relevant
 from ragspace.symbols.questions import is_architecture_question
-from ragspace.tokens import leading_within
+from ragspace.text.markdown_text import escape_markdown
+from ragspace.text.tokens import leading_within
 
 log = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ragspace.languages import is_prose
 from ragspace.models import Passage
-from ragspace.terms import term_pairs, terms
+from ragspace.text.languages import is_prose
+from ragspace.text.terms import term_pairs, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")

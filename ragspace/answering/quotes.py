@@ -7,7 +7,7 @@ from rapidfuzz import fuzz
 
 from ragspace.answering.citations import passage_url
 from ragspace.models import Citation, Passage, Verification
-from ragspace.terms import terms
+from ragspace.text.terms import terms
 
 VERIFIED_SCORE = 95.0  # partial_ratio at or above: the quote is in the lines (spacing, case aside)
 PARAPHRASED_SCORE = 60.0  # at or above, with enough shared words: a rewording of the lines

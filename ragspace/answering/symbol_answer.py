@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from ragspace.answering.answer import SOURCES_HEADING, source_line
 from ragspace.answering.citations import cite, line_range
-from ragspace.markdown_text import escape_markdown
 from ragspace.models import Answer, Passage
 from ragspace.symbols.records import SymbolLocation
+from ragspace.text.markdown_text import escape_markdown
 
 
 def location_passage(location: SymbolLocation, number: int) -> Passage:

@@ -20,10 +20,10 @@ from ragspace.chunking.lines import (
 from ragspace.chunking.prose import BLOCK, Section, sections
 from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SymbolTable, SyntaxParser
-from ragspace.languages import is_prose
 from ragspace.models import ChunkDraft
 from ragspace.symbols.records import FileSymbols
-from ragspace.tokens import counting_tokenizer
+from ragspace.text.languages import is_prose
+from ragspace.text.tokens import counting_tokenizer
 
 SizeUnit = Literal["chars", "tokens"]
 

@@ -25,7 +25,7 @@ class GrammarSpec:
     tags_from: tuple[str, ...] = ()  # modules whose shipped tags.scm is used, in order
 
 
-# Language names as `ragspace.languages` gives them (and `tsx`: see `grammar_for`).
+# Language names as `ragspace.text.languages` gives them (and `tsx`: see `grammar_for`).
 GRAMMARS: dict[str, GrammarSpec] = {
     "python": GrammarSpec("tree_sitter_python", tags_from=("tree_sitter_python",)),
     "js": GrammarSpec("tree_sitter_javascript", tags_from=("tree_sitter_javascript",)),

@@ -8,11 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ragspace.hashing import content_hash
-from ragspace.languages import detect_language
-from ragspace.models import Hit, SourceKind
-from ragspace.store import NewDocument, Store
-from ragspace.worker import Ingestor
+from ragspace.models import Hit
+from ragspace.text.languages import detect_language
 
 WHOLE_FILE_END = 2**31 - 1
 
@@ -277,26 +274,6 @@ def score_query(matches: Sequence[set[int]], gold_count: int) -> dict[str, float
 
 
 # Running
-
-
-def ingest(store: Store, ingestor: Ingestor, docset_name: str, dataset: Dataset) -> int:
-    """Create a DocSet holding the data set's documents (full paths) and embed them."""
-    store_corpus(store, docset_name, dataset)
-    return ingestor.process_all()
-
-
-def store_corpus(store: Store, docset_name: str, dataset: Dataset) -> None:
-    """Add the data set's documents (full paths) to a DocSet, pending embedding."""
-    service_docset = store.docsets.named(docset_name)
-    source = store.sources.create(service_docset.id, SourceKind.UPLOAD, dataset.name)
-    store.documents.upsert(
-        service_docset.id,
-        source.id,
-        [
-            NewDocument(d.path, d.path, d.language, d.content, content_hash(d.content))
-            for d in dataset.documents
-        ],
-    )
 
 
 def evaluate(search: Callable[[str], list[Hit]], datasets: Sequence[Dataset]) -> dict[str, Scores]:

@@ -18,7 +18,7 @@ from ragspace.eval.evaluation import (
 )
 from ragspace.eval.grading import AnswerGrader, GradedAnswer
 from ragspace.models import VERIFICATIONS, Hit, RetrievalMode
-from ragspace.retrieval import Retriever
+from ragspace.search.retrieval import Retriever
 
 RERANK = "hybrid+rerank"
 MODES = (RetrievalMode.VECTOR.value, RetrievalMode.KEYWORD.value, RetrievalMode.HYBRID.value)

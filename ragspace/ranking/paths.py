@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ragspace.ranking.query import QueryProfile, name_parts
-from ragspace.terms import terms
+from ragspace.text.terms import terms
 
 _TEST_FILE = re.compile(
     r"(?:^|/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*\.(?:test|spec)|[^/]*Tests?|[^/]*Spec)"

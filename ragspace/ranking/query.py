@@ -4,7 +4,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from ragspace.terms import terms
+from ragspace.text.terms import terms
 
 # `quoted` spans, dotted.names, snake_case, CamelCase / camelCase, _private, call()
 _QUOTED = re.compile(r"`([^`\n]{1,120})`")

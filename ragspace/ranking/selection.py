@@ -2,8 +2,8 @@
 
 from collections.abc import Sequence
 
-from ragspace.languages import is_prose
 from ragspace.models import Hit
+from ragspace.text.languages import is_prose
 
 Scored = tuple[float, Hit]  # a hit with its final score, before the score is written in it
 

@@ -9,7 +9,7 @@ import codecs
 import re
 from pathlib import PurePosixPath
 
-from ragspace.extract import has_reader
+from ragspace.sources.extract import has_reader
 
 _SNIFF_BYTES = 8192
 SECRET_SUFFIXES = frozenset(

@@ -10,11 +10,11 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragspace.errors import NoTextError, SourceError
-from ragspace.extract import Extracted, extract
-from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, OriginalFile, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
+from ragspace.sources.extract import Extracted, extract
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
+from ragspace.text.hashing import content_hash
 
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 

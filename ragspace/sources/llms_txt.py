@@ -20,9 +20,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import httpx
 
 from ragspace.errors import SourceError
-from ragspace.extract import slugify
-from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, SkippedItem, SourceKind, WebOptions
+from ragspace.sources.extract import slugify
 from ragspace.sources.fetcher import FetchResult, PreviousSync
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 from ragspace.sources.site_map import robots_rules
@@ -30,6 +29,7 @@ from ragspace.sources.site_map import robots_rules
 # the crawl's own record of budgets: this crawler is the web crawler, extended
 from ragspace.sources.web import CrawlScope, WebCrawler, _Crawl
 from ragspace.sources.web_pages import Page, PageReader
+from ragspace.text.hashing import content_hash
 
 LLMS = "llms.txt"
 LLMS_FULL = "llms-full.txt"

@@ -9,13 +9,13 @@ import lxml.etree
 import lxml.html
 
 from ragspace.errors import SourceError
-from ragspace.extract import html_to_markdown
-from ragspace.hashing import content_hash
 from ragspace.models import NewDocument, StoredDocument
+from ragspace.sources.extract import html_to_markdown
 from ragspace.sources.network_errors import host_of, network_problem
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
+from ragspace.sources.url_credentials import without_credentials
 from ragspace.sources.web_config import WebConfig
-from ragspace.url_credentials import without_credentials
+from ragspace.text.hashing import content_hash
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})

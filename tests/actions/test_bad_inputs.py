@@ -22,8 +22,9 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.actions.validation import MAX_QUESTION_CHARS
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import SourceError, ValidationError
+from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import Document, SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
@@ -33,7 +34,6 @@ from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Database, Store
-from ragspace.worker import IngestOptions, Ingestor
 from tests.fakes.docs_site import DocsSite, page, running_site
 from tests.fakes.github_server import FakeGithub, running_github
 

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
+from ragspace.actions.hit_reasons import why_hit
 from ragspace.errors import ValidationError
-from ragspace.hit_reasons import why_hit
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Hit
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
-from ragspace_ui import mcp_read_tools
+from ragspace_mcp import read_tools as mcp_read_tools
 
 DATA = Path(__file__).parent.parent / "data"
 FILLER = (

@@ -6,10 +6,10 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError, ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 
 DATA = Path(__file__).parent.parent / "data"
 SAMPLES = ["textwrap.py", "deployment-guide.md", "glossary.rst"]

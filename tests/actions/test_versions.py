@@ -11,14 +11,14 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
-from ragspace.worker import Ingestor
-from ragspace_ui import mcp_read_tools
+from ragspace_mcp import read_tools as mcp_read_tools
 from ragspace_ui.chat_tab import sources_markdown
 from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
 from ragspace_ui.ref_picker import ALL_REFS, ref_choices

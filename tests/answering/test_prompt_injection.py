@@ -16,12 +16,12 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, passage_block
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.runtime import build_actions, build_chat_model
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.fakes.chat_server import FakeChat, running_fake_chat
 
 KEY = "sk-injection-test-KEY-4242-distinctive"

@@ -13,13 +13,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor, WorkerPool
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.server import launch_on_localhost
 from tests.browser import journey

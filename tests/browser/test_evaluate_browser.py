@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from ragspace.actions import Actions
-from ragspace.worker import Ingestor
+from ragspace.ingestion.worker import Ingestor
 from tests.browser.journey import OpenPage
 from tests.eval.test_eval_runner import handbook_docset
 from tests.ui.test_evaluate_panel import QUESTIONS

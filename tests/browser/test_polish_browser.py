@@ -15,13 +15,13 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor, WorkerPool
 from ragspace.models import UploadedFile
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.sample import SAMPLE_DOCSET, sample_files
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
-from ragspace.worker import Ingestor, WorkerPool
 from ragspace_ui.app import SELECTED_DOCSET_KEY, build_ui
 from ragspace_ui.server import free_local_port, launch_on_localhost, launch_options
 from tests.browser import journey

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
 from ragspace_ui.server import launch_on_localhost

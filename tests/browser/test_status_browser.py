@@ -7,10 +7,10 @@ import pytest
 from playwright.sync_api import expect
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.browser.journey import WAIT_MS, OpenPage
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'

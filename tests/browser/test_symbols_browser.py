@@ -7,8 +7,8 @@ import pytest
 from playwright.sync_api import expect
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from tests.browser.journey import OpenPage
 from tests.symbols.shop import CART, PRICING
 

@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from tests.browser.journey import WAIT_MS, OpenPage
 
 pytestmark = pytest.mark.browser  # Chromium; deselect with -m 'not browser'

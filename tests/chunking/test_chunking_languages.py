@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.languages import detect_language
+from ragspace.text.languages import detect_language
 
 DATA = Path(__file__).parent.parent / "data" / "code"
 

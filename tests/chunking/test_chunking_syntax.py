@@ -8,8 +8,8 @@ import pytest
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.grammars import GRAMMARS, Grammars, grammar_for
 from ragspace.chunking.syntax import SyntaxParser
-from ragspace.languages import detect_language_of, is_prose
 from ragspace.models import ChunkDraft
+from ragspace.text.languages import detect_language_of, is_prose
 
 DATA = Path(__file__).parent.parent / "data"
 # 1-based first line of each definition -> its scope chain, read off the files by hand.

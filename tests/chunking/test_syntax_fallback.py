@@ -10,10 +10,10 @@ from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.grammars import GRAMMARS, Grammars, GrammarSpec
 from ragspace.chunking.syntax import SyntaxParser
-from ragspace.languages import detect_language, detect_language_of, is_prose
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
+from ragspace.text.languages import detect_language, detect_language_of, is_prose
 
 DATA = Path(__file__).parent.parent / "data"
 

@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus, GithubOptions, RetrievalMode, WebOptions
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from ragspace_cli.main import main
 from ragspace_cli.query import MODES
 from ragspace_ui.server import free_local_port

@@ -21,8 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS
 from ragspace_ui.server import free_local_port
 

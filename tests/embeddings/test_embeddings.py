@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragspace.embeddings import (
+from ragspace.embedding.embedders import (
     LOCAL_DIMENSIONS,
     LocalEmbedder,
     OpenAIEmbedder,
@@ -51,7 +51,7 @@ def test_local_batches_give_their_memory_back(
 ) -> None:
     """An ingestion batch is followed by malloc_trim; a single query is not (it is small)."""
     trims: list[int] = []
-    monkeypatch.setattr("ragspace.embeddings.release_free_memory", lambda: trims.append(1))
+    monkeypatch.setattr("ragspace.embedding.embedders.release_free_memory", lambda: trims.append(1))
     local_model.embed(["a query"])
     assert trims == []
     local_model.embed(["one chunk", "another chunk"])

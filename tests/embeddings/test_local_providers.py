@@ -6,7 +6,7 @@ import numpy as np
 import onnxruntime
 import pytest
 
-from ragspace.embeddings import CPU_PROVIDER, LocalEmbedder
+from ragspace.embedding.embedders import CPU_PROVIDER, LocalEmbedder
 from ragspace.errors import ConfigError
 from ragspace.runtime import build_embedder
 from ragspace.settings import load_settings

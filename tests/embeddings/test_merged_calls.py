@@ -9,8 +9,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from ragspace.embeddings import LocalEmbedder
-from ragspace.merged_calls import MergedCalls, Rows
+from ragspace.embedding.embedders import LocalEmbedder
+from ragspace.embedding.merged_calls import MergedCalls, Rows
 
 WAIT_SECONDS = 10.0  # a deadline for events that come in milliseconds
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.actions import Actions, corpora
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ConflictError, NotFoundError, ReadOnlyError, ValidationError
 from ragspace.eval.datasets import load_dataset, parse_question_set
 from ragspace.eval.runner import (
@@ -17,11 +17,11 @@ from ragspace.eval.runner import (
     metric_rows,
     question_rows,
 )
+from ragspace.ingestion.worker import Ingestor
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from ragspace_cli import evaluate as cli_eval
 from ragspace_cli.evaluate import corpus_docset
 from ragspace_cli.main import main
@@ -101,19 +101,20 @@ def test_evaluate_refuses_unknown_and_empty_docsets(service: Actions) -> None:
 
 
 def test_corpus_docset_is_built_once_then_reused(
-    tmp_path: Path, service: Actions, store: Store, ingestor: Ingestor
+    tmp_path: Path, settings: Settings, store: Store, embedder: Embedder, ingestor: Ingestor
 ) -> None:
     """Built from the corpus; reused while complete; a different DocSet needs --rebuild."""
+    service = build_actions(settings, store, embedder, ingestor=ingestor)
     write_eval_docs(tmp_path)
     dataset = load_dataset(tmp_path)
-    docset, built = corpus_docset(service, store, ingestor, "eval-docs", dataset)
+    docset, built = corpus_docset(service, "eval-docs", dataset)
     assert built and docset.document_count == 2 and docset.chunk_count > 0
-    again, built = corpus_docset(service, store, ingestor, "eval-docs", dataset)
+    again, built = corpus_docset(service, "eval-docs", dataset)
     assert (again.id, built) == (docset.id, False)
     service.docsets.create("other")
     with pytest.raises(ConflictError, match="pass --rebuild"):
-        corpus_docset(service, store, ingestor, "other", dataset)
-    rebuilt, built = corpus_docset(service, store, ingestor, "other", dataset, rebuild=True)
+        corpus_docset(service, "other", dataset)
+    rebuilt, built = corpus_docset(service, "other", dataset, rebuild=True)
     assert built and rebuilt.document_count == 2
 
 
@@ -139,7 +140,7 @@ def test_cli_eval_prints_a_table_and_writes_json(
     """
     write_eval_docs(tmp_path / "docs")
     out = tmp_path / "report.json"
-    monkeypatch.setattr(cli_eval, "PROGRESS_EVERY", 1)
+    monkeypatch.setattr(corpora, "PROGRESS_EVERY", 1)
     assert main(["eval", str(tmp_path / "docs"), "--json", str(out)]) == 0
     printed = capsys.readouterr()
     assert store.docsets.all() == []  # the app's database is untouched

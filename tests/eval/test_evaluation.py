@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
+from ragspace.actions.corpora import ingest
 from ragspace.chunking.chunker import Chunker
 from ragspace.eval.evaluation import (
     EvalQuery,
@@ -16,7 +17,6 @@ from ragspace.eval.evaluation import (
     file_level,
     first_relevant_rank,
     hit_at_k,
-    ingest,
     load_claude_docs,
     load_codebase,
     match_hits,
@@ -27,9 +27,9 @@ from ragspace.eval.evaluation import (
     whole_files,
 )
 from ragspace.eval.runner import mean_scores, percentiles_ms
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Hit
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 
 # Results 1..5: miss, gold 0, miss, gold 1, gold 0 again; three gold items in all.
 RANKED = [set(), {0}, set(), {1}, {0}]

@@ -11,14 +11,14 @@ from ragspace.answering.prompts import (
     JUDGE_FAITHFULNESS_SYSTEM,
     RERANK_SYSTEM,
 )
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.eval.datasets import parse_question_set
 from ragspace.eval.grading import cited_sentences, parse_claim_verdicts, parse_verdict
 from ragspace.eval.runner import ALL_MODES, RERANK, EvalOptions, grading_text
+from ragspace.ingestion.worker import Ingestor
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.eval.test_eval_runner import handbook_docset
 from tests.fakes.chat_server import FakeChat, chat_model_of
 

@@ -16,8 +16,8 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.answering.prompts import RERANK_SYSTEM
 from ragspace.eval.rerank_choice import rerank_delta
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from ragspace_ui.evaluate_panel import (
     apply_rerank_choice,
     rerank_action,

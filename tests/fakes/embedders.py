@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragspace.embeddings import Embedder, Vectors
+from ragspace.embedding.embedders import Embedder, Vectors
 
 
 class RecordingEmbedder:

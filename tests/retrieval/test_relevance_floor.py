@@ -8,10 +8,11 @@ from pydantic import SecretStr
 from bench.experiments.relevance_floor import off_topic_questions
 from ragspace.actions import Actions
 from ragspace.answering.answer import NOTHING_FOUND
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Hit
-from ragspace.retrieval import RelevanceFloor
 from ragspace.runtime import build_actions
+from ragspace.search.retrieval import RelevanceFloor
 from ragspace.settings import (
     LOCAL_RELEVANCE_FLOOR_CODE,
     LOCAL_RELEVANCE_FLOOR_PROSE,
@@ -20,8 +21,7 @@ from ragspace.settings import (
 )
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.terms import covers
-from ragspace.worker import Ingestor
+from ragspace.text.terms import covers
 
 DATA = Path(__file__).parent.parent / "data"
 HANDBOOK = ("deployment-guide.md", "glossary.rst")

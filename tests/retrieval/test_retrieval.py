@@ -3,15 +3,15 @@
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Fusion, Hit, RetrievalMode
 from ragspace.ranking.candidates import Side
 from ragspace.ranking.ranker import RankingOptions, fusion_only
-from ragspace.retrieval import RetrievalOptions, Retriever, keyword_terms
+from ragspace.search.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.store.keyword_side import BM25_B, BM25_K1
-from ragspace.worker import Ingestor
 from tests.fakes.embedders import RecordingEmbedder
 
 # Many passages about error handling in general, one table that names the exact code.

@@ -2,7 +2,7 @@
 
 import threading
 
-from ragspace.terms import covers, term_pairs, terms
+from ragspace.text.terms import covers, term_pairs, terms
 
 WORDS = " ".join(
     f"{word}{suffix}"

@@ -10,10 +10,11 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.errors import ValidationError
-from ragspace.extract import extract
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus, FolderOptions, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
+from ragspace.sources.extract import extract
 from ragspace.sources.files import classify_bytes
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import (
@@ -25,7 +26,6 @@ from ragspace.sources.folder import (
     read_folder,
     select_files,
 )
-from ragspace.worker import Ingestor
 from ragspace_cli.main import main
 
 pytestmark = pytest.mark.slow  # ingests a 259-file checkout

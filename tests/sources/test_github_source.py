@@ -7,6 +7,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError, ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
@@ -15,7 +16,6 @@ from ragspace.sources.github_client import GithubClient, GithubConfig, parse_loc
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.fakes.github_server import FakeGithub, FakeRepo, blob_sha
 
 DATA = Path(__file__).parent.parent / "data"

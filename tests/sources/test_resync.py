@@ -3,13 +3,13 @@
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.sources.test_github_source import FILES, OPTIONS, make_service

@@ -10,11 +10,11 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus, Hit
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload, upload_path
 from ragspace.store import JobQueue, Store
-from ragspace.worker import Ingestor
 
 DATA = Path(__file__).parent.parent / "data"
 

@@ -7,18 +7,18 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import SourceError
-from ragspace.extract import html_to_markdown
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_syncer
 from ragspace.settings import load_settings
+from ragspace.sources.extract import html_to_markdown
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.sources.web import WebConfig, WebCrawler
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.fakes.docs_site import INDEX, DocsSite, page, running_site
 from tests.fakes.embedders import RecordingEmbedder
 

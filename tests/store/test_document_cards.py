@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.models import ChunkDraft
 from ragspace.ranking.candidates import Side
-from ragspace.retrieval import keyword_terms
+from ragspace.search.retrieval import keyword_terms
 from ragspace.settings import PROJECT_ROOT
 from ragspace.store import NewDocument, Store
 from ragspace.store.search_request import SearchRequest

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
 from ragspace.ranking.candidates import Side
-from ragspace.retrieval import RetrievalOptions, Retriever
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
 from ragspace.store.docset_indexes import build_missing_indexes, graph_name, text_index_name
 from ragspace.store.search import explain_search

@@ -7,10 +7,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.models import ChunkDraft
 from ragspace.ranking.candidates import Candidate, Side
-from ragspace.retrieval import keyword_terms
+from ragspace.search.retrieval import keyword_terms
 from ragspace.store import NewDocument, Store
 from ragspace.store import search as search_module
 from ragspace.store.search import Versioned

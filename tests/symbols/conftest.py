@@ -2,7 +2,7 @@
 
 import pytest
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.store import Store
 from tests.fakes.github_server import FakeGithub
 from tests.symbols.shop import Shop, ingested_shop

@@ -4,10 +4,10 @@ from dataclasses import dataclass
 
 from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import SourceKind
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.sources.test_github_source import make_service
 

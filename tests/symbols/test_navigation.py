@@ -10,14 +10,14 @@ import httpx
 import pytest
 
 from ragspace.access import AUTH_HEADER, Credentials
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Store
 from ragspace.symbols.questions import SymbolQuestion, symbol_question
-from ragspace_ui import mcp_symbol_tools
+from ragspace_mcp import symbol_tools as mcp_symbol_tools
 from ragspace_ui.chat_tab import answer_turns, open_source
 from ragspace_ui.viewer import open_line_link
 from tests.cli.test_cli import Run, cli  # noqa: F401 (the `cli` fixture)

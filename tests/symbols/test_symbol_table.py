@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.hashing import content_hash
+from ragspace.ingestion.symbol_backfill import SymbolBackfill
 from ragspace.models import NewDocument
 from ragspace.store import Store
 from ragspace.store.symbols import SymbolIndex, fill_symbols, replace_symbols
-from ragspace.symbol_backfill import SymbolBackfill
 from ragspace.symbols.records import DefinitionDraft, FileSymbols, ReferenceDraft
+from ragspace.text.hashing import content_hash
 from tests.symbols.shop import PRICING, SHOP, Shop
 
 FLASK = Path(__file__).parent.parent / "data" / "checkout"

@@ -16,15 +16,15 @@ from pydantic import SecretStr
 
 from ragspace.access import AUTH_HEADER, Credentials, parse_auth
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ConfigError, ReadOnlyError
 from ragspace.eval.runner import RERANK, EvalReport, ModeResult
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import GithubOptions, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from ragspace_ui.app import READ_ONLY_BANNER, UPLOAD_CACHE_SWEEP, build_ui
 from ragspace_ui.error_messages import ERROR_CLASS
 from ragspace_ui.guard import MAX_FORM_BYTES

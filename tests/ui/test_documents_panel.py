@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Citation, RetrievalMode
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
 from ragspace_ui import documents_panel
 from ragspace_ui.documents_panel import document_rows, listing, size_text
 from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document

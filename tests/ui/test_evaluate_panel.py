@@ -8,7 +8,7 @@ from ragspace.actions import Actions
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.eval.rerank_choice import rerank_delta
 from ragspace.eval.runner import MODES
-from ragspace.worker import Ingestor
+from ragspace.ingestion.worker import Ingestor
 from ragspace_ui.evaluate_panel import (
     apply_rerank_choice,
     docset_names,

@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import EmbeddingStatus
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from ragspace_ui.folder_upload import UNMATCHED, folder_files, folder_report
 
 

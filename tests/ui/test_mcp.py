@@ -18,8 +18,9 @@ from mcp.types import CallToolResult, InitializeResult, Tool
 
 from ragspace.access import Credentials
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import AuthenticationError
+from ragspace.ingestion.worker import Ingestor, WorkerPool
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import (
     LOCAL_RELEVANCE_FLOOR_CODE,
@@ -32,9 +33,8 @@ from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher
 from ragspace.sources.sync import SourceSyncer
 from ragspace.store import Store
-from ragspace.tokens import count_tokens
-from ragspace.worker import Ingestor, WorkerPool
-from ragspace_ui import mcp_read_tools
+from ragspace.text.tokens import count_tokens
+from ragspace_mcp import read_tools as mcp_read_tools
 from ragspace_ui.mcp_tools import CHANGE_TOOLS, READ_TOOLS, Gate, bind, bound_tools
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.sources.test_github_source import FILES, make_service

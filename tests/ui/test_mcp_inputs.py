@@ -8,11 +8,11 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.errors import ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.sources.files import UploadedFile
-from ragspace.worker import Ingestor
-from ragspace_ui import mcp_read_tools
-from ragspace_ui.mcp_catalog import description, docstring_parts, tools_for
-from ragspace_ui.mcp_inputs import prepare, with_notes
+from ragspace_mcp import read_tools as mcp_read_tools
+from ragspace_mcp.catalog import description, docstring_parts, tools_for
+from ragspace_mcp.inputs import prepare, with_notes
 from tests.ui.test_mcp import call, error_text, result_json
 
 DATA = Path(__file__).parent.parent / "data"

@@ -8,9 +8,10 @@ import httpx
 import pytest
 
 from ragspace.actions import Actions, AppMode
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ConflictError, SourceError
 from ragspace.eval.datasets import read_question_set
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Document, EmbeddingStatus, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.sample import SAMPLE_DOCSET, sample_files, sample_questions_path
@@ -18,7 +19,6 @@ from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.sources.network_errors import network_problem
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from ragspace_ui.app import checked_update, mode_text, pick_docset, selection_update
 from ragspace_ui.docset_forms import size_text, upload_report
 from ragspace_ui.docsets_tab import add_sample

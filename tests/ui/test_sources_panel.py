@@ -7,7 +7,7 @@ import gradio as gr
 import pytest
 
 from ragspace.actions.source_requests import github_request, web_request
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.models import GithubOptions, SourceKind, WebOptions
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings

@@ -10,14 +10,14 @@ import pytest
 from gradio_client import Client
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder, OpenAIEmbedder
+from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import NotFoundError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Answer, Citation, EmbeddingStatus
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor
 from ragspace_ui.app import build_ui
 from ragspace_ui.chat_tab import (
     EXTRACTIVE_NOTICE,

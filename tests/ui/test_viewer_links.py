@@ -18,13 +18,13 @@ from pydantic import SecretStr
 from ragspace.access import parse_auth
 from ragspace.actions import Actions
 from ragspace.errors import NotFoundError, ValidationError
+from ragspace.ingestion.worker import Ingestor
 from ragspace.links import LineLink, parse_line_link, view_url
 from ragspace.models import Citation, NewDocument
 from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
 from ragspace.sources.files import UploadedFile, classify_bytes
-from ragspace.worker import Ingestor
 from ragspace_cli.main import main
-from ragspace_ui.mcp_read_tools import read_document
+from ragspace_mcp.read_tools import read_document
 from ragspace_ui.viewer import open_citation, open_document, open_line_link
 
 DATA = Path(__file__).parent.parent / "data"

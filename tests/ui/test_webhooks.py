@@ -13,12 +13,12 @@ from pydantic import SecretStr
 
 from ragspace.access import parse_auth
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ReadOnlyError
 from ragspace.models import GithubOptions, Source, SourceKind
-from ragspace.push_events import PushEvent, push_matches, sign, signature_valid
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
+from ragspace.sources.push_events import PushEvent, push_matches, sign, signature_valid
 from ragspace.store import Store
 from tests.fakes.github_server import FakeGithub, FakeRepo
 from tests.sources.test_github_source import FILES, make_service

@@ -10,14 +10,14 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.chunking.chunker import Chunker
-from ragspace.embeddings import Embedder, OpenAIEmbedder
+from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
+from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import EmbeddingCache, JobQueue, JobResult, NewDocument, Store
-from ragspace.worker import IngestOptions, Ingestor
 from ragspace_ui.status_view import chosen_ids, status_view
 from tests.fakes.embedders import RecordingEmbedder
 from tests.fakes.openai_server import (

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder, LocalEmbedder, Vectors
+from ragspace.embedding.embedders import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
+from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import RetrievalMode, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker, ingest_options
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.store.jobs import _claim, _walk_the_queue
-from ragspace.worker import IngestOptions, Ingestor
 from ragspace_cli.main import main
 from ragspace_ui.status_view import status_view
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from ragspace.actions import Actions
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ReadOnlyError, ValidationError
+from ragspace.ingestion.scheduler import ResyncScheduler
 from ragspace.models import GithubOptions, Source, SourceKind
 from ragspace.runtime import build_actions
-from ragspace.scheduler import ResyncScheduler
 from ragspace.settings import load_settings
 from ragspace.sources.github_client import GithubClient, GithubConfig
 from ragspace.sources.github_fetcher import GithubFetcher

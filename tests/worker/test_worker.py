@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from ragspace.ingestion.worker import Ingestor, WorkerPool
 from ragspace.models import EmbeddingStatus
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.worker import Ingestor, WorkerPool
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -42,7 +42,7 @@ def test_idle_workers_give_freed_memory_back(
 ) -> None:
     """With nothing to do, a worker trims the C heap before it waits (malloc_trim)."""
     trimmed = threading.Event()
-    monkeypatch.setattr("ragspace.worker.release_free_memory", trimmed.set)
+    monkeypatch.setattr("ragspace.ingestion.worker.release_free_memory", trimmed.set)
     pool = WorkerPool(ingestor, threads=1, idle_seconds=60)
     pool.start()
     try:

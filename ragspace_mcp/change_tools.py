@@ -1,12 +1,12 @@
 """The MCP tools that change DocSets: create one, add GitHub and web sources, sync, remove.
 
 Registered only when the app is not read-only (the actions refuse changes anyway). Like the
-reading tools (`mcp_read_tools`), each is a plain function of the actions, testable alone.
+reading tools (`read_tools`), each is a plain function of the actions, testable alone.
 """
 
 from ragspace.actions import Actions
 from ragspace.actions.source_requests import github_request, web_request
-from ragspace_ui.mcp_data import docset_data, progress_data, report_data, to_json
+from ragspace_mcp.results import docset_data, progress_data, report_data, to_json
 
 
 def create_docset(actions: Actions, name: str, description: str = "") -> str:

@@ -1,9 +1,9 @@
 """`ragspace mcp`: the MCP tools served without the web app, over stdio or streamable HTTP.
 
-The same tool functions as the web app's endpoint (`mcp_read_tools`, `mcp_change_tools`) over
-the same actions, described by `mcp_catalog` and served by the `mcp` package's low-level
+The same tool functions as the web app's endpoint (`read_tools`, `change_tools`) over
+the same actions, described by `catalog` and served by the `mcp` package's low-level
 `Server` (the one Gradio builds on), so the command starts without Gradio. Arguments are
-forgiven first (`mcp_inputs`); errors of the actions come back as the tool's error text.
+forgiven first (`inputs`); errors of the actions come back as the tool's error text.
 """
 
 import inspect
@@ -21,9 +21,9 @@ from mcp.server.lowlevel import Server
 from ragspace import __version__
 from ragspace.actions import Actions
 from ragspace.errors import RagspaceError
-from ragspace_ui.mcp_catalog import tool_listing, tools_for
-from ragspace_ui.mcp_inputs import prepare, with_notes
-from ragspace_ui.mcp_server import ANNOTATIONS, INSTRUCTIONS
+from ragspace_mcp.annotations import ANNOTATIONS, INSTRUCTIONS
+from ragspace_mcp.catalog import tool_listing, tools_for
+from ragspace_mcp.inputs import prepare, with_notes
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def build_server(actions: Actions, app_url: str) -> ToolServer:
     async def list_tools() -> list[types.Tool]:
         return listing
 
-    # our own checks replace the schema's (`mcp_inputs`): they forgive what they can
+    # our own checks replace the schema's (`inputs`): they forgive what they can
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
         tool = tools.get(name)

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embedding_passes import QualityPass, embeddable, wants_keyword_pass
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
+from ragspace.embedding.native_memory import release_free_memory
 from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
-from ragspace.hashing import content_hash
-from ragspace.job_chunks import chunks_of
-from ragspace.leases import LeaseLostError, kept_alive, worker_name
-from ragspace.native_memory import release_free_memory
+from ragspace.ingestion.embedding_passes import QualityPass, embeddable, wants_keyword_pass
+from ragspace.ingestion.job_chunks import chunks_of
+from ragspace.ingestion.leases import LeaseLostError, kept_alive, worker_name
 from ragspace.store import ClaimedJob, EmbeddingCache, JobQueue, JobResult, Store
+from ragspace.text.hashing import content_hash
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from ragspace.actions import Actions
 from ragspace.actions.expansion import ExpandedHit
+from ragspace.actions.hit_reasons import why_hit
 from ragspace.answering.answer import without_sources
 from ragspace.answering.citations import cite_hit, version_data
-from ragspace.hit_reasons import why_hit
 from ragspace.links import citation_link, view_url
 from ragspace.models import (
     Answer,
@@ -22,7 +22,7 @@ from ragspace.models import (
     IngestionProgress,
     SyncReport,
 )
-from ragspace.tokens import count_tokens, leading_within
+from ragspace.text.tokens import count_tokens, leading_within
 
 QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
 

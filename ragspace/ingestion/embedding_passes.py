@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from ragspace.embeddings import Embedder, Vectors
-from ragspace.leases import LeaseLostError
+from ragspace.embedding.embedders import Embedder, Vectors
+from ragspace.ingestion.leases import LeaseLostError
 from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob, JobQueue
 

@@ -1,7 +1,7 @@
 """The MCP tools as an MCP server lists them, without Gradio: names, descriptions, schemas.
 
 `ragspace mcp` (stdio, or HTTP without the web app) serves the same tool functions as the web
-app's endpoint (`mcp_read_tools`, `mcp_change_tools`); Gradio describes those from their
+app's endpoint (`read_tools`, `change_tools`); Gradio describes those from their
 docstrings itself, this module does the same for the `mcp` package's low-level server, so the
 command starts without importing Gradio (about 2 s on the test machine).
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 from mcp import types
 
-from ragspace_ui.mcp_change_tools import CHANGE
-from ragspace_ui.mcp_read_tools import READ
+from ragspace_mcp.change_tools import CHANGE
+from ragspace_mcp.read_tools import READ
 
 # parameters a caller never fills in: the actions, and what the server knows itself
 HIDDEN = ("actions", "app_url", "request")

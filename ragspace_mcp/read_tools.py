@@ -4,7 +4,7 @@ Each tool is a plain function of the actions and the tool's parameters, importab
 testable alone; `mcp_tools.register_mcp_tools` binds them to the app's actions and login.
 Gradio turns each into an MCP tool named after the function; the docstring is the tool's
 description and its Args the parameters' descriptions (one line each: Gradio reads one line
-per parameter). Results are JSON text (`mcp_data`). No Gradio here: a tool that links to the
+per parameter). Results are JSON text (`results`). No Gradio here: a tool that links to the
 app's viewer takes `app_url`, which the web endpoint fills from the request (`mcp_tools.bind`)
 and `ragspace mcp` from the settings.
 """
@@ -17,7 +17,7 @@ from ragspace.actions.expansion import UNITS, Unit
 from ragspace.errors import ValidationError
 from ragspace.models import AnswerBudget
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE
-from ragspace_ui.mcp_data import (
+from ragspace_mcp.results import (
     answer_data,
     docset_data,
     document_data,
@@ -27,7 +27,7 @@ from ragspace_ui.mcp_data import (
     text_data,
     to_json,
 )
-from ragspace_ui.mcp_symbol_tools import SYMBOL
+from ragspace_mcp.symbol_tools import SYMBOL
 
 # The one wording of the relevance floor in the tools' descriptions (values from settings)
 RELEVANCE_FLOOR = (

@@ -1,8 +1,8 @@
 """The MCP tools that navigate code from the symbol table: definitions, references, the map.
 
-Plain functions of the actions like the other reading tools (`mcp_read_tools`), bound to the
+Plain functions of the actions like the other reading tools (`read_tools`), bound to the
 app's login gate by `mcp_tools` (and served by `ragspace mcp`); results are JSON text
-(`mcp_data.to_json`). `app_url` (for the viewer links) is filled in by the server.
+(`results.to_json`). `app_url` (for the viewer links) is filled in by the server.
 """
 
 from typing import Any
@@ -11,7 +11,7 @@ from ragspace.actions import Actions
 from ragspace.answering.citations import cite
 from ragspace.answering.symbol_answer import location_passage
 from ragspace.symbols.records import SymbolLocation
-from ragspace_ui.mcp_data import location_data, to_json
+from ragspace_mcp.results import location_data, to_json
 
 
 def symbol_data(place: SymbolLocation, number: int, app_url: str | None) -> dict[str, Any]:

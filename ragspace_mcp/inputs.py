@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragspace.errors import ValidationError
-from ragspace_ui.mcp_catalog import Parameter, parameters
+from ragspace_mcp.catalog import Parameter, parameters
 
 # (tool, parameter) or parameter -> (lowest, highest); None: unbounded on that side
 RANGES: dict[tuple[str, str] | str, tuple[int | None, int | None]] = {

@@ -3,7 +3,7 @@
 
 from ragspace.models import Hit
 from ragspace.ranking.query import QueryProfile
-from ragspace.terms import matched_words
+from ragspace.text.terms import matched_words
 
 SHOWN_WORDS = 6
 CLOSE = 0.5  # the bundled model's cosine from which a passage reads as close in meaning

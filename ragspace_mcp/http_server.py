@@ -22,7 +22,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ragspace.access import AUTH_HEADER, Credentials
-from ragspace_ui.mcp_standalone import ToolServer
+from ragspace_mcp.tool_server import ToolServer
 
 log = logging.getLogger(__name__)
 

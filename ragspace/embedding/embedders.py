@@ -13,10 +13,10 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ragspace.embedding.merged_calls import MergedCalls
+from ragspace.embedding.native_memory import release_free_memory
 from ragspace.errors import ConfigError, EmbeddingError, TransientEmbeddingError, redact
-from ragspace.merged_calls import MergedCalls
-from ragspace.native_memory import release_free_memory
-from ragspace.tokens import bundled_tokenizer
+from ragspace.text.tokens import bundled_tokenizer
 
 log = logging.getLogger(__name__)
 

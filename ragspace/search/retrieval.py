@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ragspace.embeddings import Embedder
+from ragspace.embedding.embedders import Embedder
 from ragspace.errors import VectorsPendingError
 from ragspace.models import Hit, RetrievalMode
 from ragspace.ranking.candidates import Candidate
@@ -18,7 +18,7 @@ from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.ranking.selection import hit_is_prose
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.store import SearchRequest, Store
-from ragspace.terms import covers
+from ragspace.text.terms import covers
 
 MAX_KEYWORD_TERMS = 32
 # identifiers (snake_case, dotted.names, kebab-case flags) or plain words

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragspace.errors import NoTextError, SourceError
-from ragspace.languages import TREE_HTML_SUFFIXES, detect_language_of
+from ragspace.text.languages import TREE_HTML_SUFFIXES, detect_language_of
 
 _BINARY_SNIFF_BYTES = 8192
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

@@ -15,8 +15,8 @@ from typing import Any
 from mcp import types
 
 from ragspace.errors import RagspaceError
-from ragspace_ui.mcp_catalog import tools_for
-from ragspace_ui.mcp_inputs import prepare, with_notes
+from ragspace_mcp.catalog import tools_for
+from ragspace_mcp.inputs import prepare, with_notes
 
 INSTRUCTIONS = (
     "RAGSpace searches DocSets: named collections of documentation and code (GitHub "
@@ -105,7 +105,7 @@ def describe_server(server: Any, tool_to_endpoint: dict[str, str]) -> None:
 
 def forgive_arguments(server: Any, tool_to_endpoint: dict[str, str]) -> None:
     """Make each call's arguments what the tool takes before Gradio checks them against the
-    schema (`mcp_inputs`: one name for a list, numbers clamped, unknown fields dropped), and
+    schema (`inputs`: one name for a list, numbers clamped, unknown fields dropped), and
     return the notes saying so with the result."""
     calling: Handler = server.request_handlers[types.CallToolRequest]
     tools = {tool.__name__: tool for tool in tools_for(read_only=False)}

@@ -1,0 +1,1 @@
+"""Embedding: the Embedder protocol, the local ONNX model and OpenAI-compatible endpoints."""

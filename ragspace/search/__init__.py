@@ -1,0 +1,1 @@
+"""Search: a question embedded, the store's candidates ranked, the relevance floor applied."""

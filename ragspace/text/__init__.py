@@ -1,0 +1,1 @@
+"""Text utilities: languages by file name, terms, token counts, markdown, content hashes."""
