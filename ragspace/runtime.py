@@ -227,48 +227,14 @@ def build_answers(
 
 def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
     """GitHub and web fetching with the configured token, timeouts and caps."""
-    token = (
-        settings.sources.github_token.get_secret_value() if settings.sources.github_token else None
-    )
-    github = GithubConfig(
-        api_url=settings.sources.github_api_url,
-        token=token or None,
-        timeout_seconds=settings.sources.http_timeout_seconds,
-        max_files=settings.sources.github_max_files,
-        max_file_bytes=settings.sources.github_max_file_bytes,
-        max_archive_bytes=settings.sources.github_max_archive_bytes,
-        allow_private_urls=settings.sources.allow_private_urls,
-    )
-    web = WebConfig(
-        timeout_seconds=settings.sources.http_timeout_seconds,
-        max_pages=settings.sources.web_max_pages,
-        concurrency=settings.sources.web_concurrency,
-        chunk_chars=settings.chunking.prose_chunk_size,
-        max_seconds=settings.sources.web_max_seconds,
-        allow_private_urls=settings.sources.allow_private_urls,
-        max_text_bytes=settings.limits.upload_text_budget_bytes,  # one budget, whatever the door
-    )
     fetcher = GithubFetcher(
-        GithubClient(github),
+        GithubClient(GithubConfig.from_settings(settings)),
         settings.sources.github_max_file_bytes,
         chunk_chars=settings.chunking.code_chunk_size,
     )
-    return SourceSyncer(store, fetcher, LlmsTxtCrawler(web))  # page by page without llms.txt
-
-
-def ingest_options(settings: Settings) -> IngestOptions:
-    """Batching, lease and retry settings of the ingestion pipeline."""
-    return IngestOptions(
-        batch_size=settings.embedding.embedding_batch_size,
-        concurrency=settings.embedding.embedding_concurrency,
-        lease_seconds=settings.ingestion.job_lease_seconds,
-        max_attempts=settings.ingestion.job_max_attempts,
-        retry_base_seconds=settings.ingestion.job_retry_base_seconds,
-        retry_max_seconds=settings.ingestion.job_retry_max_seconds,
-        max_chunks=settings.chunking.max_chunks_per_document,
-        # OpenAI embeds fast enough that a keyword pass first would only add a chunk swap
-        keywords_first=not settings.uses_openai,
-    )
+    return SourceSyncer(
+        store, fetcher, LlmsTxtCrawler(WebConfig.from_settings(settings))
+    )  # page by page without llms.txt
 
 
 @dataclass
@@ -298,7 +264,7 @@ def build_ingestor(settings: Settings, store: Store, embedder: Embedder) -> Inge
         store,
         build_chunker(settings),
         embedder,
-        ingest_options(settings),
+        IngestOptions.from_settings(settings),
         jobs=JobQueue(store.pool),
         cache=EmbeddingCache(store.pool),
     )

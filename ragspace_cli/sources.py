@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from ragspace.actions.source_requests import SourceRequest, github_request, globs, web_request
+from ragspace.actions.source_requests import (
+    DEFAULT_DEPTH,
+    DEFAULT_MAX_PAGES,
+    SourceRequest,
+    github_request,
+    globs,
+    web_request,
+)
 from ragspace.errors import NotFoundError, RagspaceError, ValidationError
 from ragspace.models import (
     Document,
@@ -62,8 +69,18 @@ def register(commands: Subcommands) -> None:
 
     web = kinds.add_parser("web", help="a documentation website, crawled")
     _docset_and(web, "url", "start URL")
-    web.add_argument("--max-pages", type=_positive, default=50, help="default 50")
-    web.add_argument("--max-depth", type=_non_negative, default=2, help="link depth, default 2")
+    web.add_argument(
+        "--max-pages",
+        type=_positive,
+        default=DEFAULT_MAX_PAGES,
+        help=f"default {DEFAULT_MAX_PAGES}",
+    )
+    web.add_argument(
+        "--max-depth",
+        type=_non_negative,
+        default=DEFAULT_DEPTH,
+        help=f"link depth, default {DEFAULT_DEPTH}",
+    )
     web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
     _common_add_flags(web)
     web.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)

@@ -5,7 +5,12 @@ reading tools (`read_tools`), each is a plain function of the actions, testable 
 """
 
 from ragspace.actions import Actions
-from ragspace.actions.source_requests import github_request, web_request
+from ragspace.actions.source_requests import (
+    DEFAULT_DEPTH,
+    DEFAULT_MAX_PAGES,
+    github_request,
+    web_request,
+)
 from ragspace_mcp.results import docset_data, progress_data, report_data, to_json
 
 
@@ -53,8 +58,8 @@ def add_website_source(
     actions: Actions,
     docset: str,
     url: str,
-    depth: int = 2,
-    max_pages: int = 50,
+    depth: int = DEFAULT_DEPTH,
+    max_pages: int = DEFAULT_MAX_PAGES,
     path_prefix: str = "",
 ) -> str:
     """Crawl a documentation website into a DocSet; embedding follows in the background.
@@ -62,8 +67,8 @@ def add_website_source(
     Args:
         docset: Name of an existing DocSet (create_docset makes one).
         url: The start page, e.g. "https://docs.example.com/".
-        depth: How many links deep to follow from the start page (default 2).
-        max_pages: Most pages to fetch (default 50).
+        depth: How many links deep to follow from the start page.
+        max_pages: Most pages to fetch.
         path_prefix: Only follow pages whose path starts with this, e.g. "/docs/".
 
     Returns:

@@ -8,7 +8,13 @@ import gradio as gr
 from gradio.events import Dependency
 
 from ragspace.actions import Actions
-from ragspace.actions.source_requests import SourceRequest, github_request, web_request
+from ragspace.actions.source_requests import (
+    DEFAULT_DEPTH,
+    DEFAULT_MAX_PAGES,
+    SourceRequest,
+    github_request,
+    web_request,
+)
 from ragspace.models import (
     Source,
     SourcePreview,
@@ -143,8 +149,10 @@ def layout_sources_panel() -> SourcesPanel:
     with gr.Accordion("Add a documentation website", open=False):
         web_url = gr.Textbox(label="Start URL", placeholder="https://docs.example.com/")
         with gr.Row():
-            web_depth = gr.Number(label="Crawl depth", value=2, precision=0, minimum=0)
-            web_pages = gr.Number(label="Max pages", value=50, precision=0, minimum=1)
+            web_depth = gr.Number(label="Crawl depth", value=DEFAULT_DEPTH, precision=0, minimum=0)
+            web_pages = gr.Number(
+                label="Max pages", value=DEFAULT_MAX_PAGES, precision=0, minimum=1
+            )
             web_prefix = gr.Textbox(label="Path prefix (optional)", placeholder="/docs/")
         web_preview = gr.Button("Preview website")
     preview_text = gr.Markdown(elem_id="source-preview")

@@ -95,3 +95,23 @@ def test_a_field_name_belongs_to_one_area_so_overrides_need_no_area() -> None:
     assert (again.access.read_only, again.retrieval.vector_share) == (False, 0.25)
     with pytest.raises(TypeError, match="unknown setting 'vectr_share'"):
         load_settings(env_file=None, vectr_share=0.5)
+
+
+def test_components_default_to_their_settings_and_read_them() -> None:
+    """A default is written once, in its setting: a component's own defaults are the settings'
+    defaults, and `from_settings` carries a configured value through (issue 65)."""
+    from ragspace.ingestion.worker import IngestOptions
+    from ragspace.sources.github_client import GithubConfig
+    from ragspace.sources.web_config import WebConfig
+
+    defaults = load_settings(env_file=None, github_token=None)
+    assert WebConfig.from_settings(defaults) == WebConfig()
+    assert GithubConfig.from_settings(defaults) == GithubConfig()
+    assert IngestOptions.from_settings(defaults) == IngestOptions(keywords_first=True)
+    tuned = load_settings(
+        env_file=None, web_max_pages=7, github_max_files=9, job_max_attempts=5, prose_chunk_size=321
+    )
+    assert WebConfig.from_settings(tuned).max_pages == 7
+    assert WebConfig.from_settings(tuned).chunk_chars == 321
+    assert GithubConfig.from_settings(tuned).max_files == 9
+    assert IngestOptions.from_settings(tuned).max_attempts == 5

@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 from ragspace.models import GithubOptions, SourceKind, WebOptions
 
-DEFAULT_DEPTH = 2
-DEFAULT_MAX_PAGES = 50
+# a crawl's defaults, written once in WebOptions; every front end shows and sends these
+DEFAULT_DEPTH: int = WebOptions.model_fields["depth"].default
+DEFAULT_MAX_PAGES: int = WebOptions.model_fields["max_pages"].default
 
 
 class SourceRequest(NamedTuple):

@@ -19,6 +19,11 @@ from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientEr
 from ragspace.ingestion.embedding_passes import QualityPass, embeddable, wants_keyword_pass
 from ragspace.ingestion.job_chunks import chunks_of
 from ragspace.ingestion.leases import LeaseLostError, kept_alive, worker_name
+from ragspace.settings import Settings
+from ragspace.settings.area import default_of
+from ragspace.settings.chunking import ChunkingSettings
+from ragspace.settings.embedding import EmbeddingSettings
+from ragspace.settings.ingestion import IngestionSettings
 from ragspace.store import ClaimedJob, EmbeddingCache, JobQueue, JobResult, Store
 from ragspace.text.hashing import content_hash
 
@@ -27,19 +32,34 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class IngestOptions:
-    """Batching, leases and retries of the ingestion pipeline."""
+    """Batching, leases and retries of the ingestion pipeline; each defaults to its setting."""
 
-    batch_size: int = 32
-    concurrency: int = 1
-    lease_seconds: float = 60.0
-    max_attempts: int = 3
-    retry_base_seconds: float = 5.0
-    retry_max_seconds: float = 300.0
-    max_chunks: int = 10_000
+    batch_size: int = default_of(EmbeddingSettings, "embedding_batch_size")
+    concurrency: int = default_of(EmbeddingSettings, "embedding_concurrency")
+    lease_seconds: float = default_of(IngestionSettings, "job_lease_seconds")
+    max_attempts: int = default_of(IngestionSettings, "job_max_attempts")
+    retry_base_seconds: float = default_of(IngestionSettings, "job_retry_base_seconds")
+    retry_max_seconds: float = default_of(IngestionSettings, "job_retry_max_seconds")
+    max_chunks: int = default_of(ChunkingSettings, "max_chunks_per_document")
     # a keyword pass (chunks without vectors, found by keywords) before each new document's
     # vector pass: on with the local model (about 20 chunks/s on 2 cores), so a big upload is
     # keyword-searchable in seconds rather than minutes (docs/architecture.md)
     keywords_first: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "IngestOptions":
+        """Batching, lease and retry settings as configured."""
+        return cls(
+            batch_size=settings.embedding.embedding_batch_size,
+            concurrency=settings.embedding.embedding_concurrency,
+            lease_seconds=settings.ingestion.job_lease_seconds,
+            max_attempts=settings.ingestion.job_max_attempts,
+            retry_base_seconds=settings.ingestion.job_retry_base_seconds,
+            retry_max_seconds=settings.ingestion.job_retry_max_seconds,
+            max_chunks=settings.chunking.max_chunks_per_document,
+            # OpenAI embeds fast enough that a keyword pass first would only add a chunk swap
+            keywords_first=not settings.uses_openai,
+        )
 
     @property
     def heartbeat_seconds(self) -> float:

@@ -1,6 +1,7 @@
 """The base of every area's settings: each is read from the environment and `.env`."""
 
 from pathlib import Path
+from typing import Any
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -23,3 +24,10 @@ class AreaSettings(BaseSettings):
         env_ignore_empty=True,
         frozen=True,
     )
+
+
+def default_of(area: type[AreaSettings], name: str) -> Any:
+    """The default of one area's field: what a component's own options start from, so that
+    each default is written once, in its setting (`WebConfig.max_pages` is
+    `default_of(SourceSettings, "web_max_pages")`)."""
+    return area.model_fields[name].get_default(call_default_factory=True)

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ragspace.errors import SourceError
+from ragspace.settings import Settings
+from ragspace.settings.area import default_of
+from ragspace.settings.sources import SourceSettings
 from ragspace.sources.filters import FileFilter, SkippedItem
 from ragspace.sources.netguard import NetGuard, guarded_client, trusted_hosts
 from ragspace.sources.network_errors import host_of, network_problem
@@ -37,18 +40,34 @@ MAX_REF_CHARS = 255
 
 @dataclass(frozen=True)
 class GithubConfig:
-    """Where the API is, the optional token, and the caps on one repository."""
+    """Where the API is, the optional token, and the caps on one repository; the
+    configurable ones default to their settings."""
 
-    api_url: str = "https://api.github.com"
+    api_url: str = default_of(SourceSettings, "github_api_url")
     token: str | None = None
-    timeout_seconds: float = 30.0
-    max_files: int = 5000
-    max_file_bytes: int = 1024 * 1024
-    max_archive_bytes: int = 500 * 1024 * 1024
+    timeout_seconds: float = default_of(SourceSettings, "http_timeout_seconds")
+    max_files: int = default_of(SourceSettings, "github_max_files")
+    max_file_bytes: int = default_of(SourceSettings, "github_max_file_bytes")
+    max_archive_bytes: int = default_of(SourceSettings, "github_max_archive_bytes")
     # the wanted files' bytes together, as read from the archive: a sync reads at most this
     # much text (uploads, folders and crawls have RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES)
     max_text_bytes: int = 256 * 1024 * 1024
-    allow_private_urls: bool = False
+    allow_private_urls: bool = default_of(SourceSettings, "allow_private_urls")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "GithubConfig":
+        """The API, token and caps as configured."""
+        sources = settings.sources
+        token = sources.github_token.get_secret_value() if sources.github_token else None
+        return cls(
+            api_url=sources.github_api_url,
+            token=token or None,
+            timeout_seconds=sources.http_timeout_seconds,
+            max_files=sources.github_max_files,
+            max_file_bytes=sources.github_max_file_bytes,
+            max_archive_bytes=sources.github_max_archive_bytes,
+            allow_private_urls=sources.allow_private_urls,
+        )
 
 
 @dataclass(frozen=True)

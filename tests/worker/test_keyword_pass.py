@@ -14,7 +14,7 @@ from ragspace.embedding.embedders import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
 from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import RetrievalMode, VectorTier, tier_text
-from ragspace.runtime import build_actions, build_chunker, ingest_options
+from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
@@ -236,9 +236,9 @@ def test_status_shows_keywords_and_vectors_progress(
 
 
 def test_the_keyword_pass_runs_with_the_local_model_and_not_with_openai() -> None:
-    assert ingest_options(load_settings(env_file=None)).keywords_first
+    assert IngestOptions.from_settings(load_settings(env_file=None)).keywords_first
     openai = load_settings(env_file=None, openai_api_key="sk-x")
-    assert not ingest_options(openai).keywords_first
+    assert not IngestOptions.from_settings(openai).keywords_first
     assert IngestOptions().keywords_first is False  # tests and scripts: one pass per job
     assert not hasattr(load_settings(env_file=None).embedding, "fast_tier")
 
