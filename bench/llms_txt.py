@@ -86,7 +86,7 @@ def ingest_and_ask(
     """The mode's DocSet ingested and queried: documents, chunks, hit@1, hit@3, MRR@3."""
     make, llms, full = MODES[mode]
     github = GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6)
-    actions = build_actions(settings, store, embedder, syncer=SourceSyncer(store, github, make()))
+    actions = build_actions(settings, store, embedder, syncer=SourceSyncer(store, [github, make()]))
     name = mode.replace(".", "-")
     actions.docsets.create(name)
     with running_llms_site(llms, full) as site:

@@ -226,15 +226,14 @@ def build_answers(
 
 
 def build_syncer(settings: Settings, store: Store) -> SourceSyncer:
-    """GitHub and web fetching with the configured token, timeouts and caps."""
-    fetcher = GithubFetcher(
+    """Every fetched source type's fetcher, with the configured token, timeouts and caps."""
+    github = GithubFetcher(
         GithubClient(GithubConfig.from_settings(settings)),
         settings.sources.github_max_file_bytes,
         chunk_chars=settings.chunking.code_chunk_size,
     )
-    return SourceSyncer(
-        store, fetcher, LlmsTxtCrawler(WebConfig.from_settings(settings))
-    )  # page by page without llms.txt
+    web = LlmsTxtCrawler(WebConfig.from_settings(settings))  # page by page without llms.txt
+    return SourceSyncer(store, [github, web])
 
 
 @dataclass

@@ -174,7 +174,7 @@ def test_failing_github_leaks_no_token(
     config = GithubConfig(
         api_url=github.base_url, token=GITHUB_TOKEN, timeout_seconds=5, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), 10**6), None)
+    syncer = SourceSyncer(store, [GithubFetcher(GithubClient(config), 10**6)])
     service = build_actions(settings, store, embedder, syncer=syncer)
     service.docsets.create("code")
     with pytest.raises(SourceError) as caught:

@@ -10,15 +10,14 @@ from ragspace.errors import ConfigError, ValidationError
 from ragspace.models import (
     DocSet,
     Document,
+    FetchOptions,
     FolderOptions,
-    GithubOptions,
     NewDocument,
     SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
-    WebOptions,
 )
 from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
@@ -31,10 +30,8 @@ from ragspace.sources.files import (
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
-from ragspace.sources.github_client import parse_location
 from ragspace.sources.push_events import Delivery, DuplicateDeliveryError, PushEvent, push_matches
-from ragspace.sources.sync import SourceSyncer, options_for, store_fetched
-from ragspace.sources.web import start_url
+from ragspace.sources.sync import SourceSyncer, store_fetched
 from ragspace.store import DeliveryLog, Store, SyncSchedule
 
 
@@ -143,7 +140,7 @@ class SourceActions:
         self,
         kind: SourceKind,
         location: str,
-        options: GithubOptions | WebOptions | None = None,
+        options: FetchOptions | None = None,
     ) -> SourcePreview:
         """A dry run of a GitHub or web source: what would be ingested and what is skipped."""
         return self._sources().preview(kind, valid_location(location), options)
@@ -154,7 +151,7 @@ class SourceActions:
         docset_name: str,
         kind: SourceKind,
         location: str,
-        options: GithubOptions | WebOptions | None = None,
+        options: FetchOptions | None = None,
         resync_every: timedelta | None = None,
     ) -> SyncReport:
         """Record a GitHub or web source and sync it; a failure is kept on the source.
@@ -167,12 +164,7 @@ class SourceActions:
         docset = self._store.docsets.named(docset_name)
         syncer = self._sources()
         location = valid_location(location)
-        fetch_options = options_for(kind, options)
-        if isinstance(fetch_options, GithubOptions):  # a bad location is refused, not stored
-            parse_location(location, fetch_options.ref)
-            FileFilter(fetch_options.include, fetch_options.exclude)  # and so is a bad glob
-        elif kind is SourceKind.WEB:
-            start_url(location)
+        fetch_options = syncer.check(kind, location, options)  # refused, not stored
         source = self._store.sources.create(docset.id, kind, location, fetch_options)
         if every is not None:
             source = self._schedule.set_interval(source.id, every)

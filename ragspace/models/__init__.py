@@ -11,7 +11,9 @@ from ragspace.models.answers import (
     Verification,
 )
 from ragspace.models.docsets import (
+    OPTIONS_OF_KIND,
     DocSet,
+    FetchOptions,
     FolderOptions,
     GithubOptions,
     Globs,
@@ -49,6 +51,7 @@ from ragspace.models.syncs import (
 )
 
 __all__ = [
+    "OPTIONS_OF_KIND",
     "VERIFICATIONS",
     "Answer",
     "AnswerBudget",
@@ -59,6 +62,7 @@ __all__ = [
     "Document",
     "DocumentText",
     "EmbeddingStatus",
+    "FetchOptions",
     "FolderOptions",
     "Fusion",
     "GithubOptions",

@@ -79,7 +79,15 @@ class FolderOptions(BaseModel):
     folder: Literal[True] = True
 
 
-SourceOptions = GithubOptions | WebOptions | FolderOptions
+# the options of the sources a fetcher fetches, and each fetched kind's options type: a new
+# source type adds its kind above, its options type here, and a fetcher (sources/fetcher.py)
+FetchOptions = GithubOptions | WebOptions
+OPTIONS_OF_KIND: dict[SourceKind, type[FetchOptions]] = {
+    SourceKind.GITHUB_REPO: GithubOptions,
+    SourceKind.GITHUB_FILE: GithubOptions,
+    SourceKind.WEB: WebOptions,
+}
+SourceOptions = FetchOptions | FolderOptions
 
 
 def source_options(kind: SourceKind, stored: dict[str, Any]) -> SourceOptions | None:
@@ -87,10 +95,8 @@ def source_options(kind: SourceKind, stored: dict[str, Any]) -> SourceOptions | 
 
     Keys a type does not know (from older versions) are ignored.
     """
-    if kind in (SourceKind.GITHUB_REPO, SourceKind.GITHUB_FILE):
-        return GithubOptions.model_validate(stored)
-    if kind is SourceKind.WEB:
-        return WebOptions.model_validate(stored)
+    if kind in OPTIONS_OF_KIND:
+        return OPTIONS_OF_KIND[kind].model_validate(stored)
     return FolderOptions.model_validate(stored) if stored.get("folder") else None
 
 

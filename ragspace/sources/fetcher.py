@@ -30,7 +30,20 @@ class FetchResult:
 
 
 class Fetcher(Protocol[OptionsT]):
-    """Fetches the sources of some kinds (GitHub: repositories and single files)."""
+    """Fetches the sources of some kinds (GitHub: repositories and single files).
+
+    A new source type is a fetcher of its kind (and its options type in
+    `models.OPTIONS_OF_KIND`), handed to `SourceSyncer` by `runtime.build_syncer`."""
+
+    @property
+    def kinds(self) -> tuple[SourceKind, ...]:
+        """The kinds of source this fetcher fetches."""
+        ...
+
+    def check(self, kind: SourceKind, location: str, options: OptionsT) -> None:
+        """Refuse (SourceError, ValidationError) a location or options it could never fetch,
+        before the source is stored: its form only, nothing is fetched."""
+        ...
 
     def preview(self, kind: SourceKind, location: str, options: OptionsT) -> SourcePreview:
         """What a sync would index and skip, with a size estimate; nothing is stored."""

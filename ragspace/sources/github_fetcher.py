@@ -14,10 +14,17 @@ from ragspace.sources.github_client import GithubClient, RepoFile, RepoListing, 
 class GithubFetcher:
     """Lists a repository (or one file) at a commit and diffs it with what is stored."""
 
+    kinds = (SourceKind.GITHUB_REPO, SourceKind.GITHUB_FILE)
+
     def __init__(self, client: GithubClient, max_file_bytes: int, chunk_chars: int = 1000) -> None:
         self._client = client
         self._max_file_bytes = max_file_bytes
         self._chunk_chars = chunk_chars
+
+    def check(self, kind: SourceKind, location: str, options: GithubOptions) -> None:  # noqa: ARG002
+        """A bad location, ref or glob is refused, not stored."""
+        parse_location(location, options.ref)
+        FileFilter(options.include, options.exclude)
 
     def preview(self, kind: SourceKind, location: str, options: GithubOptions) -> SourcePreview:
         """Files after filters, skipped ones with reasons, size estimate: no download."""

@@ -1,27 +1,29 @@
 """Fetch a source, keep what did not change, store the rest and drop what disappeared."""
 
+from collections.abc import Sequence
+from typing import Any
+
 from ragspace.errors import SourceError, ValidationError
 from ragspace.models import (
-    GithubOptions,
+    OPTIONS_OF_KIND,
+    FetchOptions,
     SkippedItem,
     Source,
     SourceKind,
     SourcePreview,
     SyncReport,
-    WebOptions,
     skip_counts,
 )
 from ragspace.sources.fetcher import Fetcher, FetchResult, PreviousSync
 from ragspace.sources.secret_scan import redacted_skips
 from ragspace.store import Store
 
-# the options of the sources that are fetched (uploads and folders are not)
-FetchOptions = GithubOptions | WebOptions
-
 
 def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
-    """The options a GitHub or web source takes: the defaults for None; another kind's refused."""
-    expected: type[FetchOptions] = WebOptions if kind is SourceKind.WEB else GithubOptions
+    """The options a fetched source's kind takes: the defaults for None; another kind's refused."""
+    if kind not in OPTIONS_OF_KIND:
+        raise ValidationError(f"Sources of kind {kind.value} are not fetched: add their files.")
+    expected = OPTIONS_OF_KIND[kind]
     if options is None:
         return expected()
     if not isinstance(options, expected):
@@ -62,25 +64,26 @@ def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncRep
 
 
 class SourceSyncer:
-    """Previews and syncs GitHub and web sources into a DocSet, all or nothing."""
+    """Previews and syncs fetched sources (GitHub, web, ...) into a DocSet, all or nothing;
+    each kind by the fetcher that names it in its `kinds`."""
 
-    def __init__(
-        self, store: Store, github: Fetcher[GithubOptions], web: Fetcher[WebOptions] | None
-    ) -> None:
+    def __init__(self, store: Store, fetchers: Sequence[Fetcher[Any]]) -> None:
         self._store = store
-        self._github = github
-        self._web = web
+        self._fetchers = {kind: fetcher for fetcher in fetchers for kind in fetcher.kinds}
+
+    def check(self, kind: SourceKind, location: str, options: FetchOptions | None) -> FetchOptions:
+        """The source's options, once its fetcher has checked the location's form and them."""
+        options = options_for(kind, options)
+        self._fetcher(kind).check(kind, location, options)
+        return options
 
     def preview(
         self, kind: SourceKind, location: str, options: FetchOptions | None
     ) -> SourcePreview:
         """A dry run: files or pages after filters, skipped ones with reasons, size estimate."""
-        if kind is SourceKind.UPLOAD:
+        if kind not in OPTIONS_OF_KIND:
             raise ValidationError(f"Sources of kind {kind.value} cannot be previewed.")
-        options = options_for(kind, options)
-        if isinstance(options, WebOptions):
-            return self._web_fetcher().preview(kind, location, options)
-        return self._github.preview(kind, location, options)
+        return self._fetcher(kind).preview(kind, location, options_for(kind, options))
 
     def sync(self, source: Source) -> SyncReport:
         """Fetch the source and apply changes; on failure the DocSet is left as it was."""
@@ -94,16 +97,13 @@ class SourceSyncer:
         return store_fetched(self._store, source, self._fetch(source))
 
     def _fetch(self, source: Source) -> FetchResult:
+        if source.kind not in OPTIONS_OF_KIND:
+            raise ValidationError("Uploaded files are re-synced by uploading them again.")
         previous = PreviousSync(self._store.sources.documents(source.id), source.sync_state)
-        if source.kind is SourceKind.WEB:
-            return self._web_fetcher().fetch(
-                source.kind, source.location, source.web_options, previous
-            )
-        if source.kind in (SourceKind.GITHUB_REPO, SourceKind.GITHUB_FILE):
-            return self._github.fetch(source.kind, source.location, source.github_options, previous)
-        raise ValidationError("Uploaded files are re-synced by uploading them again.")
+        options = source.options or OPTIONS_OF_KIND[source.kind]()
+        return self._fetcher(source.kind).fetch(source.kind, source.location, options, previous)
 
-    def _web_fetcher(self) -> Fetcher[WebOptions]:
-        if self._web is None:
-            raise SourceError("Web sources are not configured.")
-        return self._web
+    def _fetcher(self, kind: SourceKind) -> Fetcher[Any]:
+        if kind not in self._fetchers:
+            raise SourceError(f"{kind.value} sources are not configured in this process.")
+        return self._fetchers[kind]

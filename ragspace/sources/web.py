@@ -93,6 +93,8 @@ class _Crawl:
 class WebCrawler:
     """Breadth-first crawl: robots.txt, sitemap, depth, prefix, page cap, conditional GETs."""
 
+    kinds = (SourceKind.WEB,)
+
     def __init__(
         self, config: WebConfig, http: httpx.Client | None = None, guard: NetGuard | None = None
     ) -> None:
@@ -109,6 +111,10 @@ class WebCrawler:
                 headers={"User-Agent": config.user_agent},
             ),
         )
+
+    def check(self, kind: SourceKind, location: str, options: WebOptions) -> None:  # noqa: ARG002
+        """A location that is not an http(s) address is refused, not stored."""
+        start_url(location)
 
     def preview(self, kind: SourceKind, location: str, options: WebOptions) -> SourcePreview:
         """The pages a crawl would index, without storing anything."""

@@ -392,7 +392,7 @@ def _web_service(
     store: Store, embedder: Embedder, settings: Settings, crawler: WebCrawler | None = None
 ) -> tuple[Actions, str]:
     github = GithubClient(GithubConfig(api_url="http://127.0.0.1:9", allow_private_urls=True))
-    syncer = SourceSyncer(store, GithubFetcher(github, 10**6), crawler or _crawler())
+    syncer = SourceSyncer(store, [GithubFetcher(github, 10**6), crawler or _crawler()])
     return make_service(store, embedder, settings, syncer)
 
 
@@ -586,7 +586,7 @@ def _github_service(
     options = {"timeout_seconds": 5, "max_file_bytes": 2000, "allow_private_urls": True}
     client = GithubClient(GithubConfig(api_url=github.base_url, **{**options, **config}))
     return make_service(
-        store, embedder, settings, SourceSyncer(store, GithubFetcher(client, 2000), None)
+        store, embedder, settings, SourceSyncer(store, [GithubFetcher(client, 2000)])
     )
 
 

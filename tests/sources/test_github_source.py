@@ -59,7 +59,7 @@ def make_service(store: Store, embedder: object, github: FakeGithub) -> Actions:
     config = GithubConfig(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
+    syncer = SourceSyncer(store, [GithubFetcher(GithubClient(config), config.max_file_bytes)])
     return build_actions(load_settings(env_file=None), store, embedder, syncer=syncer)  # type: ignore[arg-type]
 
 

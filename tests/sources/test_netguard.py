@@ -277,7 +277,7 @@ def test_github_tarball_on_another_private_host_is_refused(github: FakeGithub) -
 
 def test_source_syncer_with_guard_refuses_like_the_crawler(store: Store, site: DocsSite) -> None:
     github = GithubFetcher(GithubClient(GithubConfig()), max_file_bytes=10**6)
-    syncer = SourceSyncer(store, github, crawler(NetGuard()))
+    syncer = SourceSyncer(store, [github, crawler(NetGuard())])
     with pytest.raises(SourceError, match="loopback"):
         syncer.preview(SourceKind.WEB, f"{site.origin}/docs/", DOCS)
 

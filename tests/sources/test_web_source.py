@@ -43,8 +43,10 @@ def web_service(store: Store, counting: RecordingEmbedder) -> Actions:
     """The service with a real crawler (GitHub points nowhere and is unused)."""
     syncer = SourceSyncer(
         store,
-        GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
-        WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
+        [
+            GithubFetcher(GithubClient(GithubConfig(api_url="http://127.0.0.1:9")), 10**6),
+            WebCrawler(WebConfig(timeout_seconds=5, concurrency=2, allow_private_urls=True)),
+        ],
     )
     service = build_actions(load_settings(env_file=None), store, counting, syncer=syncer)  # type: ignore[arg-type]
     service.docsets.create("lantern")

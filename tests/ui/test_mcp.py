@@ -362,7 +362,7 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
     config = GithubConfig(
         api_url=github.base_url, timeout_seconds=5, max_file_bytes=2000, allow_private_urls=True
     )
-    syncer = SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
+    syncer = SourceSyncer(store, [GithubFetcher(GithubClient(config), config.max_file_bytes)])
     service = build_actions(
         load_settings(env_file=None), store, embedder, on_new_work=pool.wake, syncer=syncer
     )

@@ -37,7 +37,7 @@ def _make_due(store: Store, source_ids: list[int]) -> None:
 
 def _syncer(store: Store, github: FakeGithub) -> SourceSyncer:
     config = GithubConfig(api_url=github.base_url, timeout_seconds=5, allow_private_urls=True)
-    return SourceSyncer(store, GithubFetcher(GithubClient(config), config.max_file_bytes), None)
+    return SourceSyncer(store, [GithubFetcher(GithubClient(config), config.max_file_bytes)])
 
 
 def resync_scheduler(store: Store, github: FakeGithub, synced: list[int]) -> ResyncScheduler:
