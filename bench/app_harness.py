@@ -311,8 +311,8 @@ class GradioApi:
 
     async def search(self, query: str, docsets: list[str] | None, k: int) -> Any:
         """The `search` tool; over HTTP every argument is sent (query, docsets, k, max_tokens,
-        ref, expand), or Gradio answers with an error event."""
-        return await self("search", query, docsets, k, None, None, None)
+        ref, expand, show_hidden), or Gradio answers with an error event."""
+        return await self("search", query, docsets, k, None, None, None, False)
 
 
 class ApiError(Exception):

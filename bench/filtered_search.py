@@ -49,7 +49,7 @@ import psutil
 from query_latency import EVAL, percentile, perturbed, questions, seed_passages
 
 from ragspace.embedding.embedders import LocalEmbedder
-from ragspace.models import RetrievalMode
+from ragspace.models import RetrievalMode, SearchQuery
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, NewDocument, Store
@@ -221,17 +221,23 @@ def measure(args: argparse.Namespace, code: str, others: int) -> list[Cell]:
             recalls, vector_ms = [], []
             for q, query in enumerate(sample):
                 started = time.perf_counter()
-                hits = retriever.search(query, [docset_id], 10, RetrievalMode.VECTOR)
+                hits = retriever.search(
+                    SearchQuery(question=query, mode=RetrievalMode.VECTOR).within([docset_id]), 10
+                )
                 vector_ms.append((time.perf_counter() - started) * 1000)
                 distance_of = dict(zip(ids, distance_of_all[:, q].tolist(), strict=True))
                 found = [hit.chunk_id for hit in hits]
                 recalls.append(recall(found, distance_of, np.sort(distance_of_all[:, q])))
             for query in sample[:10]:  # warm the keyword side's pages too
-                retriever.search(query, [docset_id], 10, RetrievalMode.HYBRID)
+                retriever.search(
+                    SearchQuery(question=query, mode=RetrievalMode.HYBRID).within([docset_id]), 10
+                )
             hybrid_ms = []
             for query in sample:
                 started = time.perf_counter()
-                retriever.search(query, [docset_id], 10, RetrievalMode.HYBRID)
+                retriever.search(
+                    SearchQuery(question=query, mode=RetrievalMode.HYBRID).within([docset_id]), 10
+                )
                 hybrid_ms.append((time.perf_counter() - started) * 1000)
             cells.append(
                 Cell(

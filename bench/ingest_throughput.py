@@ -19,7 +19,7 @@ import numpy as np
 from ragspace.actions import Actions
 from ragspace.embedding.embedders import LocalEmbedder, Vectors
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import ChunkDraft
+from ragspace.models import ChunkDraft, SearchQuery
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
@@ -161,7 +161,9 @@ def bench_end_to_end(
     actions.sources.add_files("codebase", files)
     ingestor.process_all()
     elapsed = time.perf_counter() - started
-    assert actions.search.hits("parse the configuration", ["codebase"], k=1)
+    assert actions.search.hits(
+        SearchQuery(question="parse the configuration", docsets=("codebase",), limit=1, floor=False)
+    )
     return elapsed, actions.docsets.get("codebase").chunk_count
 
 

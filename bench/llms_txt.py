@@ -37,7 +37,7 @@ from app_harness import commit_id  # noqa: E402
 
 from ragspace.embedding.embedders import LocalEmbedder  # noqa: E402
 from ragspace.ingestion.worker import Ingestor  # noqa: E402
-from ragspace.models import SourceKind, WebOptions  # noqa: E402
+from ragspace.models import SearchQuery, SourceKind, WebOptions  # noqa: E402
 from ragspace.runtime import build_actions, build_chunker  # noqa: E402
 from ragspace.settings import Settings, load_settings  # noqa: E402
 from ragspace.sources.fetcher import PreviousSync  # noqa: E402
@@ -95,7 +95,9 @@ def ingest_and_ask(
     documents = actions.documents.all(name)
     ranks = []
     for slug, (_, _, question) in PAGES.items():
-        hits = actions.search.hits(question, [name], 3)
+        hits = actions.search.hits(
+            SearchQuery(question=question, docsets=(name,), limit=3, floor=False)
+        )
         paths = [h.path.rsplit("/", 1)[-1].split(".")[0] for h in hits]
         ranks.append(paths.index(slug) + 1 if slug in paths else None)
     return {

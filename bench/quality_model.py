@@ -42,7 +42,7 @@ from ragspace.actions.corpora import ingest
 from ragspace.embedding.embedders import LocalEmbedder, Vectors
 from ragspace.eval.evaluation import Dataset, evaluate, load_claude_docs, load_codebase
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import RetrievalMode
+from ragspace.models import RetrievalMode, SearchQuery
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
@@ -74,9 +74,12 @@ def scores(
     actions: Actions, docset: str, dataset: Dataset, mode: RetrievalMode
 ) -> dict[str, float]:
     """Chunk-level Recall@5, Recall@10 and MRR@10 of one search mode on one set."""
-    values = evaluate(lambda q: actions.search.hits(q, [docset], 10, mode=mode), [dataset])[
-        dataset.name
-    ].values
+    values = evaluate(
+        lambda q: actions.search.hits(
+            SearchQuery(question=q, docsets=(docset,), limit=10, mode=mode, floor=False)
+        ),
+        [dataset],
+    )[dataset.name].values
     return {k: round(values[k], 3) for k in ("recall@5", "recall@10", "mrr@10")}
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ragspace.embedding.embedders import LocalEmbedder
-from ragspace.models import ChunkDraft, Fusion, RetrievalMode
+from ragspace.models import ChunkDraft, Fusion, RetrievalMode, SearchQuery
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import load_settings
 from ragspace.settings.database import DatabaseSettings
@@ -110,7 +110,7 @@ def measure(
     timings = []
     for query in queries:
         started = time.perf_counter()
-        retriever.search(query, [docset_id], 10, mode)
+        retriever.search(SearchQuery(question=query, mode=mode).within([docset_id]), 10)
         timings.append((time.perf_counter() - started) * 1000)
     return timings
 

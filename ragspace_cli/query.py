@@ -5,14 +5,13 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from ragspace.answering.citations import cite_hit, version_data, version_text
-from ragspace.links import citation_link, view_url
-from ragspace.models import Answer, Citation, Hit
+from ragspace.answering.citations import version_text
+from ragspace.models import MAX_SEARCH_LIMIT, SEARCH_LIMIT, Answer, Citation, SearchQuery
 from ragspace.settings import load_settings
 from ragspace_cli.support import Subcommands, note, opened_actions, print_json
 
-if TYPE_CHECKING:
-    from ragspace.models import RetrievalMode
+if TYPE_CHECKING:  # the presenter pulls in the answer pipeline; `--help` should be instant
+    from ragspace.actions.hit_view import HitView
 
 MODES = ("hybrid", "vector", "keyword")  # RetrievalMode's values (a test checks)
 
@@ -22,7 +21,17 @@ def register(commands: Subcommands) -> None:
     search = commands.add_parser("search", help="ranked passages with citations and line ranges")
     search.add_argument("query")
     _docsets_and_mode(search)
-    search.add_argument("-k", type=int, default=8, help="how many passages (1-50, default 8)")
+    search.add_argument(
+        "-k",
+        type=int,
+        default=SEARCH_LIMIT,
+        help=f"how many passages (1-{MAX_SEARCH_LIMIT}, default {SEARCH_LIMIT})",
+    )
+    search.add_argument(
+        "--show-hidden",
+        action="store_true",
+        help="also list the hits below the relevance floor, marked hidden",
+    )
     search.add_argument("--json", action="store_true", help="machine-readable output")
     search.set_defaults(run=_search)
 
@@ -51,90 +60,76 @@ def _docsets_and_mode(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _mode(args: argparse.Namespace) -> "RetrievalMode | None":
+def _query(args: argparse.Namespace, question: str, **fields: Any) -> SearchQuery:
+    """The SearchQuery every front end builds, from the command line."""
     from ragspace.models import RetrievalMode
 
-    return RetrievalMode(args.mode) if args.mode else None
+    return SearchQuery(
+        question=question,
+        docsets=tuple(args.docset or ()),
+        mode=RetrievalMode(args.mode) if args.mode else None,
+        ref=args.ref,
+        **fields,
+    )
 
 
 def _search(args: argparse.Namespace) -> int:
+    from ragspace.actions.hit_view import hit_views
+
     app_url = load_settings().server.app_url
+    query = _query(args, args.query, limit=args.k, show_hidden=args.show_hidden)
     with opened_actions() as actions:
-        hits = actions.search.hits(args.query, args.docset, args.k, _mode(args), ref=args.ref)
+        hits = actions.search.hits(query)
+    views = hit_views(hits, query.question, app_url)
     if args.json:
-        print_json([_hit_json(hit, rank, app_url) for rank, hit in enumerate(hits, 1)])
+        print_json([view.model_dump(mode="json") for view in views])
         return 0
-    if not hits:
-        note("No matching passages (are the DocSet's documents done embedding?).")
-    for rank, hit in enumerate(hits, 1):
-        citation = cite_hit(hit, rank)
-        version = f"  ·  {version_text(citation)}" if citation.ref else ""
-        print(f"[{rank}] {citation.label}  ·  {hit.docset_name}{version}  ·  score {hit.score:.4f}")
-        opens = citation.url or citation_view_url(app_url, hit.docset_name, citation)
-        for extra in (opens, citation.context):
-            if extra:
-                print(f"    {extra}")
-        print(textwrap.indent(citation.snippet, "    | ", lambda _: True))
-        print()
+    if not views:
+        note(
+            "No passages close enough to the question (are the DocSet's documents done "
+            "embedding? --show-hidden lists what the relevance floor hid)."
+        )
+    for view in views:
+        _print_hit(view)
     return 0
 
 
-def citation_view_url(app_url: str, docset: str, citation: Citation) -> str:
-    """The app's viewer at a citation's best-matching lines."""
-    return view_url(app_url, citation_link(docset, citation))
-
-
-def _hit_json(hit: Hit, rank: int, app_url: str) -> dict[str, Any]:
-    citation = cite_hit(hit, rank)
-    return {
-        "rank": rank,
-        "docset": hit.docset_name,
-        "path": hit.path,
-        "title": hit.title,
-        "start_line": hit.start_line,
-        "end_line": hit.end_line,
-        "label": citation.label,
-        "url": citation.url,
-        "view_url": citation_view_url(app_url, hit.docset_name, citation),
-        "context": citation.context,
-        "score": hit.score,
-        "content": hit.content,
-        **version_data(citation),
-    }
+def _print_hit(view: "HitView") -> None:
+    version = f"  ·  {view.version}" if view.ref else ""
+    score = "none yet" if view.score is None else f"{view.score:.4f}"
+    hidden = "  ·  hidden: below the relevance floor" if view.hidden else ""
+    print(f"[{view.number}] {view.label}  ·  {view.docset}{version}  ·  score {score}{hidden}")
+    for extra in (view.url or view.view_url, view.context):
+        if extra:
+            print(f"    {extra}")
+    print(textwrap.indent(view.snippet, "    | ", lambda _: True))
+    print()
 
 
 def _ask(args: argparse.Namespace) -> int:
-    rerank = not args.no_rerank
+    from ragspace.actions.hit_view import answer_view
+    from ragspace.answering.answer import without_sources
+
     app_url = load_settings().server.app_url
+    query = _query(args, args.question, rerank=not args.no_rerank)
     with opened_actions() as actions:
-        updates = actions.answers.ask(
-            args.question, args.docset, mode=_mode(args), rerank=rerank, ref=args.ref
-        )
+        updates = actions.answers.ask(query)
         if args.json:
             *_, last = updates
             assert last.answer is not None
-            print_json(_answer_json(last.answer, app_url))
+            print_json(answer_view(last.answer, app_url).model_dump(mode="json"))
             return 0
         shown = ""
         answer: Answer | None = None
         for update in updates:
-            _show(shown, update.text, update.answer)
-            shown, answer = update.text, update.answer
+            # the sources are listed once, below, with their links
+            text = without_sources(update.text)
+            _show(shown, text, update.answer)
+            shown, answer = text, update.answer
     print()
     if answer is not None:
         _print_sources(answer.citations)
     return 0
-
-
-def _answer_json(answer: Answer, app_url: str) -> dict[str, Any]:
-    """The answer as JSON; each citation also carries the viewer link to its lines."""
-    data = answer.model_dump(mode="json")
-    docsets = {p.number: p.docset_name for p in answer.passages}
-    for shown, citation in zip(data["citations"], answer.citations, strict=True):
-        docset = docsets.get(citation.number)
-        if docset is not None:
-            shown["view_url"] = citation_view_url(app_url, docset, citation)
-    return data
 
 
 def _show(shown: str, text: str, answer: Answer | None) -> None:

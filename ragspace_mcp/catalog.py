@@ -28,7 +28,7 @@ class Parameter:
     """One parameter an assistant fills in."""
 
     name: str
-    kind: str  # "string", "integer" or "array" (of strings)
+    kind: str  # "string", "integer", "boolean" or "array" (of strings)
     required: bool
     default: Any
     description: str
@@ -71,6 +71,8 @@ def kind_of(annotation: Any) -> str:
         [annotation] = [a for a in typing.get_args(annotation) if a is not type(None)]
     if annotation is int:
         return "integer"
+    if annotation is bool:
+        return "boolean"
     if typing.get_origin(annotation) is list:
         return "array"
     return "string"

@@ -69,6 +69,8 @@ def _coerced(tool: str, parameter: Parameter, value: Any, notes: list[str]) -> A
         return _names(value)
     if parameter.kind == "integer":
         return _integer(tool, parameter, value, notes)
+    if parameter.kind == "boolean":
+        return _boolean(tool, parameter, value)
     if isinstance(value, list) and len(value) == 1:
         value = value[0]  # ["fastapi"] where one name is expected
     text = value if isinstance(value, str) else json.dumps(value)
@@ -84,6 +86,20 @@ def _names(value: Any) -> list[str]:
     if not isinstance(value, list | tuple):
         value = [value]
     return [str(v).strip() for v in value if str(v).strip()]
+
+
+def _boolean(tool: str, parameter: Parameter, value: Any) -> bool:
+    """True or false, also sent as text ("true", "yes", "1") or a number."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0", ""):
+        return False
+    raise ValidationError(
+        f"{tool}: {parameter.name} is true or false, not {value!r} ({parameter.description})"
+    )
 
 
 def _integer(tool: str, parameter: Parameter, value: Any, notes: list[str]) -> int:

@@ -15,7 +15,7 @@ from typing import TypeVar
 from ragspace.actions import Actions
 from ragspace.actions.expansion import UNITS, Unit
 from ragspace.errors import ValidationError
-from ragspace.models import AnswerBudget
+from ragspace.models import SEARCH_LIMIT, SearchQuery
 from ragspace.settings import LOCAL_RELEVANCE_FLOOR_CODE, LOCAL_RELEVANCE_FLOOR_PROSE
 from ragspace_mcp.results import (
     answer_data,
@@ -33,8 +33,10 @@ from ragspace_mcp.symbol_tools import SYMBOL
 RELEVANCE_FLOOR = (
     "Hits below the relevance floor (the score under which `ask` treats a passage as no "
     f"evidence; {LOCAL_RELEVANCE_FLOOR_PROSE:.2f} for prose and {LOCAL_RELEVANCE_FLOOR_CODE:.2f} "
-    "for code with the bundled model, unless the server sets others) are not returned"
+    "for code with the bundled model, unless the server sets others) are not returned "
+    "unless show_hidden asks for them"
 )
+ASK_LIMIT = 20  # passages an answer may draw on
 
 Tool = TypeVar("Tool", bound=Callable[..., str])
 
@@ -65,10 +67,11 @@ def search(
     actions: Actions,
     query: str,
     docsets: list[str] | None = None,
-    k: int = 8,
+    k: int = SEARCH_LIMIT,
     max_tokens: int | None = None,
     ref: str | None = None,
     expand: str | None = None,
+    show_hidden: bool = False,
     app_url: str | None = None,
 ) -> str:
     """Find the passages (code or docs) most relevant to a query: to read the sources yourself.
@@ -78,10 +81,11 @@ def search(
     Hybrid search: meaning (embeddings) and exact words (identifiers, error codes) fused,
     best first. Each hit's score is the cosine similarity of query and passage under the
     embedding model, from 0 to 1 (higher is closer in meaning; with the bundled model
-    about 0.5 and up is close, 0.3 loosely related); the order also weighs exact words,
-    so scores need not fall monotonically. {relevance_floor}, so fewer than k (or none)
-    is a real answer. Cite hits by their url (exact lines, GitHub links pinned to the
-    commit); read_document with path, start_line and end_line reads more.
+    about 0.5 and up is close, 0.3 loosely related); the order is the ranking's
+    (rank_score, comparable within one result only), which also weighs exact words, so
+    scores need not fall monotonically. {relevance_floor}, so fewer than k (or none) is a
+    real answer. Cite hits by their url (exact lines, GitHub links pinned to the commit);
+    read_document with path, start_line and end_line reads more.
 
     Args:
         query: What to look for: a question, a concept, or identifiers such as function names.
@@ -92,17 +96,26 @@ def search(
             omitted: every version, each result says its ref.
         expand: "definition" (code) or "section" (docs): whole definitions or sections
             around the hits, grouped per file, instead of cut snippets; omitted: snippets.
+        show_hidden: true: also return the hits below the relevance floor, marked hidden.
 
     Returns:
         JSON object: hits (best first: number, docset, title, path, start_line, end_line,
         focus_start_line, focus_end_line, url, view_url: the lines in the app's viewer,
-        context, snippet, score, why: the symbol or words that matched), tokens (of the
-        snippets returned), truncated (true when max_tokens cut hits) and dropped_hits.
+        ref, resolved_sha, indexed_at, label, context, snippet, score, rank_score, why:
+        the symbol or words that matched, hidden: below the relevance floor), tokens (of
+        the snippets returned), truncated (true when max_tokens cut hits) and dropped_hits.
         With expand: files (docset, title, path, units: unit, label, start_line, end_line,
-        url, hits, why, score, text), tokens, truncated and dropped_units.
+        url, hits, why, score, hidden, text), tokens, truncated and dropped_units.
     """
     unit = expansion_unit(expand)
-    hits = actions.search.relevant_hits(query, docsets or None, int(k), ref=ref or None)
+    asked = SearchQuery(
+        question=query,
+        docsets=tuple(docsets or ()),
+        limit=int(k),
+        ref=ref or None,
+        show_hidden=bool(show_hidden),
+    )
+    hits = actions.search.hits(asked)
     budget = None if max_tokens is None else int(max_tokens)
     if unit is None:
         return to_json(search_data(hits, budget, app_url, query))
@@ -159,12 +172,14 @@ def ask(
         most 160 characters), notes, truncated
         (true when max_tokens dropped passages) and dropped_passages.
     """
-    budget = AnswerBudget(
-        passages=max(1, min(int(k), 20)),
+    asked = SearchQuery(
+        question=question,
+        docsets=tuple(docsets or ()),
+        limit=max(1, min(int(k), ASK_LIMIT)),
+        ref=ref or None,
         max_tokens=None if max_tokens is None else max(0, int(max_tokens)),
     )
-    answer = actions.answers.answer(question, docsets or None, ref=ref or None, budget=budget)
-    return to_json(answer_data(answer, app_url))
+    return to_json(answer_data(actions.answers.answer(asked), app_url))
 
 
 def list_documents(actions: Actions, docset: str) -> str:

@@ -9,9 +9,13 @@ from typing import Any
 from ragspace.actions import Actions
 from ragspace.actions.expansion import ExpandedHit
 from ragspace.actions.hit_reasons import why_hit
-from ragspace.answering.answer import without_sources
-from ragspace.answering.citations import cite_hit, version_data
-from ragspace.links import citation_link, view_url
+from ragspace.actions.hit_view import (
+    answer_view,
+    hit_views,
+    location,
+    similarity_score,
+)
+from ragspace.answering.citations import cite_hit
 from ragspace.models import (
     Answer,
     Citation,
@@ -24,8 +28,6 @@ from ragspace.models import (
 )
 from ragspace.text.tokens import count_tokens, leading_within
 
-QUOTE_CHARS = 160  # an ask citation's quote: enough to recognise, never a second snippet
-
 
 def to_json(value: Any) -> str:
     """A tool's result: JSON text, which every MCP client passes to the assistant as it is."""
@@ -35,46 +37,16 @@ def to_json(value: Any) -> str:
 def location_data(
     citation: Citation, docset: str, title: str, app_url: str | None = None
 ) -> dict[str, Any]:
-    """Where a cited passage lives: DocSet, path, lines, the best-matching lines, a link to
-    its origin and, with the app's address, one that opens the lines in the app's viewer."""
-    viewer = {"view_url": view_url(app_url, citation_link(docset, citation))} if app_url else {}
-    return {
-        "number": citation.number,
-        "docset": docset,
-        "title": title,
-        "path": citation.path,
-        "start_line": citation.start_line,
-        "end_line": citation.end_line,
-        "focus_start_line": citation.focus_start_line,
-        "focus_end_line": citation.focus_end_line,
-        "url": citation.url,
-        **viewer,
-        **version_data(citation),
-    }
-
-
-def score(hit: Hit) -> float | None:
-    """The hit's cosine similarity to the query, on 0-1 (None: it has no vector yet)."""
-    if hit.vector_similarity is None:
-        return None
-    return round(min(1.0, max(0.0, hit.vector_similarity)), 4)
+    """Where a cited passage lives (`hit_view.location`), as JSON."""
+    return location(citation, docset, title, app_url).model_dump(mode="json")
 
 
 def search_data(
     hits: list[Hit], max_tokens: int | None, app_url: str | None = None, query: str = ""
 ) -> dict[str, Any]:
-    """Search results numbered from 1 in rank order, cut (whole hits) to a token budget;
-    each says in one line why it was returned."""
-    found = [
-        location_data(citation, hit.docset_name, hit.title, app_url)
-        | {
-            "context": citation.context,
-            "snippet": citation.snippet,
-            "score": score(hit),
-            "why": why_hit(query, hit),
-        }
-        for hit, citation in ((hit, cite_hit(hit, n)) for n, hit in enumerate(hits, start=1))
-    ]
+    """Search results as every front end shows them (`hit_view`), numbered from 1 in rank
+    order, cut (whole hits) to a token budget."""
+    found = [view.model_dump(mode="json") for view in hit_views(hits, query, app_url)]
     kept, tokens = _within(found, "snippet", max_tokens)
     return {
         "hits": found[:kept],
@@ -118,7 +90,8 @@ def expanded_data(
                 "url": citation.url,
                 "hits": [ranks[h.chunk_id] for h in entry.hits],
                 "why": why_hit(query, entry.hit),
-                "score": score(entry.hit),
+                "score": similarity_score(entry.hit.vector_similarity),
+                "hidden": entry.hit.hidden,
                 "text": entry.text,
                 "continuation": entry.continuation,
             }
@@ -142,31 +115,9 @@ def expanded_data(
     }
 
 
-def short_quote(quote: str) -> str:
-    """A quote cut to QUOTE_CHARS at a space, marked with an ellipsis (code keeps its lines)."""
-    if len(quote) <= QUOTE_CHARS:
-        return quote
-    cut = quote.rfind(" ", 0, QUOTE_CHARS)
-    return quote[: cut if cut > QUOTE_CHARS // 2 else QUOTE_CHARS].rstrip() + " …"
-
-
 def answer_data(answer: Answer, app_url: str | None = None) -> dict[str, Any]:
-    """A lean answer: its text and where each citation points; passage text is not repeated."""
-    passages = {p.number: p for p in answer.passages}
-    citations = []
-    for c in answer.citations:
-        passage = passages[c.number]
-        citations.append(
-            location_data(c, passage.docset_name, passage.title, app_url)
-            | {"verification": c.verification, "quote": short_quote(c.quote)}
-        )
-    return {
-        "answer": without_sources(answer.text),
-        "citations": citations,
-        "notes": answer.notes,
-        "truncated": answer.dropped_passages > 0,
-        "dropped_passages": answer.dropped_passages,
-    }
+    """A lean answer (`hit_view.answer_view`): its text and where each citation points."""
+    return answer_view(answer, app_url).model_dump(mode="json")
 
 
 def progress_data(progress: IngestionProgress) -> dict[str, Any]:

@@ -7,9 +7,10 @@ from typing import Any
 import gradio as gr
 
 from ragspace.actions import Actions
+from ragspace.actions.hit_view import source_views
 from ragspace.answering.answer import fenced
-from ragspace.answering.citations import link_citations, version_text
-from ragspace.models import Answer, Citation, Message, RetrievalMode
+from ragspace.answering.citations import link_citations
+from ragspace.models import Answer, Citation, Message, RetrievalMode, SearchQuery
 from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
 from ragspace_ui.ref_picker import chosen_ref, ref_choices, ref_picker
@@ -103,25 +104,31 @@ def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
 
 
 def sources_markdown(
-    answer: Answer, selected: list[str] | None = None, ref: str | None = None
+    answer: Answer,
+    selected: list[str] | None = None,
+    ref: str | None = None,
+    question: str = "",
 ) -> str:
-    """The sources panel: each passage with its place, version, context and a snippet."""
+    """The sources panel: each cited passage as every front end shows a hit (`hit_view`):
+    its place, version, context, score and a snippet, with what the quote check found."""
     scope = scope_text(selected, ref)
     if not answer.citations and not answer.passages:
         return f"{scope}\n\n_No sources._"
-    cited = {c.number for c in answer.citations}
+    checks = {c.number: check_text(c) for c in answer.citations}
     parts = [scope]
-    for citation in answer.citations:
-        label = md(citation.label)
-        where = f"[{label}]({citation.url})" if citation.url else label
-        context = f" — {md(citation.context)}" if citation.context else ""
-        if citation.ref:  # with several refs, every source says which version it is from
-            context = f" · `{version_text(citation)}`{context}"
-        anchor = f'<span id="{source_anchor(citation.number)}"></span>'
-        opens = f"[**\\[{citation.number}\\]**](#{source_anchor(citation.number)})"  # the viewer
+    for view in source_views(answer, question):
+        label = md(view.label)
+        where = f"[{label}]({view.url})" if view.url else label
+        context = f" — {md(view.context)}" if view.context else ""
+        if view.ref:  # with several refs, every source says which version it is from
+            context = f" · `{view.version}`{context}"
+        score = "" if view.score is None else f" · score {view.score:.4f}"
+        anchor = f'<span id="{source_anchor(view.number)}"></span>'
+        opens = f"[**\\[{view.number}\\]**](#{source_anchor(view.number)})"  # the viewer
         # an empty snippet: the answer quotes the whole passage already
-        shown = fenced(citation.snippet, "") if citation.snippet else "_Quoted in full above._"
-        parts.append(f"{anchor}{opens} {where}{context}{check_text(citation)}\n\n{shown}")
+        shown = fenced(view.snippet, "") if view.snippet else "_Quoted in full above._"
+        parts.append(f"{anchor}{opens} {where}{context}{score}{checks[view.number]}\n\n{shown}")
+    cited = set(checks)
     unused = [p for p in answer.passages if p.number not in cited]
     if unused:
         parts.append(
@@ -156,10 +163,15 @@ def answer_turns(
     ref: str | None = None,
 ) -> Iterator[ChatTurn]:
     """Chat, sources panel and question box after each step of a streamed answer."""
-    past = _history_messages(history)
-    updates = actions.answers.ask(
-        text, selected or None, past, RetrievalMode(mode_value), use_rerank, ref
+    query = SearchQuery(
+        question=text,
+        docsets=tuple(selected or ()),
+        mode=RetrievalMode(mode_value),
+        ref=ref,
+        rerank=use_rerank,
+        history=tuple(_history_messages(history)),
     )
+    updates = actions.answers.ask(query)
     shown = [*history, {"role": "user", "content": text}]
     yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, "", []
     try:
@@ -170,7 +182,9 @@ def answer_turns(
                 else update.text
             )
             reply = {"role": "assistant", "content": text_shown}
-            panel = sources_markdown(update.answer, selected, ref) if update.answer else WRITING
+            panel = (
+                sources_markdown(update.answer, selected, ref, text) if update.answer else WRITING
+            )
             openable = openable_sources(update.answer) if update.answer else []
             yield [*shown, reply], panel, "", openable
     except Exception:

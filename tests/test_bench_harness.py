@@ -47,4 +47,5 @@ def test_the_harness_search_sends_every_argument_of_the_search_tool(
         "max_tokens": None,
         "ref": None,
         "expand": None,
+        "show_hidden": False,
     }

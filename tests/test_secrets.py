@@ -17,7 +17,7 @@ from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import DatabaseError, RagspaceError, SourceError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import SourceKind
+from ragspace.models import SearchQuery, SourceKind
 from ragspace.runtime import build_actions, build_chat_model
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
@@ -108,7 +108,9 @@ def test_failing_chat_model_leaks_no_key(
         "notes", [UploadedFile("a.md", b"# Deploys\n\nDeploys run at noon.\n")]
     )
     ingestor.process_all()
-    answer = service.answers.answer("When do deploys run?", ["notes"])
+    answer = service.answers.answer(
+        SearchQuery(question="When do deploys run?", docsets=("notes",))
+    )
     assert f"answered {status}" in answer.text  # the failure is reported...
     assert failing_chat.requests  # ...after really calling the API with the key
     assert "HTTP Request: POST" in all_logs.text  # the HTTP libraries' DEBUG logs are captured

@@ -36,7 +36,7 @@ from ragspace.eval.datasets import load_dataset
 from ragspace.eval.evaluation import Dataset, match_hits, recall_at_k
 from ragspace.eval.runner import percentiles_ms
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import Hit, RetrievalMode, SearchQuery
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.store import Database, Store
@@ -162,10 +162,20 @@ def run_repeat(
         step()
     vectors = store_ref[0]
     row["ours_p50"], row["ours_recall5"] = query_run(
-        dataset, lambda q: actions.search.hits(q, ["baseline"], K, RetrievalMode.HYBRID)
+        dataset,
+        lambda q: actions.search.hits(
+            SearchQuery(
+                question=q, docsets=("baseline",), limit=K, mode=RetrievalMode.HYBRID, floor=False
+            )
+        ),
     )
     row["ours_vector_p50"], row["ours_vector_recall5"] = query_run(
-        dataset, lambda q: actions.search.hits(q, ["baseline"], K, RetrievalMode.VECTOR)
+        dataset,
+        lambda q: actions.search.hits(
+            SearchQuery(
+                question=q, docsets=("baseline",), limit=K, mode=RetrievalMode.VECTOR, floor=False
+            )
+        ),
     )
     row["theirs_p50"], row["theirs_recall5"] = query_run(
         dataset,

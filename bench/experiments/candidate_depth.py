@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
+from ragspace.models import SearchQuery
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
@@ -86,7 +87,9 @@ def latency(work: Path, depths: list[int], rounds: int) -> None:
                     order = depths if (index + round_) % 2 == 0 else depths[::-1]
                     for depth in order:
                         started = time.perf_counter()
-                        retrievers[depth].search(question, [docset], qp.K)
+                        retrievers[depth].search(
+                            SearchQuery(question=question).within([docset]), qp.K
+                        )
                         if round_ > 0:
                             timings[depth].append((time.perf_counter() - started) * 1000)
             for depth in depths:

@@ -22,6 +22,7 @@ from ragspace.eval.evaluation import (
     load_codebase,
 )
 from ragspace.ingestion.worker import Ingestor
+from ragspace.models import SearchQuery
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
@@ -42,7 +43,12 @@ def run(
     ingest(store, Ingestor(store, chunker, embedder), name, datasets[0])
     seconds = time.perf_counter() - started
     chunks = actions.docsets.get(name).chunk_count
-    scores = evaluate(lambda query: actions.search.hits(query, [name], 10), datasets)
+    scores = evaluate(
+        lambda query: actions.search.hits(
+            SearchQuery(question=query, docsets=(name,), limit=10, floor=False)
+        ),
+        datasets,
+    )
     result = {"run": name, "chunks": chunks, "ingest_seconds": round(seconds, 1)}
     result |= {ds: {k: round(v, 4) for k, v in s.values.items()} for ds, s in scores.items()}
     print(json.dumps(result), flush=True)

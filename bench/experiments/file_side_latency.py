@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: shared h
 from quality_pool import SETS, data_dir, load_questions
 from query_latency import percentile
 
-from ragspace.models import RetrievalMode
+from ragspace.models import RetrievalMode, SearchQuery
 from ragspace.ranking.ranker import RankingOptions
 from ragspace.runtime import open_runtime
 from ragspace.search.retrieval import RetrievalOptions, Retriever
@@ -71,13 +71,19 @@ def main() -> None:
             questions = [q.text for q in load_questions(pool_set).queries]
             for question in questions[:5]:
                 for retriever in retrievers.values():
-                    retriever.search(question, [docset], 10, RetrievalMode.HYBRID)
+                    retriever.search(
+                        SearchQuery(question=question, mode=RetrievalMode.HYBRID).within([docset]),
+                        10,
+                    )
             timings: dict[str, list[float]] = {name: [] for name in retrievers}
             for number, question in enumerate(questions):
                 order = list(retrievers) if number % 2 == 0 else list(reversed(retrievers))
                 for name in order:
                     started = time.perf_counter()
-                    retrievers[name].search(question, [docset], 10, RetrievalMode.HYBRID)
+                    retrievers[name].search(
+                        SearchQuery(question=question, mode=RetrievalMode.HYBRID).within([docset]),
+                        10,
+                    )
                     timings[name].append((time.perf_counter() - started) * 1000)
             rewrites = rewrite_cards(store, docset) if args.signal == "file" else "-"
             for name, values in timings.items():

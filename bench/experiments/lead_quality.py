@@ -31,7 +31,7 @@ from app_harness import default_eval_dir
 from ragspace.answering.focus import is_prose_passage, sentences
 from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import EvalQuery, Gold, Span, load_claude_docs
-from ragspace.models import Passage
+from ragspace.models import Passage, SearchQuery
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Database, Store
@@ -119,7 +119,7 @@ def main() -> None:
         actions = build_actions(settings, Store(database.pool), LocalEmbedder())
         asked = []
         for query in dataset.queries:
-            *_, last = actions.answers.ask(query.text, [DOCSET])
+            *_, last = actions.answers.ask(SearchQuery(question=query.text, docsets=(DOCSET,)))
             asked.append(list(last.answer.passages) if last.answer else [])
     finally:
         database.close()

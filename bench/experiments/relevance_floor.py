@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.eval.evaluation import Dataset, Gold, load_claude_docs, load_codebase, match_hits
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import Hit, RetrievalMode, SearchQuery
 from ragspace.ranking.selection import hit_is_prose
 from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import load_settings
@@ -66,7 +66,9 @@ def ask_all(
 ) -> list[Asked]:
     asked = []
     for text, gold in questions:
-        hits = retriever.search(text, [docset_id], K, RetrievalMode.HYBRID)
+        hits = retriever.search(
+            SearchQuery(question=text, mode=RetrievalMode.HYBRID).within([docset_id]), K
+        )
         matches = match_hits(hits, gold) if gold else []
         asked.append(Asked(question=text, hits=tuple(hits), hit_at_5=any(matches[:5])))
     return asked

@@ -4,12 +4,13 @@ The web UI, the MCP tools and the CLI are thin adapters over the same actions wi
 same typed inputs and outputs (the domain models of `ragspace.models`). Like
 docs-mcp-server's one-tool-per-action classes, but grouped by concern, the Python way:
 each concern is a class holding only the collaborators it needs, with one method per user
-intent (`actions.docsets.create(...)`, `actions.search.hits(...)`, `actions.answers.ask(...)`).
+intent (`actions.docsets.create(...)`, `actions.search.hits(query)`, `actions.answers.ask(query)`;
+a search or a question is one `SearchQuery` every front end builds).
 
     docsets     DocsetActions      list, create, rename, describe, choose reranking, delete
     sources     SourceActions      uploads and folders, GitHub and web sources, re-syncs
     documents   DocumentActions    list, ingestion status, read, remove, re-embed
-    search      SearchActions      ranked hits, with or without the relevance floor
+    search      SearchActions      ranked hits, judged by the relevance floor
     answers     AnswerActions      streamed or whole answers with verified citations
     symbols     SymbolActions      definitions, references, repository map (symbol table)
     evaluation  EvaluationActions  a question set scored against a DocSet

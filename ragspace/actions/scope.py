@@ -1,10 +1,12 @@
 """Which DocSets and which ref a search, an answer or a read may use."""
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from ragspace.actions.validation import valid_query
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError
-from ragspace.models import DocSet
+from ragspace.models import DocSet, ScopedQuery, SearchQuery
 from ragspace.store import ReembedRequests, Store
 
 
@@ -45,6 +47,15 @@ class SearchScope:
             if self.needs_reembedding(docset):
                 raise EmbeddingModelMismatchError(self.embedding_notice(docset))
         return docsets
+
+    def scoped(self, query: SearchQuery) -> tuple[ScopedQuery, list[DocSet]]:
+        """The query checked (its question, DocSets and ref) and bound to its DocSets, which
+        come with it."""
+        question = valid_query(query.question)
+        docsets = self.searchable(query.docsets)
+        ref = self.checked_ref(docsets, query.ref, named=bool(query.docsets))
+        checked = replace(query, question=question, ref=ref)
+        return checked.within(d.id for d in docsets), docsets
 
     def checked_ref(self, docsets: Sequence[DocSet], ref: str | None, named: bool) -> str | None:
         """The ref, if every named DocSet (or, for "all", some DocSet) is indexed at it.

@@ -1,14 +1,12 @@
-"""Search actions: the best chunks for a query, with or without the relevance floor."""
+"""Search actions: the best chunks for a query, judged by the relevance floor."""
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ragspace.actions.expansion import ExpandedHit, HitExpansion, Unit
 from ragspace.actions.scope import SearchScope
-from ragspace.actions.validation import valid_query
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import MAX_SEARCH_LIMIT, SEARCH_LIMIT, Hit, RetrievalMode, SearchQuery
 from ragspace.search.retrieval import RelevanceFloor, Retriever
-
-MAX_K = 50
 
 
 class SearchActions:
@@ -37,52 +35,29 @@ class SearchActions:
         """The configured retrieval mode."""
         return self._retriever.options.mode
 
-    def hits(
-        self,
-        query: str,
-        docset_names: Sequence[str] | None = None,
-        k: int = 8,
-        mode: RetrievalMode | None = None,
-        ref: str | None = None,
-    ) -> list[Hit]:
-        """The k best chunks for the query within the selected DocSets (all if None).
+    def hits(self, query: SearchQuery) -> list[Hit]:
+        """The query's best chunks (at most its `limit`, 1 to 50), each with its cosine
+        similarity to the question (None: no vector yet); what every front end's search
+        returns.
 
-        With `ref`, only documents indexed at that GitHub ref are searched; a ref that is
-        not indexed is an error naming those that are.
+        The relevance floor that lets `ask` refuse a question judges each hit: those it
+        finds no evidence are left out, or kept and marked `hidden` when the query asks to
+        see them (`show_hidden`); a query with `floor` off gets the ranking as it is (for
+        evaluation: similarities only where the vector side measured them). With
+        a ref, only documents indexed at that GitHub ref are searched; a ref that is not
+        indexed is an error naming those that are.
         """
-        return self._search(query, docset_names, k, mode, ref, measured=False)
-
-    def relevant_hits(
-        self,
-        query: str,
-        docset_names: Sequence[str] | None = None,
-        k: int = 8,
-        ref: str | None = None,
-    ) -> list[Hit]:
-        """`hits` without those below the relevance floor, each with its similarity.
-
-        Every hit gets its cosine similarity to the query (hybrid search measures it only
-        for the vector side's candidates); the floor that lets `ask` refuse a question then
-        judges each hit, so an assistant never sees passages too far from the query.
-        """
-        query = valid_query(query)
-        hits = self._search(query, docset_names, k, None, ref, measured=True)
-        return [hit for hit in hits if self._floor.admits(hit, query)]
-
-    def _search(
-        self,
-        query: str,
-        docset_names: Sequence[str] | None,
-        k: int,
-        mode: RetrievalMode | None,
-        ref: str | None,
-        measured: bool,
-    ) -> list[Hit]:
-        query = valid_query(query)
-        docsets = self._scope.searchable(docset_names)
-        ref = self._scope.checked_ref(docsets, ref, named=bool(docset_names))
-        docset_ids = [d.id for d in docsets]
-        if not docset_ids:
+        limit = max(1, min(query.limit or SEARCH_LIMIT, MAX_SEARCH_LIMIT))
+        scoped, _ = self._scope.scoped(replace(query, limit=limit))
+        if not scoped.docset_ids:
             return []
-        k = max(1, min(k, MAX_K))
-        return self._retriever.search(query, docset_ids, k, mode, ref=ref, measured=measured)
+        # the floor judges similarities: measured for every hit, the keyword side's too
+        found = self._retriever.search(scoped, limit, measured=query.floor)
+        if not query.floor:
+            return found
+        question = scoped.query.question
+        judged = [
+            hit if self._floor.admits(hit, question) else hit.model_copy(update={"hidden": True})
+            for hit in found
+        ]
+        return judged if query.show_hidden else [hit for hit in judged if not hit.hidden]

@@ -2,7 +2,7 @@
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragspace.answering.citations import cite, passage_label, verify_citations, version_text
 from ragspace.answering.context import ContextBuilder
@@ -21,13 +21,13 @@ from ragspace.answering.rerank import Reranker
 from ragspace.errors import LLMError
 from ragspace.models import (
     Answer,
-    AnswerBudget,
     AnswerUpdate,
     Citation,
     Hit,
     Message,
     Passage,
     RetrievalMode,
+    ScopedQuery,
 )
 from ragspace.search.retrieval import RelevanceFloor, Retriever, relevant
 from ragspace.symbols.questions import is_architecture_question
@@ -177,29 +177,26 @@ class AnswerPipeline:
         """True when a reranker is configured."""
         return self._reranker is not None
 
-    def reranked_search(
-        self, query: str, docset_ids: Sequence[int], k: int, ref: str | None = None
-    ) -> list[Hit]:
-        """The k best hybrid hits after the reranker orders `rerank_candidates` of them."""
-        depth = max(k, self._options.rerank_candidates)
-        hits = self._retriever.search(query, docset_ids, depth, RetrievalMode.HYBRID, ref=ref)
+    def reranked_search(self, scoped: ScopedQuery) -> list[Hit]:
+        """The query's `limit` best hybrid hits after the reranker orders
+        `rerank_candidates` of them."""
+        limit = scoped.query.limit or self._options.passages
+        hybrid = replace(scoped.query, mode=RetrievalMode.HYBRID)
+        depth = max(limit, self._options.rerank_candidates)
+        hits = self._retriever.search(replace(scoped, query=hybrid), depth)
         if self._reranker is not None:
-            hits = self._reranker.rerank(query, hits)
-        return hits[:k]
+            hits = self._reranker.rerank(scoped.query.question, hits)
+        return hits[:limit]
 
-    def stream(
-        self,
-        question: str,
-        docset_ids: Sequence[int],
-        history: Sequence[Message] = (),
-        mode: RetrievalMode | None = None,
-        rerank: bool = True,
-        ref: str | None = None,
-        budget: AnswerBudget | None = None,
-    ) -> Iterator[AnswerUpdate]:
-        """Partial answers as they are written, then one final update with citations."""
-        query = self._standalone(question, history)
-        passages, dropped = self.budgeted_passages(query, docset_ids, mode, rerank, budget, ref)
+    def stream(self, scoped: ScopedQuery) -> Iterator[AnswerUpdate]:
+        """Partial answers as they are written, then one final update with citations.
+
+        The query's rerank, limit (passages) and max_tokens shape the passages; with a
+        history and a chat model, the question is searched as a standalone rewrite."""
+        question, history = scoped.query.question, scoped.query.history
+        passages, dropped = self.budgeted_passages(
+            scoped.asking(self._standalone(question, history))
+        )
         if not passages:
             answer = Answer(text=NOTHING_FOUND, dropped_passages=dropped)
             yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=answer)
@@ -210,55 +207,35 @@ class AnswerPipeline:
                 [AnswerUpdate(text=answer.text, done=True, answer=answer)]
             )
         else:
-            updates = self._generate(
-                question, passages, history, self._map(question, docset_ids, ref)
-            )
+            repo_map = self._map(question, scoped.docset_ids, scoped.query.ref)
+            updates = self._generate(question, passages, history, repo_map)
         for update in updates:
             if update.answer is not None and dropped:
                 answer = update.answer.model_copy(update={"dropped_passages": dropped})
                 update = update.model_copy(update={"answer": answer})
             yield update
 
-    def passages(
-        self,
-        query: str,
-        docset_ids: Sequence[int],
-        mode: RetrievalMode | None,
-        rerank: bool,
-        ref: str | None = None,
-    ) -> list[Passage]:
-        """Relevant passages for a query (at `ref` when given), reranked when asked and possible."""
-        return self.budgeted_passages(query, docset_ids, mode, rerank, ref=ref)[0]
-
-    def budgeted_passages(
-        self,
-        query: str,
-        docset_ids: Sequence[int],
-        mode: RetrievalMode | None,
-        rerank: bool,
-        budget: AnswerBudget | None = None,
-        ref: str | None = None,
-    ) -> tuple[list[Passage], int]:
-        """Relevant passages within a budget (at `ref` when given), and how many the token
-        budget left out.
+    def budgeted_passages(self, scoped: ScopedQuery) -> tuple[list[Passage], int]:
+        """Relevant passages for the query (at most its `limit`, within its `max_tokens`),
+        reranked when it asks and a reranker is configured, and how many the token budget
+        left out.
 
         The budget keeps the leading (best) passages whose text fits, whole.
         """
-        budget = budget or AnswerBudget()
-        wanted = budget.passages or self._options.passages
-        depth = (
-            max(wanted, self._options.rerank_candidates) if rerank and self._reranker else wanted
-        )
-        found = self._retriever.search(query, docset_ids, depth, mode, ref=ref)
-        if self._options.relevance_floor.refuses(found, query):
+        query = scoped.query
+        rerank = query.rerank and self._reranker is not None
+        wanted = query.limit or self._options.passages
+        depth = max(wanted, self._options.rerank_candidates) if rerank else wanted
+        found = self._retriever.search(scoped, depth)
+        if self._options.relevance_floor.refuses(found, query.question):
             return [], 0
         hits = relevant(found, self._options.min_similarity)
         if rerank and self._reranker is not None:
-            hits = self._reranker.rerank(query, hits)
+            hits = self._reranker.rerank(query.question, hits)
         passages = self._context.passages(hits[:wanted], widen=self._chat is not None)
-        if budget.max_tokens is None:
+        if query.max_tokens is None:
             return passages, 0
-        kept, _ = leading_within([p.content for p in passages], budget.max_tokens)
+        kept, _ = leading_within([p.content for p in passages], query.max_tokens)
         return passages[:kept], len(passages) - kept
 
     def _standalone(self, question: str, history: Sequence[Message]) -> str:

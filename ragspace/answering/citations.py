@@ -109,6 +109,7 @@ def hit_passage(hit: Hit, number: int) -> Passage:
         content=hit.content,
         metadata=hit.metadata,
         score=hit.score,
+        similarity=hit.vector_similarity,
         ref=hit.ref,
         resolved_sha=hit.resolved_sha,
         indexed_at=hit.indexed_at,

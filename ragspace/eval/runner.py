@@ -17,7 +17,7 @@ from ragspace.eval.evaluation import (
     whole_files,
 )
 from ragspace.eval.grading import AnswerGrader, GradedAnswer
-from ragspace.models import VERIFICATIONS, Hit, RetrievalMode
+from ragspace.models import VERIFICATIONS, Hit, RetrievalMode, SearchQuery
 from ragspace.search.retrieval import Retriever
 
 RERANK = "hybrid+rerank"
@@ -228,15 +228,18 @@ class Evaluator:
 
     def _search(self, mode: str, query: str, docset_ids: Sequence[int], k: int) -> list[Hit]:
         if mode == RERANK:
-            return self._answers.reranked_search(query, docset_ids, k)
-        return self._retriever.search(query, docset_ids, k, RetrievalMode(mode))
+            return self._answers.reranked_search(
+                SearchQuery(question=query, limit=k).within(docset_ids)
+            )
+        searched = SearchQuery(question=query, mode=RetrievalMode(mode)).within(docset_ids)
+        return self._retriever.search(searched, k)
 
     def _grade(self, docset_ids: Sequence[int], queries: Sequence[EvalQuery]) -> list[GradedAnswer]:
         assert self._answers.chat is not None
         grader = AnswerGrader(self._answers.chat)
         graded = []
         for query in queries:
-            *_, last = self._answers.stream(query.text, docset_ids)
+            *_, last = self._answers.stream(SearchQuery(question=query.text).within(docset_ids))
             assert last.answer is not None
             graded.append(grader.grade(query.text, query.answer, last.answer))
         return graded

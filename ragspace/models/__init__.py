@@ -3,7 +3,6 @@
 from ragspace.models.answers import (
     VERIFICATIONS,
     Answer,
-    AnswerBudget,
     AnswerUpdate,
     Citation,
     Message,
@@ -40,6 +39,7 @@ from ragspace.models.documents import (
     tier_counts,
     tier_text,
 )
+from ragspace.models.queries import MAX_SEARCH_LIMIT, SEARCH_LIMIT, ScopedQuery, SearchQuery
 from ragspace.models.search import Fusion, Hit, RetrievalMode
 from ragspace.models.syncs import (
     RefInfo,
@@ -51,10 +51,11 @@ from ragspace.models.syncs import (
 )
 
 __all__ = [
+    "MAX_SEARCH_LIMIT",
     "OPTIONS_OF_KIND",
+    "SEARCH_LIMIT",
     "VERIFICATIONS",
     "Answer",
-    "AnswerBudget",
     "AnswerUpdate",
     "ChunkDraft",
     "Citation",
@@ -75,6 +76,8 @@ __all__ = [
     "Passage",
     "RefInfo",
     "RetrievalMode",
+    "ScopedQuery",
+    "SearchQuery",
     "SkippedItem",
     "Source",
     "SourceKind",

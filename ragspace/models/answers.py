@@ -1,6 +1,5 @@
 """Answers: their passages, citations, budgets and streamed updates."""
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypedDict
 
@@ -21,7 +20,9 @@ class Passage(BaseModel):
     end_line: int
     content: str
     metadata: dict[str, Any] = Field(default_factory=dict)
-    score: float
+    score: float  # the best chunk's ranking score (Hit.score)
+    # the best chunk's cosine similarity to the question, when it was measured
+    similarity: float | None = None
     # first line of the best-matching chunk, where a snippet starts (0: the passage start)
     focus_line: int = 0
     # last line of the best-matching chunk (0: the passage end)
@@ -73,16 +74,8 @@ class Answer(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     passages: list[Passage] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    # passages left out to keep within a token budget (AnswerBudget.max_tokens)
+    # passages left out to keep within a token budget (SearchQuery.max_tokens)
     dropped_passages: int = 0
-
-
-@dataclass(frozen=True)
-class AnswerBudget:
-    """Limits on what an answer draws on: at most `passages`, their text within max_tokens."""
-
-    passages: int | None = None
-    max_tokens: int | None = None
 
 
 class AnswerUpdate(BaseModel):

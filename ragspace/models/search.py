@@ -22,9 +22,13 @@ class Hit(BaseModel):
     start_line: int
     end_line: int
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # the ranking's score: higher ranks first (its scale depends on the fusion and the lifts)
     score: float
+    # cosine similarity of the chunk's vector and the question's (None: not measured)
     vector_similarity: float | None = None
     keyword_rank: int | None = None
+    # below the relevance floor: returned only to a search that asked to see what it hid
+    hidden: bool = False
     # which version of its source the chunk is from (GitHub: the ref, the commit it resolved
     # to at the last sync, and when that was; uploads and web pages have no ref)
     ref: str | None = None

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import VectorsPendingError
-from ragspace.models import Hit, RetrievalMode
+from ragspace.models import Hit, RetrievalMode, ScopedQuery
 from ragspace.ranking.candidates import Candidate
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
@@ -59,31 +59,26 @@ class Retriever:
         self._embedder = embedder
         self.options = options
 
-    def search(
-        self,
-        query: str,
-        docset_ids: Sequence[int],
-        k: int,
-        mode: RetrievalMode | None = None,
-        ref: str | None = None,
-        measured: bool = False,
-    ) -> list[Hit]:
-        """The k best chunks, at most one per prose section; each side offers `candidates`
-        (at least k).
+    def search(self, scoped: ScopedQuery, depth: int, measured: bool = False) -> list[Hit]:
+        """The `depth` best chunks for the query's question in its DocSets (in its mode, at
+        its ref), at most one per prose section; each side offers `candidates` (at least
+        `depth`).
 
-        With `ref`, only chunks of documents synced at that GitHub ref compete. With
+        With a ref, only chunks of documents synced at that GitHub ref compete. With
         `measured`, every hit with a vector carries its similarity (`with_similarity`),
         measured with the query vector the search already embedded.
         """
-        request = self._request(query, docset_ids, k, mode, ref, embed=False)
+        query, docset_ids = scoped.query, scoped.docset_ids
+        question, mode = query.question, query.mode
+        request = self._request(question, docset_ids, depth, mode, query.ref, embed=False)
         # the query is embedded while the keyword side already searches
-        vector = functools.cache(lambda: self._embedder.embed([query])[0])
+        vector = functools.cache(lambda: self._embedder.embed([question])[0])
         uses_vector = _uses_vector(mode or self.options.mode)
-        hits = self._ranked(query, request, k, embed=vector if uses_vector else None)
+        hits = self._ranked(question, request, depth, embed=vector if uses_vector else None)
         if not hits and uses_vector and not request.keyword_terms:
             self._refuse_unembedded(docset_ids)
         return (
-            self.with_similarity(query, hits, vector() if uses_vector else None)
+            self.with_similarity(question, hits, vector() if uses_vector else None)
             if measured
             else hits
         )
@@ -159,7 +154,7 @@ class Retriever:
         self,
         query: str,
         request: SearchRequest,
-        k: int,
+        depth: int,
         per_section: bool = True,
         embed: Callable[[], npt.NDArray[np.float32]] | None = None,
     ) -> list[Hit]:
@@ -173,7 +168,7 @@ class Retriever:
             if embed is not None:
                 request = dataclasses.replace(request, query_vector=embed())
             parts = self._parts(query, request)
-        return rank(candidates, ranking, query, k, per_section, parts, self._store.symbol_links)
+        return rank(candidates, ranking, query, depth, per_section, parts, self._store.symbol_links)
 
     def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
         """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
@@ -209,7 +204,7 @@ class Retriever:
         self,
         query: str,
         docset_ids: Sequence[int],
-        k: int,
+        depth: int,
         mode: RetrievalMode | None,
         ref: str | None = None,
         embed: bool = True,
@@ -226,10 +221,10 @@ class Retriever:
             dimensions=self._embedder.dimensions,
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
-            candidates=max(k, self.options.candidates),
+            candidates=max(depth, self.options.candidates),
             documents=use_keywords and ranking.document_weight > 0,
             files=use_keywords and ranking.file_weight > 0,
-            ef_search=max(k, self.options.ef_search),
+            ef_search=max(depth, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
             ref=ref,
         )
@@ -240,10 +235,10 @@ class RelevanceFloor:
     """When some hit is evidence enough for a question to be answerable.
 
     A hit is evidence when its cosine similarity reaches its kind's floor, or when it holds
-    every term of the question. A question meets prose at higher cosines than code (on-topic
-    code questions score as low as off-topic questions against prose), so prose and code hits
-    have their own floors; a short or mixed chunk that names everything asked is evidence
-    whatever its cosine.
+    every term of the question (a hit still waiting for its vector: only then). A question
+    meets prose at higher cosines than code (on-topic code questions score as low as
+    off-topic questions against prose), so prose and code hits have their own floors; a
+    short or mixed chunk that names everything asked is evidence whatever its cosine.
     """
 
     prose: float = 0.0
@@ -251,8 +246,8 @@ class RelevanceFloor:
 
     def admits(self, hit: Hit, question: str) -> bool:
         """The hit is close enough to the question to count as an answer's evidence."""
-        if hit.vector_similarity is None:
-            return False
+        if hit.vector_similarity is None:  # waiting for its vector: only its words can tell
+            return covers(hit.content, question)
         floor = self.prose if hit_is_prose(hit) else self.code
         return hit.vector_similarity >= floor or covers(hit.content, question)
 

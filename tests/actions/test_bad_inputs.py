@@ -25,7 +25,7 @@ from ragspace.actions.validation import MAX_QUESTION_CHARS
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import SourceError, ValidationError
 from ragspace.ingestion.worker import IngestOptions, Ingestor
-from ragspace.models import Document, SourceKind, WebOptions
+from ragspace.models import Document, SearchQuery, SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
@@ -325,7 +325,9 @@ def test_minified_one_line_file_is_indexed_on_its_one_line(
     service.sources.add_files(docset, [UploadedFile("bundle.js", MINIFIED.encode())])
     documents = finish(service, docset, corpus_ingestor)
     assert documents["bundle.js"].embedding_status == "done"
-    hits = service.search.hits("f450=function", [docset], k=3, mode=None)
+    hits = service.search.hits(
+        SearchQuery(question="f450=function", docsets=(docset,), limit=3, floor=False)
+    )
     assert hits and all((h.start_line, h.end_line) == (1, 1) for h in hits if h.path == "bundle.js")
 
 
@@ -340,7 +342,9 @@ def test_utf16_with_a_byte_order_mark_is_read(
     service.sources.add_files(docset, [UploadedFile("wide.md", text.encode("utf-16"))])
     documents = finish(service, docset, corpus_ingestor)
     assert documents["wide.md"].embedding_status == "done"
-    hits = service.search.hits("byte-order mark decoded", [docset], k=1)
+    hits = service.search.hits(
+        SearchQuery(question="byte-order mark decoded", docsets=(docset,), limit=1, floor=False)
+    )
     assert hits and "byte-order mark is decoded" in hits[0].content
 
 
@@ -362,9 +366,9 @@ def test_bad_questions_are_refused_clearly(
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     with pytest.raises(ValidationError, match=message):
-        service.search.hits(question, [docset])
+        service.search.hits(SearchQuery(question=question, docsets=(docset,), floor=False))
     with pytest.raises(ValidationError, match=message):
-        service.answers.answer(question, [docset])
+        service.answers.answer(SearchQuery(question=question, docsets=(docset,)))
 
 
 # ---------------------------------------------------------------- web sources

@@ -10,7 +10,7 @@ from ragspace.actions import Actions
 from ragspace.actions.hit_reasons import why_hit
 from ragspace.errors import ValidationError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Hit
+from ragspace.models import Hit, SearchQuery
 from ragspace.sources.files import UploadedFile
 from ragspace_mcp import read_tools as mcp_read_tools
 
@@ -48,7 +48,7 @@ def lines_of(text: str, first: int, last: int) -> str:
 
 def test_a_hit_inside_a_long_function_grows_to_the_whole_definition(library: Actions) -> None:
     query = "How does _wrap_chunks handle the width of each line?"
-    hits = library.search.relevant_hits(query, ["library"], 5)
+    hits = library.search.hits(SearchQuery(question=query, docsets=("library",), limit=5))
     inside = [h for h in hits if h.path == "textwrap.py" and 238 <= h.start_line <= 339]
     assert inside and inside[0].end_line < 339  # the function is cut in chunks
     [unit] = [e for e in library.search.expand(hits, "definition") if inside[0] in e.hits]
@@ -62,8 +62,12 @@ def test_a_hit_inside_a_long_function_grows_to_the_whole_definition(library: Act
 def test_a_hit_inside_a_long_section_grows_to_the_section_and_its_subsections(
     library: Actions,
 ) -> None:
-    hits = library.search.relevant_hits(
-        "verify the checksum of the archive with sha256sum", ["library"], 5
+    hits = library.search.hits(
+        SearchQuery(
+            question="verify the checksum of the archive with sha256sum",
+            docsets=("library",),
+            limit=5,
+        )
     )
     best = next(h for h in hits if h.path == "guide.md")
     assert "sha256sum" in best.content

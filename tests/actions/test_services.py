@@ -7,7 +7,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError, ValidationError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import EmbeddingStatus
+from ragspace.models import EmbeddingStatus, SearchQuery
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 
@@ -63,13 +63,17 @@ def test_chunks_are_exactly_their_lines(filled: Actions, store: Store, name: str
     ],
 )
 def test_search_finds_the_right_file(filled: Actions, question: str, expected_path: str) -> None:
-    hits = filled.search.hits(question, ["handbook"], k=3)
+    hits = filled.search.hits(
+        SearchQuery(question=question, docsets=("handbook",), limit=3, floor=False)
+    )
     assert hits[0].path == expected_path
     assert hits[0].score > hits[-1].score or len(hits) == 1
 
 
 def test_answer_cites_passages_with_line_ranges(filled: Actions) -> None:
-    answer = filled.answers.answer("Which endpoint does the load balancer check?", ["handbook"])
+    answer = filled.answers.answer(
+        SearchQuery(question="Which endpoint does the load balancer check?", docsets=("handbook",))
+    )
     first = answer.citations[0]
     assert first.path == "deployment-guide.md"
     assert "/healthz" in first.snippet
@@ -82,7 +86,12 @@ def test_answer_cites_passages_with_line_ranges(filled: Actions) -> None:
 def test_read_document_returns_the_cited_lines(filled: Actions) -> None:
     lines = (DATA / "textwrap.py").read_text().split("\n")
     [hit] = filled.search.hits(
-        "wrap a paragraph of text to a maximum line width", ["handbook"], k=1
+        SearchQuery(
+            question="wrap a paragraph of text to a maximum line width",
+            docsets=("handbook",),
+            limit=1,
+            floor=False,
+        )
     )
     read = filled.documents.read("handbook", hit.path, hit.start_line, hit.end_line)
     assert read.document.path == "textwrap.py" and read.document.docset_name == "handbook"
@@ -108,9 +117,19 @@ def test_read_document_returns_the_cited_lines(filled: Actions) -> None:
 
 def test_removed_documents_leave_search_at_once(filled: Actions) -> None:
     question = "wrap a paragraph of text to a maximum line width"
-    assert filled.search.hits(question, ["handbook"], k=1)[0].path == "textwrap.py"
+    assert (
+        filled.search.hits(
+            SearchQuery(question=question, docsets=("handbook",), limit=1, floor=False)
+        )[0].path
+        == "textwrap.py"
+    )
     assert filled.documents.remove("handbook", ["textwrap.py"]) == ["textwrap.py"]
-    assert "textwrap.py" not in {h.path for h in filled.search.hits(question, ["handbook"], k=10)}
+    assert "textwrap.py" not in {
+        h.path
+        for h in filled.search.hits(
+            SearchQuery(question=question, docsets=("handbook",), limit=10, floor=False)
+        )
+    }
     assert sorted(d.path for d in filled.documents.all("handbook")) == [
         "deployment-guide.md",
         "glossary.rst",
@@ -127,9 +146,13 @@ def test_search_never_leaks_other_docsets(filled: Actions, ingestor: Ingestor) -
     filled.docsets.create("other")
     _upload(filled, "other", "glossary.rst")
     ingestor.process_all()
-    hits = filled.search.hits("What is a DocSet?", ["handbook"], k=20)
+    hits = filled.search.hits(
+        SearchQuery(question="What is a DocSet?", docsets=("handbook",), limit=20, floor=False)
+    )
     assert {h.docset_name for h in hits} == {"handbook"}
-    everything = filled.search.hits("What is a DocSet?", None, k=50)
+    everything = filled.search.hits(
+        SearchQuery(question="What is a DocSet?", limit=50, floor=False)
+    )
     assert {h.docset_name for h in everything} == {"handbook", "other"}
 
 
@@ -166,15 +189,17 @@ def test_docset_embedded_with_another_model_cannot_be_searched(
 ) -> None:
     store.docsets.create("old", "", "openai/text-embedding-3-small@1536", 1536)
     with pytest.raises(EmbeddingModelMismatchError, match="re-embed"):
-        service.search.hits("anything", ["old"])
-    assert service.search.hits("anything", None) == []  # "all" skips it instead of failing
+        service.search.hits(SearchQuery(question="anything", docsets=("old",), floor=False))
+    assert (
+        service.search.hits(SearchQuery(question="anything", floor=False)) == []
+    )  # "all" skips it instead of failing
 
 
 def test_input_is_validated(service: Actions) -> None:
     with pytest.raises(ValidationError):
         service.docsets.create("   ")
     with pytest.raises(ValidationError):
-        service.search.hits("   ")
+        service.search.hits(SearchQuery(question="   ", floor=False))
     with pytest.raises(NotFoundError, match="ghost"):
         service.sources.add_files("ghost", [UploadedFile("a.md", b"# a")])
     service.docsets.create("real")

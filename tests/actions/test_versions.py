@@ -14,7 +14,7 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import GithubOptions, SourceKind
+from ragspace.models import GithubOptions, SearchQuery, SourceKind
 from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
@@ -105,8 +105,12 @@ def test_each_ref_keeps_its_commit_and_files_unchanged_between_refs_are_embedded
 def test_the_same_question_is_answered_per_ref_with_each_refs_own_commit(
     versions: Versions,
 ) -> None:
-    old = versions.service.answers.answer(QUESTION, ["widgets"], ref="v1.0")
-    new = versions.service.answers.answer(QUESTION, ["widgets"], ref="v2.0")
+    old = versions.service.answers.answer(
+        SearchQuery(question=QUESTION, docsets=("widgets",), ref="v1.0")
+    )
+    new = versions.service.answers.answer(
+        SearchQuery(question=QUESTION, docsets=("widgets",), ref="v2.0")
+    )
     assert "sprocket factory" in old.text and "laser foundry" not in old.text
     assert "laser foundry" in new.text and "sprocket factory" not in new.text
     for answer, ref, sha in ((old, "v1.0", versions.v1), (new, "v2.0", versions.v2)):
@@ -124,14 +128,24 @@ def test_the_same_question_is_answered_per_ref_with_each_refs_own_commit(
 
 
 def test_search_without_a_ref_says_each_hits_version(versions: Versions) -> None:
-    hits = versions.service.search.hits("widgets made factory foundry", ["widgets"], k=8)
+    hits = versions.service.search.hits(
+        SearchQuery(
+            question="widgets made factory foundry", docsets=("widgets",), limit=8, floor=False
+        )
+    )
     readmes = {h.ref: h for h in hits if h.path == "acme/widgets/README.md"}
     assert set(readmes) == {"v1.0", "v2.0"}
     assert readmes["v1.0"].resolved_sha == versions.v1 and "sprocket" in readmes["v1.0"].content
     assert readmes["v2.0"].resolved_sha == versions.v2 and "laser" in readmes["v2.0"].content
     assert all(h.ref and h.resolved_sha and h.indexed_at for h in hits)
     only_v1 = versions.service.search.hits(
-        "widgets made factory foundry", ["widgets"], k=8, ref="v1.0"
+        SearchQuery(
+            question="widgets made factory foundry",
+            docsets=("widgets",),
+            limit=8,
+            ref="v1.0",
+            floor=False,
+        )
     )
     assert only_v1 and {h.ref for h in only_v1} == {"v1.0"}
     assert {h.resolved_sha for h in only_v1} == {versions.v1}
@@ -140,9 +154,13 @@ def test_search_without_a_ref_says_each_hits_version(versions: Versions) -> None
 def test_a_ref_that_is_not_indexed_is_a_clear_error(versions: Versions) -> None:
     service = versions.service
     for attempt in (
-        lambda: service.search.hits(QUESTION, ["widgets"], ref="v9.9"),
-        lambda: service.answers.answer(QUESTION, ["widgets"], ref="v9.9"),
-        lambda: service.search.hits(QUESTION, None, ref="v9.9"),
+        lambda: service.search.hits(
+            SearchQuery(question=QUESTION, docsets=("widgets",), ref="v9.9", floor=False)
+        ),
+        lambda: service.answers.answer(
+            SearchQuery(question=QUESTION, docsets=("widgets",), ref="v9.9")
+        ),
+        lambda: service.search.hits(SearchQuery(question=QUESTION, ref="v9.9", floor=False)),
         lambda: service.documents.read("widgets", "acme/widgets/README.md", ref="v9.9"),
     ):
         with pytest.raises(NotFoundError) as error:
@@ -150,7 +168,9 @@ def test_a_ref_that_is_not_indexed_is_a_clear_error(versions: Versions) -> None:
         assert "'v9.9'" in str(error.value) and "v1.0, v2.0" in str(error.value)
     service.docsets.create("notes")
     with pytest.raises(NotFoundError, match=r"'notes' is not indexed at ref 'v1\.0'.*no versioned"):
-        service.search.hits(QUESTION, ["widgets", "notes"], ref="v1.0")
+        service.search.hits(
+            SearchQuery(question=QUESTION, docsets=("widgets", "notes"), ref="v1.0", floor=False)
+        )
 
 
 def test_uploads_have_no_ref_and_a_ref_search_leaves_them_out(
@@ -161,11 +181,17 @@ def test_uploads_have_no_ref_and_a_ref_search_leaves_them_out(
         "widgets", [UploadedFile("notes.md", b"# Notes\n\nWidgets are made by hand, too.\n")]
     )
     versions.ingestor.process_all()
-    everything = service.search.hits("widgets made by hand", ["widgets"], k=8)
+    everything = service.search.hits(
+        SearchQuery(question="widgets made by hand", docsets=("widgets",), limit=8, floor=False)
+    )
     notes = [h for h in everything if h.path == "notes.md"]
     assert notes and notes[0].ref is None and notes[0].resolved_sha is None
     assert notes[0].indexed_at is not None
-    at_v2 = service.search.hits("widgets made by hand", ["widgets"], k=8, ref="v2.0")
+    at_v2 = service.search.hits(
+        SearchQuery(
+            question="widgets made by hand", docsets=("widgets",), limit=8, ref="v2.0", floor=False
+        )
+    )
     assert at_v2 and all(h.path != "notes.md" and h.ref == "v2.0" for h in at_v2)
     assert service.documents.read("widgets", "notes.md").document.ref == ""
 
@@ -218,7 +244,7 @@ def test_chat_ref_selector_appears_only_for_a_docset_with_several_refs(
     for selected in ([], ["notes"], ["widgets", "notes"]):
         hidden = ref_choices(service, selected)
         assert hidden["visible"] is False and hidden["value"] == ALL_REFS
-    answer = service.answers.answer(QUESTION, ["widgets"])
+    answer = service.answers.answer(SearchQuery(question=QUESTION, docsets=("widgets",)))
     panel = sources_markdown(answer, ["widgets"])
     assert "`v1.0 @ " in panel and "`v2.0 @ " in panel  # all refs: each source says its ref
     assert "at ref **v2.0**" in sources_markdown(answer, ["widgets"], "v2.0")

@@ -12,6 +12,7 @@ from ragspace.answering.llm import OpenAIChatModel
 from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
 from ragspace.answering.rerank import Reranker, parse_ranking
 from ragspace.errors import LLMError
+from ragspace.models import SearchQuery
 from tests.fakes.chat_server import FakeChat, chat_model_of, stream_pieces
 
 DATA = Path(__file__).parent.parent / "data"
@@ -51,7 +52,9 @@ def test_unusable_ranking_is_rejected() -> None:
 
 
 def _hits(service: Actions) -> list[Any]:
-    hits = service.search.hits("backups and monitoring", ["handbook"], k=3)
+    hits = service.search.hits(
+        SearchQuery(question="backups and monitoring", docsets=("handbook",), limit=3, floor=False)
+    )
     assert len(hits) == 3
     return hits
 
@@ -87,7 +90,11 @@ def test_answer_streams_and_drops_hallucinated_citations(
     raw = "Expose /healthz to the load balancer [1]. Restore backups monthly [9]."
     fake_chat.reply = _route(answer=raw)
     updates = list(
-        chat_service.answers.ask("Which endpoint does the load balancer check?", ["handbook"])
+        chat_service.answers.ask(
+            SearchQuery(
+                question="Which endpoint does the load balancer check?", docsets=("handbook",)
+            )
+        )
     )
     partial = [u.text for u in updates if not u.done]
     assert partial == [
@@ -106,7 +113,7 @@ def test_answer_streams_and_drops_hallucinated_citations(
 
 def test_prompt_delimits_passages_as_data(chat_service: Actions, fake_chat: FakeChat) -> None:
     fake_chat.reply = _route(answer="ok [1]")
-    chat_service.answers.answer("What is a DocSet?", ["handbook"])
+    chat_service.answers.answer(SearchQuery(question="What is a DocSet?", docsets=("handbook",)))
     answer_request = next(
         r for r in fake_chat.requests if r["messages"][0]["content"] == ANSWER_SYSTEM
     )
@@ -123,7 +130,9 @@ def test_follow_up_is_rewritten_before_search(chat_service: Actions, fake_chat: 
         {"role": "assistant", "content": "Nightly pg_dump backups are kept [1]."},
     ]
     answer = chat_service.answers.answer(
-        "How often should we test them?", ["handbook"], history=history
+        SearchQuery(
+            question="How often should we test them?", docsets=("handbook",), history=tuple(history)
+        )
     )
     systems = [r["messages"][0]["content"] for r in fake_chat.requests]
     assert systems[0] == REWRITE_SYSTEM
@@ -134,7 +143,9 @@ def test_follow_up_is_rewritten_before_search(chat_service: Actions, fake_chat: 
 
 def test_nothing_relevant_is_said_plainly(chat_service: Actions, fake_chat: FakeChat) -> None:
     chat_service.docsets.create("empty")
-    answer = chat_service.answers.answer("Which endpoint does the load balancer check?", ["empty"])
+    answer = chat_service.answers.answer(
+        SearchQuery(question="Which endpoint does the load balancer check?", docsets=("empty",))
+    )
     assert answer.text == NOTHING_FOUND
     assert answer.citations == []
     assert fake_chat.requests == []
@@ -145,7 +156,7 @@ def test_chat_model_failure_shows_passages_instead(
 ) -> None:
     fake_chat.status = 500
     answer = chat_service.answers.answer(
-        "Which endpoint does the load balancer check?", ["handbook"]
+        SearchQuery(question="Which endpoint does the load balancer check?", docsets=("handbook",))
     )
     assert "answered 500" in answer.text
     assert answer.citations and answer.citations[0].path == "deployment-guide.md"

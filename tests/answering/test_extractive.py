@@ -7,7 +7,7 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.answering.citations import cite
-from ragspace.models import Answer
+from ragspace.models import Answer, SearchQuery
 from ragspace.sources.files import UploadedFile
 from tests.conftest import ModuleParts
 
@@ -89,7 +89,7 @@ def test_questions_whose_lead_does_not_yet_answer(
 
 
 def _assert_answered_by_leads(service: Actions, question: str, expected: str) -> None:
-    *_, last = service.answers.ask(question, ["ragspace"])
+    *_, last = service.answers.ask(SearchQuery(question=question, docsets=("ragspace",)))
     answer = last.answer
     assert answer is not None and answer.passages, question
     leads = _leads(answer)

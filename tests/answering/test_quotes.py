@@ -9,7 +9,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.answering.prompts import ANSWER_SYSTEM
 from ragspace.answering.quotes import match_quote, split_quotes
-from ragspace.models import Passage
+from ragspace.models import Passage, SearchQuery
 from tests.fakes.chat_server import FakeChat
 
 DATA = Path(__file__).parent.parent / "data"
@@ -95,7 +95,9 @@ def test_ask_labels_each_citation_by_its_quote(
     chat_service: Actions, fake_chat: FakeChat, quote: str, label: str
 ) -> None:
     fake_chat.reply = _answer_quoting(quote)
-    *streamed, last = chat_service.answers.ask("How do I roll back a migration?", ["handbook"])
+    *streamed, last = chat_service.answers.ask(
+        SearchQuery(question="How do I roll back a migration?", docsets=("handbook",))
+    )
     assert last.answer is not None
     assert "verbatim" in fake_chat.prompt_of(-1)  # the model was asked for quotes
     assert streamed and not any("Quotes:" in update.text for update in streamed)

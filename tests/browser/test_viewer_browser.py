@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 
 from ragspace.actions import Actions
 from ragspace.ingestion.worker import Ingestor
+from ragspace.models import SearchQuery
 from ragspace.sources.files import UploadedFile
 from tests.browser.journey import WAIT_MS, OpenPage
 
@@ -116,7 +117,13 @@ def test_the_documents_of_a_docset_are_listed_filtered_opened_and_removed(
     page.get_by_role("button", name="Yes, remove them").click()
     expect(page.locator("#documents-message")).to_contain_text("Removed 1 document(s).")
     expect(page.locator("#documents-summary")).to_contain_text("0 of 1 document(s)")
-    hits = service.search.hits("How does dedent remove common leading whitespace?", ["handbook"])
+    hits = service.search.hits(
+        SearchQuery(
+            question="How does dedent remove common leading whitespace?",
+            docsets=("handbook",),
+            floor=False,
+        )
+    )
     assert all(hit.path != "textwrap.py" for hit in hits)
 
 

@@ -472,9 +472,10 @@ def test_search_prints_ranked_cited_passages(cli: Run, monkeypatch: pytest.Monke
     assert link.startswith(f"    {viewer}")
     assert "    | " in shown.out
     as_json = json.loads(cli("search", "backup", "--mode", "keyword", "--json").out)
-    assert as_json[0]["rank"] == 1
+    assert as_json[0]["number"] == 1 and as_json[0]["hidden"] is False
     assert as_json[0]["start_line"] <= as_json[0]["end_line"]
-    assert "backup" in as_json[0]["content"].lower()
+    assert "backup" in as_json[0]["snippet"].lower()
+    assert 0 <= as_json[0]["score"] <= 1  # the cosine similarity; the ranking's is rank_score
     first_line, last_line = map(int, as_json[0]["view_url"].rsplit("=", 1)[1].split("-"))
     assert as_json[0]["start_line"] <= first_line <= last_line <= as_json[0]["end_line"]
 
@@ -491,7 +492,9 @@ def test_ask_without_key_gives_extractive_answer(cli: Run) -> None:
     assert answered.out.startswith("To roll back, restore the latest backup: there are no down-")
     sources = answered.out.split("\nSources:\n")[1]
     assert sources.startswith("[1] deployment-guide.md (lines ")
+    assert answered.out.count("Sources") == 1  # listed once, not also in the answer's text
     as_json = json.loads(cli("ask", "How do I roll back a migration?", "--json").out)
+    assert "Sources" not in as_json["answer"]  # the citations are the sources
     assert as_json["citations"][0]["path"] == "deployment-guide.md"
     assert as_json["citations"][0]["start_line"] >= 1
     assert as_json["citations"][0]["view_url"].startswith(

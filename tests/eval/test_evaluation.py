@@ -28,7 +28,7 @@ from ragspace.eval.evaluation import (
 )
 from ragspace.eval.runner import mean_scores, percentiles_ms
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Hit
+from ragspace.models import Hit, SearchQuery
 from ragspace.store import Store
 
 # Results 1..5: miss, gold 0, miss, gold 1, gold 0 again; three gold items in all.
@@ -243,9 +243,12 @@ def test_evaluation_runs_end_to_end_on_the_real_store(
     dataset = load_claude_docs(tmp_path)
     service.docsets.create("eval-docs")
     assert ingest(store, ingestor, "eval-docs", dataset) == 2
-    scores = evaluate(lambda query: service.search.hits(query, ["eval-docs"], 10), [dataset])[
-        "claude-docs"
-    ]
+    scores = evaluate(
+        lambda query: service.search.hits(
+            SearchQuery(question=query, docsets=("eval-docs",), limit=10, floor=False)
+        ),
+        [dataset],
+    )["claude-docs"]
     assert scores.queries == 2
     assert scores.values["recall@10"] == 1.0
     assert scores.values["mrr@10"] > 0.0

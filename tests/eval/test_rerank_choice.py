@@ -17,6 +17,7 @@ from ragspace.actions import Actions
 from ragspace.answering.prompts import RERANK_SYSTEM
 from ragspace.eval.rerank_choice import rerank_delta
 from ragspace.ingestion.worker import Ingestor
+from ragspace.models import SearchQuery
 from ragspace.sources.files import UploadedFile
 from ragspace_ui.evaluate_panel import (
     apply_rerank_choice,
@@ -100,7 +101,9 @@ def test_reranking_that_helps_is_shown_and_kept_with_its_scores(
         and "reranked by the chat model now" in saved
     )
     asked = _rerank_requests(fake_chat)
-    chat_service.answers.answer("How long are daily backup copies kept?", ["handbook"])
+    chat_service.answers.answer(
+        SearchQuery(question="How long are daily backup copies kept?", docsets=("handbook",))
+    )
     assert _rerank_requests(fake_chat) == asked + 1
 
 
@@ -128,5 +131,7 @@ def test_reranking_that_hurts_is_turned_off_for_that_docset_only(
     cases = ((["handbook"], False), (["handbook", "notes"], False), (["notes"], True))
     for docsets, reranked in cases:
         asked = _rerank_requests(fake_chat)
-        chat_service.answers.answer("How long are daily backup copies kept?", docsets)
+        chat_service.answers.answer(
+            SearchQuery(question="How long are daily backup copies kept?", docsets=tuple(docsets))
+        )
         assert _rerank_requests(fake_chat) == asked + reranked, docsets

@@ -10,7 +10,7 @@ from ragspace.actions import Actions
 from ragspace.answering.answer import NOTHING_FOUND
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Hit
+from ragspace.models import Hit, SearchQuery
 from ragspace.runtime import build_actions
 from ragspace.search.retrieval import RelevanceFloor
 from ragspace.settings import (
@@ -43,11 +43,11 @@ def test_off_topic_questions_are_refused_and_real_ones_answered(
 ) -> None:
     service = _handbook(settings, store, embedder, ingestor)
     for question in off_topic_questions():
-        answer = service.answers.answer(question, ["handbook"])
+        answer = service.answers.answer(SearchQuery(question=question, docsets=("handbook",)))
         assert answer.text == NOTHING_FOUND, question
         assert answer.citations == [] and answer.passages == []
     for question in ON_TOPIC:
-        answer = service.answers.answer(question, ["handbook"])
+        answer = service.answers.answer(SearchQuery(question=question, docsets=("handbook",)))
         assert answer.passages, question
         assert answer.text != NOTHING_FOUND
 
@@ -58,7 +58,9 @@ def test_without_a_floor_off_topic_questions_get_passages(
     unfloored = settings.replace(relevance_floor_prose=0.0, relevance_floor_code=0.0)
     service = _handbook(unfloored, store, embedder, ingestor)
     answered = [
-        q for q in off_topic_questions() if service.answers.answer(q, ["handbook"]).passages
+        q
+        for q in off_topic_questions()
+        if service.answers.answer(SearchQuery(question=q, docsets=("handbook",))).passages
     ]
     # a shared word or a cosine above RAGSPACE_MIN_SIMILARITY: listed without the floor
     assert len(answered) >= 3, answered
@@ -104,6 +106,16 @@ def test_prose_and_code_hits_have_their_own_floor() -> None:
     covered = _hit("markdown", 0.3, "## Spring tides\nThey peak at new moon.")
     assert not floor.refuses([covered], question)
     assert floor.refuses([covered], "When do spring tides peak in Brittany?")
+
+
+def test_a_hit_waiting_for_its_vector_is_judged_by_its_words() -> None:
+    # found by the keyword side before the vector pass: no cosine to judge, so only a hit
+    # holding every term of the question is shown by search (it was hidden before)
+    floor = RelevanceFloor(prose=0.4, code=0.24)
+    assert floor.admits(
+        _hit("markdown", None, "## Spring tides\nThey peak at new moon."), "spring tides"
+    )
+    assert not floor.admits(_hit("markdown", None, "Neap tides are weaker."), "spring tides")
 
 
 def test_a_how_many_question_is_covered_by_the_constant_it_names() -> None:

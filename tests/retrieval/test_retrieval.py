@@ -5,7 +5,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Fusion, Hit, RetrievalMode
+from ragspace.models import Fusion, Hit, RetrievalMode, SearchQuery
 from ragspace.ranking.candidates import Side
 from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.search.retrieval import RetrievalOptions, Retriever, keyword_terms
@@ -62,8 +62,16 @@ def _rank(hits: list, path: str) -> int | None:  # type: ignore[type-arg]
 
 def test_exact_identifier_is_found_by_hybrid_not_by_vector(corpus: Actions) -> None:
     question = "What does error code E4711 mean?"
-    vector = corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.VECTOR)
-    hybrid = corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.HYBRID)
+    vector = corpus.search.hits(
+        SearchQuery(
+            question=question, docsets=("ops",), limit=5, mode=RetrievalMode.VECTOR, floor=False
+        )
+    )
+    hybrid = corpus.search.hits(
+        SearchQuery(
+            question=question, docsets=("ops",), limit=5, mode=RetrievalMode.HYBRID, floor=False
+        )
+    )
     vector_rank = _rank(vector, "lease-table.md")
     assert vector_rank is None or vector_rank > 2, "the identifier should defeat vector search"
     assert _rank(hybrid, "lease-table.md") == 1
@@ -72,22 +80,57 @@ def test_exact_identifier_is_found_by_hybrid_not_by_vector(corpus: Actions) -> N
 
 def test_paraphrase_without_shared_keywords_is_found(corpus: Actions) -> None:
     question = "How can I make the program quieter?"
-    assert corpus.search.hits(question, ["ops"], k=5, mode=RetrievalMode.KEYWORD) == []
-    hybrid = corpus.search.hits(question, ["ops"], k=3, mode=RetrievalMode.HYBRID)
+    assert (
+        corpus.search.hits(
+            SearchQuery(
+                question=question,
+                docsets=("ops",),
+                limit=5,
+                mode=RetrievalMode.KEYWORD,
+                floor=False,
+            )
+        )
+        == []
+    )
+    hybrid = corpus.search.hits(
+        SearchQuery(
+            question=question, docsets=("ops",), limit=3, mode=RetrievalMode.HYBRID, floor=False
+        )
+    )
     assert _rank(hybrid, "logging.md") == 1
 
 
 @pytest.mark.parametrize("mode", list(RetrievalMode))
 def test_unselected_docsets_never_leak(corpus: Actions, mode: RetrievalMode) -> None:
-    hits = corpus.search.hits("E4711 heartbeat lease", ["ops"], k=20, mode=mode)
+    hits = corpus.search.hits(
+        SearchQuery(
+            question="E4711 heartbeat lease", docsets=("ops",), limit=20, mode=mode, floor=False
+        )
+    )
     assert hits
     assert {hit.docset_name for hit in hits} == {"ops"}
-    other = corpus.search.hits("E4711 heartbeat lease", ["elsewhere"], k=20, mode=mode)
+    other = corpus.search.hits(
+        SearchQuery(
+            question="E4711 heartbeat lease",
+            docsets=("elsewhere",),
+            limit=20,
+            mode=mode,
+            floor=False,
+        )
+    )
     assert {hit.docset_name for hit in other} == {"elsewhere"}
 
 
 def test_keyword_mode_returns_only_keyword_matches(corpus: Actions) -> None:
-    hits = corpus.search.hits("heartbeat shards", ["ops"], k=10, mode=RetrievalMode.KEYWORD)
+    hits = corpus.search.hits(
+        SearchQuery(
+            question="heartbeat shards",
+            docsets=("ops",),
+            limit=10,
+            mode=RetrievalMode.KEYWORD,
+            floor=False,
+        )
+    )
     assert [hit.path for hit in hits] == ["lease-table.md"]
     assert hits[0].vector_similarity is None
 
@@ -225,7 +268,15 @@ def test_keyword_search_finds_the_words_inside_identifiers(
     # a method called on an object is found by its own name
     questions = ("How is a profile fetched?", "the retry policy", "getEffectiveLevel")
     for question in (*questions, "fetchUserProfile"):
-        hits = service.search.hits(question, ["client"], k=5, mode=RetrievalMode.KEYWORD)
+        hits = service.search.hits(
+            SearchQuery(
+                question=question,
+                docsets=("client",),
+                limit=5,
+                mode=RetrievalMode.KEYWORD,
+                floor=False,
+            )
+        )
         assert [hit.path for hit in hits][:1] == ["client.py"], question
 
 
@@ -259,11 +310,19 @@ def test_a_long_section_yields_one_hit_and_leaves_room_for_other_sections(
     chunks_of_long_section = [
         hit
         for hit in service.search.hits(
-            "streaming events", ["guide"], k=50, mode=RetrievalMode.KEYWORD
+            SearchQuery(
+                question="streaming events",
+                docsets=("guide",),
+                limit=50,
+                mode=RetrievalMode.KEYWORD,
+                floor=False,
+            )
         )
         if hit.metadata.get("anchor") == "streaming-events"
     ]
-    hits = service.search.hits("streamed response events", ["guide"], k=3)
+    hits = service.search.hits(
+        SearchQuery(question="streamed response events", docsets=("guide",), limit=3, floor=False)
+    )
     anchors = [hit.metadata.get("anchor") for hit in hits]
     assert len(chunks_of_long_section) == 1, "several chunks of one section: one hit stands for it"
     assert sorted(anchors) == ["streaming-errors", "streaming-events", "streaming-with-tools"]
@@ -277,7 +336,9 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
     ops = [store.docsets.named("ops").id]
     retriever = Retriever(store, embedder, RetrievalOptions())
     # what the keyword side found carries no cosine from the search
-    hits = retriever.search(question, ops, 5, RetrievalMode.KEYWORD)
+    hits = retriever.search(
+        SearchQuery(question=question, mode=RetrievalMode.KEYWORD).within(ops), 5
+    )
     assert len(hits) >= 2 and all(hit.vector_similarity is None for hit in hits)
     measured = retriever.with_similarity(question, hits)
     assert [h.chunk_id for h in measured] == [h.chunk_id for h in hits]  # order kept
@@ -285,7 +346,9 @@ def test_hits_only_the_keyword_side_found_get_their_similarity_measured(
     # the same cosines a vector search over every chunk reports
     exact = {
         h.chunk_id: h.vector_similarity
-        for h in retriever.search(question, ops, 50, RetrievalMode.VECTOR)
+        for h in retriever.search(
+            SearchQuery(question=question, mode=RetrievalMode.VECTOR).within(ops), 50
+        )
     }
     for hit in measured:
         assert hit.vector_similarity == pytest.approx(exact[hit.chunk_id], abs=1e-5)
@@ -299,10 +362,14 @@ def test_a_measured_hybrid_search_embeds_the_query_once(store: Store, embedder: 
     # a vector side of few candidates: the keyword side brings hits of its own
     options = RetrievalOptions(candidates=2)
     retriever = Retriever(store, recording, options)  # type: ignore[arg-type]
-    plain = retriever.search(question, docsets, 8, RetrievalMode.HYBRID)
+    plain = retriever.search(
+        SearchQuery(question=question, mode=RetrievalMode.HYBRID).within(docsets), 8
+    )
     assert any(hit.vector_similarity is None for hit in plain)  # some only keywords found
     recording.calls.clear()
-    measured = retriever.search(question, docsets, 8, RetrievalMode.HYBRID, measured=True)
+    measured = retriever.search(
+        SearchQuery(question=question, mode=RetrievalMode.HYBRID).within(docsets), 8, measured=True
+    )
     assert [h.chunk_id for h in measured] == [h.chunk_id for h in plain]
     assert all(hit.vector_similarity is not None for hit in measured)
     assert recording.calls == [1]  # the search's own query vector measured the rest

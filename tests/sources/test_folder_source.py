@@ -11,7 +11,7 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.errors import ValidationError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import EmbeddingStatus, FolderOptions, SkippedItem, UploadedFile
+from ragspace.models import EmbeddingStatus, FolderOptions, SearchQuery, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, EMPTY, NOT_UTF8, SECRET, SVG_IMAGE
 from ragspace.sources.classify import content_skip_reason as reason
 from ragspace.sources.extract import extract
@@ -242,7 +242,11 @@ def test_service_ingests_the_checkout_with_skips_and_searchable_templates(
     source = service.sources.all("flask")[0]
     assert source.sync_state["skipped_counts"][SECRET] == 15
 
-    hits = service.search.hits("Log In form username password", ["flask"], k=10)
+    hits = service.search.hits(
+        SearchQuery(
+            question="Log In form username password", docsets=("flask",), limit=10, floor=False
+        )
+    )
     hit = next(h for h in hits if h.path == f"checkout/{TEMPLATE}")
     lines = (CHECKOUT / TEMPLATE).read_text().splitlines()
     assert hit.content.strip() == "\n".join(lines[hit.start_line - 1 : hit.end_line]).strip()

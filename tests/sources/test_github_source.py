@@ -8,7 +8,7 @@ from ragspace.actions import Actions
 from ragspace.answering.citations import cite_hit
 from ragspace.errors import SourceError, ValidationError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import EmbeddingStatus, GithubOptions, SourceKind, StoredDocument
+from ragspace.models import EmbeddingStatus, GithubOptions, SearchQuery, SourceKind, StoredDocument
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.sources.fetcher import PreviousSync
@@ -134,7 +134,11 @@ def test_chunks_cite_commit_pinned_line_ranges(
     gh_service.sources.add("widgets", SourceKind.GITHUB_REPO, "acme/widgets", OPTIONS)
     ingestor.process_all()
     commit = repo.refs["trunk"]
-    hit = gh_service.search.hits("polish a widget until it shines", ["widgets"], k=1)[0]
+    hit = gh_service.search.hits(
+        SearchQuery(
+            question="polish a widget until it shines", docsets=("widgets",), limit=1, floor=False
+        )
+    )[0]
     assert hit.path == "acme/widgets/src/widgets/app.py"
     lines = APP_PY.decode().splitlines()
     assert hit.content.splitlines() == lines[hit.start_line - 1 : hit.end_line]

@@ -5,7 +5,7 @@ import pytest
 from ragspace.chunking.chunker import Chunker
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import EmbeddingStatus, SourceKind
+from ragspace.models import EmbeddingStatus, SearchQuery, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
@@ -47,18 +47,25 @@ def test_resync_reembeds_one_changed_file_and_removes_a_deleted_one(
     assert paths["acme/widgets/README.md"].embedding_status is EmbeddingStatus.PENDING
 
     # until the new chunks are complete, the DocSet keeps serving the old ones
-    hit = service.search.hits("sprocket factory", ["widgets"], k=1)[0]
+    hit = service.search.hits(
+        SearchQuery(question="sprocket factory", docsets=("widgets",), limit=1, floor=False)
+    )[0]
     assert hit.path == "acme/widgets/README.md" and "sprocket factory" in hit.content
     assert hit.metadata["commit"] == first
 
     counting.calls.clear()
     assert ingestor.process_all() == 1
     assert len(counting.calls) == 1  # exactly one document re-embedded
-    hit = service.search.hits("friendly robots", ["widgets"], k=1)[0]
+    hit = service.search.hits(
+        SearchQuery(question="friendly robots", docsets=("widgets",), limit=1, floor=False)
+    )[0]
     assert "friendly robots" in hit.content and hit.metadata["commit"] == second
-    assert service.search.hits("soft cloth polishing", ["widgets"], k=5)  # other docs still there
+    assert service.search.hits(
+        SearchQuery(question="soft cloth polishing", docsets=("widgets",), limit=5, floor=False)
+    )  # other docs still there
     assert all(
-        h.path != "acme/widgets/docs/guide.md" for h in service.search.hits("polish", None, 8)
+        h.path != "acme/widgets/docs/guide.md"
+        for h in service.search.hits(SearchQuery(question="polish", limit=8, floor=False))
     )
 
 

@@ -12,7 +12,7 @@ from ragspace.answering.citations import cite_hit
 from ragspace.chunking.chunker import Chunker
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import EmbeddingStatus, Hit
+from ragspace.models import EmbeddingStatus, Hit, SearchQuery
 from ragspace.sources.files import ArchiveLimits, UploadedFile, read_upload, upload_path
 from ragspace.store import JobQueue, Store
 
@@ -39,7 +39,11 @@ def test_pdf_text_per_page_and_citations_give_pages(
     assert (chunks[0].metadata["page"], chunks[-1].metadata["page"]) == (1, 2)
     otter = next(c for c in chunks if "willow branches" in c.content)
     assert otter.metadata["page"] == otter.metadata["page_end"] == 2
-    hit = service.search.hits("otters build dams from willow", ["field"], k=1)[0]
+    hit = service.search.hits(
+        SearchQuery(
+            question="otters build dams from willow", docsets=("field",), limit=1, floor=False
+        )
+    )[0]
     assert "willow" in hit.content
     assert cite_hit(hit, 1).label == "sample.pdf (page 2)"
 
@@ -68,7 +72,9 @@ def test_notebook_citations_name_cells(service: Actions, store: Store, embedder:
     assert last.metadata["cell_end"] == 4
     spring = next(c for c in chunks if c.content.startswith("## Spring tides"))
     assert spring.metadata["cell"] == 3 and spring.start_line == 10
-    hit = service.search.hits("spring tides peak at new moon", ["nb"], k=1)[0]
+    hit = service.search.hits(
+        SearchQuery(question="spring tides peak at new moon", docsets=("nb",), limit=1, floor=False)
+    )[0]
     assert cite_hit(hit, 1).label.startswith("sample.ipynb (cell")
 
 

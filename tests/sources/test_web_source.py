@@ -10,7 +10,7 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import SourceError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import SourceKind, WebOptions
+from ragspace.models import SearchQuery, SourceKind, WebOptions
 from ragspace.runtime import build_actions, build_syncer
 from ragspace.settings import load_settings
 from ragspace.sources.extract import html_to_markdown
@@ -107,11 +107,20 @@ def test_page_anchors_make_citation_links(
 ) -> None:
     web_service.sources.add("lantern", SourceKind.WEB, f"{site.origin}/docs/", DOCS)
     Ingestor(store, Chunker(1200, 200, 0), counting).process_all()  # type: ignore[arg-type]
-    hit = web_service.search.hits("verify the archive checksum with sha256sum", ["lantern"], k=1)[0]
+    hit = web_service.search.hits(
+        SearchQuery(
+            question="verify the archive checksum with sha256sum",
+            docsets=("lantern",),
+            limit=1,
+            floor=False,
+        )
+    )[0]
     assert hit.path == f"{site.origin}/docs/guide/install.html"
     assert "sha256sum" in hit.content
     assert cite_hit(hit, 1).url == f"{site.origin}/docs/guide/install.html#step-2"
-    faq = web_service.search.hits("why is it called lantern", ["lantern"], k=1)[0]
+    faq = web_service.search.hits(
+        SearchQuery(question="why is it called lantern", docsets=("lantern",), limit=1, floor=False)
+    )[0]
     assert cite_hit(faq, 1).url == f"{site.origin}/docs/faq.html#faq"
 
 

@@ -19,6 +19,7 @@ import psycopg
 import pytest
 
 from ragspace.errors import DatabaseUnavailableError
+from ragspace.models import SearchQuery
 from ragspace.runtime import Runtime, open_runtime
 from ragspace.settings import load_settings
 from ragspace.sources.files import UploadedFile
@@ -116,7 +117,13 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             _kill_postmaster(runtime.settings.database.data_dir.resolve() / "pgdata")
             started = time.monotonic()
             with pytest.raises(DatabaseUnavailableError) as caught:
-                service.search.hits("How many containers does the crane lift?", ["cranes"])
+                service.search.hits(
+                    SearchQuery(
+                        question="How many containers does the crane lift?",
+                        docsets=("cranes",),
+                        floor=False,
+                    )
+                )
             # at once, not after a 30 s pool timeout
             assert time.monotonic() - started < settings.database.db_timeout_seconds
             assert "database is unavailable" in str(caught.value)
@@ -152,7 +159,13 @@ def test_killed_server_is_restarted_and_ingestion_completes_exactly_once(
             assert chunk_count > 0, path
             assert stored == chunk_count == distinct, f"{path}: duplicate or missing chunks"
             assert done_jobs == 1, f"{path} was ingested {done_jobs} times"
-        hits = service.search.hits("How many containers does the crane lift?", ["cranes"])
+        hits = service.search.hits(
+            SearchQuery(
+                question="How many containers does the crane lift?",
+                docsets=("cranes",),
+                floor=False,
+            )
+        )
         assert hits, "search did not recover after the restart"
     finally:
         runtime.close()

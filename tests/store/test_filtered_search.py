@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ragspace.embedding.embedders import Embedder
-from ragspace.models import ChunkDraft, NewDocument, RetrievalMode
+from ragspace.models import ChunkDraft, NewDocument, RetrievalMode, SearchQuery
 from ragspace.ranking.candidates import Side
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.store import Store
@@ -296,7 +296,9 @@ def test_a_docsets_results_are_the_same_after_100k_chunks_of_other_docsets_arriv
         return {
             (question, mode): [
                 (hit.path, hit.start_line)
-                for hit in retriever.search(question, [docset_id], 10, mode)
+                for hit in retriever.search(
+                    SearchQuery(question=question, mode=mode).within([docset_id]), 10
+                )
             ]
             for question in questions
             for mode in (RetrievalMode.VECTOR, RetrievalMode.HYBRID)

@@ -13,6 +13,7 @@ from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink
+from ragspace.models import SearchQuery
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Store
@@ -98,19 +99,25 @@ def test_navigation_questions_are_recognised() -> None:
 def test_chat_answers_where_defined_and_what_calls_from_the_table_with_pinned_links(
     shop: Shop,
 ) -> None:
-    answer = shop.service.answers.answer("Where is total_price defined?", ["shop"])
+    answer = shop.service.answers.answer(
+        SearchQuery(question="Where is total_price defined?", docsets=("shop",))
+    )
     assert "`total_price` is defined once" in answer.text
     [citation] = answer.citations
     assert citation.url == blob(shop, "src/shop/pricing.py", "L6-L8")
     assert (citation.ref, citation.resolved_sha) == ("main", shop.sha) or citation.ref is None
-    calls = shop.service.answers.answer("What calls total_price?", ["shop"])
+    calls = shop.service.answers.answer(
+        SearchQuery(question="What calls total_price?", docsets=("shop",))
+    )
     assert "referenced 2 times" in calls.text and "Cart.checkout" in calls.text
     assert [c.url for c in calls.citations] == [
         blob(shop, "src/shop/cart.py", "L18"),
         blob(shop, "tests/test_cart.py", "L8"),
     ]
     # a name the table does not know goes to search as before
-    other = shop.service.answers.answer("Where is frobnicate defined?", ["shop"])
+    other = shop.service.answers.answer(
+        SearchQuery(question="Where is frobnicate defined?", docsets=("shop",))
+    )
     assert "frobnicate` is defined" not in other.text
 
 
@@ -190,15 +197,19 @@ def test_a_chat_model_gets_the_repo_map_for_architecture_questions_only(
     actions = build_actions(
         load_settings(None, rerank=False), store, embedder, chat=chat_model_of(fake_chat)
     )
-    actions.answers.answer("What is the overall architecture of the shop?", ["shop"])
+    actions.answers.answer(
+        SearchQuery(question="What is the overall architecture of the shop?", docsets=("shop",))
+    )
     prompt = fake_chat.prompt_of()
     assert "<repo_map>" in prompt and "never cite it" in prompt
     assert f"DocSet shop:\n{PRICING}:\n  6: def total_price(" in prompt
     assert prompt.index("<repo_map>") < prompt.index("Passages:")
-    actions.answers.answer("How is tax added to a price?", ["shop"])
+    actions.answers.answer(SearchQuery(question="How is tax added to a price?", docsets=("shop",)))
     assert "<repo_map>" not in fake_chat.prompt_of()
     # a question that only looks like navigation ("the checkout flow") goes to search
-    actions.answers.answer("Where is the checkout flow implemented?", ["shop"])
+    actions.answers.answer(
+        SearchQuery(question="Where is the checkout flow implemented?", docsets=("shop",))
+    )
     assert "Passages:" in fake_chat.prompt_of()
 
 

@@ -20,7 +20,7 @@ from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ConfigError, ReadOnlyError
 from ragspace.eval.runner import RERANK, EvalReport, ModeResult
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import GithubOptions, SourceKind
+from ragspace.models import GithubOptions, SearchQuery, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
@@ -126,8 +126,16 @@ def test_read_only_service_refuses_every_change_and_still_answers(
         with pytest.raises(ReadOnlyError, match="read-only: you can search and chat"):
             attempt()
     assert snapshot(read_only) == before
-    assert read_only.search.hits("soft cloth", ["docs"])[0].path == "guide.md"
-    assert read_only.answers.answer("How do I polish?").citations[0].path == "guide.md"
+    assert (
+        read_only.search.hits(SearchQuery(question="soft cloth", docsets=("docs",), floor=False))[
+            0
+        ].path
+        == "guide.md"
+    )
+    assert (
+        read_only.answers.answer(SearchQuery(question="How do I polish?")).citations[0].path
+        == "guide.md"
+    )
 
 
 def _handler(demo: gr.Blocks, name: str) -> Callable[..., Any]:

@@ -7,7 +7,7 @@ import pytest
 
 from ragspace.actions import Actions
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Citation, RetrievalMode
+from ragspace.models import Citation, RetrievalMode, SearchQuery
 from ragspace.sources.files import UploadedFile
 from ragspace_ui import documents_panel
 from ragspace_ui.documents_panel import document_rows, listing, size_text
@@ -81,10 +81,26 @@ def test_a_large_docset_lists_its_first_rows_and_says_so(
 def test_a_removed_document_leaves_search_at_once(service: Actions, ingestor: Ingestor) -> None:
     _handbook(service, ingestor)
     question = "How does dedent remove common leading whitespace?"
-    before = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    before = service.search.hits(
+        SearchQuery(
+            question=question,
+            docsets=("handbook",),
+            limit=5,
+            mode=RetrievalMode.HYBRID,
+            floor=False,
+        )
+    )
     assert any(hit.path == "textwrap.py" for hit in before)
     service.documents.remove("handbook", ["textwrap.py"])
-    after = service.search.hits(question, ["handbook"], k=5, mode=RetrievalMode.HYBRID)
+    after = service.search.hits(
+        SearchQuery(
+            question=question,
+            docsets=("handbook",),
+            limit=5,
+            mode=RetrievalMode.HYBRID,
+            floor=False,
+        )
+    )
     assert all(hit.path != "textwrap.py" for hit in after)
     assert [row.path for row in document_rows(service, "handbook")] == [
         "deployment-guide.md",

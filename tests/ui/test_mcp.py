@@ -21,6 +21,7 @@ from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import AuthenticationError
 from ragspace.ingestion.worker import Ingestor, WorkerPool
+from ragspace.models import SearchQuery
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import (
     LOCAL_RELEVANCE_FLOOR_CODE,
@@ -128,7 +129,16 @@ def test_tools_are_listed_with_descriptions_schemas_and_annotations(
     assert search.description and "passages" in search.description
     assert "url" in search.description  # the Returns section tells the assistant the fields
     properties = search.inputSchema["properties"]
-    assert set(properties) == {"query", "docsets", "k", "max_tokens", "ref", "expand"}
+    assert set(properties) == {
+        "query",
+        "docsets",
+        "k",
+        "max_tokens",
+        "ref",
+        "expand",
+        "show_hidden",
+    }
+    assert properties["show_hidden"]["type"] == "boolean"
     assert search.inputSchema["required"] == ["query"]
     assert properties["k"]["type"] == "integer" and properties["k"]["default"] == 8
     assert "DocSets" in properties["docsets"]["description"]
@@ -388,7 +398,9 @@ def test_an_agent_lists_searches_reads_adds_a_source_waits_and_asks(
         f"&lines={first['focus_start_line']}-{first['focus_end_line']}"
     )
     assert all(LOCAL_RELEVANCE_FLOOR_PROSE <= hit["score"] <= 1 for hit in hits)
-    raw = service.search.hits(query, ["handbook"], 8)  # what the floor keeps out
+    raw = service.search.hits(
+        SearchQuery(question=query, docsets=("handbook",), limit=8, floor=False)
+    )  # what the floor keeps out
     assert len(raw) > len(hits) and {h.path for h in raw} == {"handbook.md"}
     assert full["tokens"] == sum(count_tokens(hit["snippet"]) for hit in hits)
     budget = count_tokens(hits[0]["snippet"]) + count_tokens(hits[1]["snippet"]) - 1

@@ -26,6 +26,11 @@ def test_one_name_numbers_as_text_and_lists_of_one_are_taken() -> None:
     assert several["docsets"] == ["a", "b"]
     read = prepare(mcp_read_tools.read_document, {"docset": ["docs"], "path": "a.md"})
     assert read.arguments == {"docset": "docs", "path": "a.md"}
+    for sent, taken in (("true", True), ("no", False), (1, True), (False, False)):
+        flagged = prepare(mcp_read_tools.search, {"query": "q", "show_hidden": sent})
+        assert flagged.arguments["show_hidden"] is taken
+    with pytest.raises(ValidationError, match="show_hidden is true or false, not 'maybe'"):
+        prepare(mcp_read_tools.search, {"query": "q", "show_hidden": "maybe"})
 
 
 def test_out_of_range_is_clamped_and_unknown_fields_dropped_with_notes() -> None:
@@ -34,7 +39,8 @@ def test_out_of_range_is_clamped_and_unknown_fields_dropped_with_notes() -> None
     )
     assert prepared.arguments == {"query": "q", "k": 1, "max_tokens": 0}
     assert prepared.notes == [
-        "Ignored 'lang', 'top_k': search takes query, docsets, k, max_tokens, ref, expand.",
+        "Ignored 'lang', 'top_k': search takes query, docsets, k, max_tokens, ref, expand, "
+        "show_hidden.",
         "k=0 is out of range (1 to 50); used 1.",
         "max_tokens=-5 is out of range (at least 0); used 0.",
     ]
@@ -82,7 +88,7 @@ def test_the_web_endpoint_forgives_too(
     )
     assert found["hits"][0]["path"] == "deployment-guide.md"
     assert found["input_notes"] == [
-        "Ignored 'limit': search takes query, docsets, k, max_tokens, ref, expand.",
+        "Ignored 'limit': search takes query, docsets, k, max_tokens, ref, expand, show_hidden.",
         "k=80 is out of range (1 to 50); used 50.",
     ]
     unknown = error_text(call(url, "search", {"query": "x", "docsets": "handbok"}))

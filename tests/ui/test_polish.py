@@ -12,7 +12,7 @@ from ragspace.embedding.embedders import Embedder
 from ragspace.errors import ConflictError, SourceError
 from ragspace.eval.datasets import read_question_set
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Document, EmbeddingStatus, SourceKind
+from ragspace.models import Document, EmbeddingStatus, SearchQuery, SourceKind
 from ragspace.runtime import build_actions
 from ragspace.sample import SAMPLE_DOCSET, sample_files, sample_questions_path
 from ragspace.settings import Settings, load_settings
@@ -168,7 +168,13 @@ def test_the_sample_docset_is_built_from_shipped_files(
     ingestor.process_all()
     questions = read_question_set(sample_questions_path())
     assert len(questions.queries) == 5
-    hits = service.search.hits("Which model embeds text when no API key is set?", [SAMPLE_DOCSET])
+    hits = service.search.hits(
+        SearchQuery(
+            question="Which model embeds text when no API key is set?",
+            docsets=(SAMPLE_DOCSET,),
+            floor=False,
+        )
+    )
     assert hits[0].path == "embeddings.md"
 
 
@@ -245,7 +251,7 @@ def test_an_extractive_answer_lists_its_sources_with_escaped_names(
         "__pkg__", [UploadedFile("__init__.py", b'"""The package."""\n\nRETRIES = 3\n')]
     )
     ingestor.process_all()
-    answer = service.answers.answer("How many retries?", ["__pkg__"])
+    answer = service.answers.answer(SearchQuery(question="How many retries?", docsets=("__pkg__",)))
     sources = answer.text.split("**Sources**")[1]
     assert "\\_\\_init\\_\\_.py" in sources and "DocSet *\\_\\_pkg\\_\\_*" in sources
 

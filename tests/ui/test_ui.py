@@ -13,7 +13,7 @@ from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import NotFoundError
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import Answer, Citation, EmbeddingStatus
+from ragspace.models import Answer, Citation, EmbeddingStatus, Passage
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
@@ -130,6 +130,26 @@ def _citation(number: int, url: str | None = None) -> Citation:
     )
 
 
+def _cited(text: str, citations: list[Citation], similarity: float | None = 0.61) -> Answer:
+    """An answer citing these citations, each with its passage (as answers always have)."""
+    passages = [
+        Passage(
+            number=c.number,
+            document_id=1,
+            docset_name="ops",
+            path=c.path,
+            title=c.path,
+            start_line=c.start_line,
+            end_line=c.end_line,
+            content=c.snippet,
+            score=0.8,
+            similarity=similarity,
+        )
+        for c in citations
+    ]
+    return Answer(text=text, citations=citations, passages=passages)
+
+
 def test_citations_link_to_their_origin_or_to_the_sources_panel() -> None:
     github = "https://github.com/acme/ops/blob/abc123/guide.md#L2-L4"
     text = answer_markdown(
@@ -141,13 +161,16 @@ def test_citations_link_to_their_origin_or_to_the_sources_panel() -> None:
 
 
 def test_sources_panel_anchors_each_cited_passage_and_states_the_scope() -> None:
-    answer = Answer(text="Nightly [1].", citations=[_citation(1)])
+    answer = _cited("Nightly [1].", [_citation(1)])
     panel = sources_markdown(answer, None)
     assert panel.startswith("Searched **all DocSets**.")
     # the number opens the passage in the viewer (a click handler in the page)
     opens = "[**\\[1\\]**](#ragspace-source-1)"
     assert f'<span id="ragspace-source-1"></span>{opens} guide.md (lines 1-3)' in panel
     assert "Guide > Backups" in panel and "Take a nightly backup." in panel
+    # the score search shows for a hit: the cosine similarity, when it was measured
+    assert "· score 0.6100" in panel
+    assert "score" not in sources_markdown(_cited("[1]", [_citation(1)], similarity=None))
     assert scope_text(["ops", "wiki"]) == "Searched **ops**, **wiki**."
     assert sources_markdown(Answer(text="nothing"), ["ops"]).endswith("_No sources._")
 
@@ -158,12 +181,12 @@ def test_sources_panel_says_what_the_quote_check_found() -> None:
         _citation(2).model_copy(update={"verification": "paraphrased"}),
         _citation(3).model_copy(update={"verification": "unsupported"}),
     ]
-    panel = sources_markdown(Answer(text="[1] [2] [3]", citations=checked), None)
+    panel = sources_markdown(_cited("[1] [2] [3]", checked), None)
     blocks = panel.split("<span id=")[1:]
     assert "✓ quote found in these lines" in blocks[0]
     assert "≈ a close paraphrase" in blocks[1] and "✓" not in blocks[1]
     assert "⚠ the quote was not found" in blocks[2] and "✓" not in blocks[2]
-    assert "quote" not in sources_markdown(Answer(text="[1]", citations=[_citation(1)]), None)
+    assert "quote" not in sources_markdown(_cited("[1]", [_citation(1)]), None)
 
 
 def test_status_chart_counts_documents_per_docset_and_status(service: Actions) -> None:

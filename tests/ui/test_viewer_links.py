@@ -20,7 +20,7 @@ from ragspace.actions import Actions
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.ingestion.worker import Ingestor
 from ragspace.links import LineLink, parse_line_link, view_url
-from ragspace.models import Citation, NewDocument
+from ragspace.models import Citation, NewDocument, SearchQuery
 from ragspace.reading import MAX_READ_CHARS, MAX_READ_LINES
 from ragspace.sources.files import UploadedFile, classify_bytes
 from ragspace_cli.main import main
@@ -48,7 +48,9 @@ def _page_of(text: str) -> int:
 def test_an_uploaded_pdf_is_kept_and_its_citation_links_to_the_cited_page(
     handbook: Actions,
 ) -> None:
-    *_, last = handbook.answers.ask("What do otters build dams from?", ["handbook"])
+    *_, last = handbook.answers.ask(
+        SearchQuery(question="What do otters build dams from?", docsets=("handbook",))
+    )
     assert last.answer is not None
     citation = next(c for c in last.answer.citations if c.path == "sample.pdf")
     page = open_citation(handbook, citation, "handbook")

@@ -13,7 +13,7 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.embedding.embedders import Embedder, OpenAIEmbedder
 from ragspace.errors import EmbeddingModelMismatchError, ValidationError
 from ragspace.ingestion.worker import IngestOptions, Ingestor
-from ragspace.models import ChunkDraft, EmbeddingStatus
+from ragspace.models import ChunkDraft, EmbeddingStatus, SearchQuery
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
@@ -316,7 +316,11 @@ def test_search_always_sees_a_complete_chunk_set_while_re_embedding(
         nonlocal overlapping
         while not stop.is_set():
             started_during = reembedding.is_set()
-            hits = service.search.hits("wrap text into lines", ["code"], k=50)
+            hits = service.search.hits(
+                SearchQuery(
+                    question="wrap text into lines", docsets=("code",), limit=50, floor=False
+                )
+            )
             seen.append(sorted((h.start_line, h.end_line) for h in hits))
             overlapping += started_during and reembedding.is_set()
 
@@ -400,19 +404,21 @@ def test_model_change_needs_re_embedding_then_switches(
     docset = service.docsets.get("docs")
     assert service.docsets.needs_reembedding(docset)
     with pytest.raises(EmbeddingModelMismatchError, match="needs re-embedding"):
-        service.search.hits("deploy", ["docs"])
+        service.search.hits(SearchQuery(question="deploy", docsets=("docs",), floor=False))
     assert "needs re-embedding" in status_view(service, "docs", None).notice
-    assert service.search.hits("deploy") == []  # "all DocSets" skips it
+    assert (
+        service.search.hits(SearchQuery(question="deploy", floor=False)) == []
+    )  # "all DocSets" skips it
 
     service.documents.reembed_docset("docs")
     assert service.docsets.get("docs").target_embedding_model == embedder.model_id
     with pytest.raises(EmbeddingModelMismatchError, match="0 of 2 documents done"):
-        service.search.hits("deploy", ["docs"])
+        service.search.hits(SearchQuery(question="deploy", docsets=("docs",), floor=False))
     ingestor.process_all()
     docset = service.docsets.get("docs")
     assert (docset.embedding_model, docset.target_embedding_model) == (embedder.model_id, None)
     assert not service.docsets.needs_reembedding(docset)
-    assert service.search.hits("deploy", ["docs"])
+    assert service.search.hits(SearchQuery(question="deploy", docsets=("docs",), floor=False))
     assert status_view(service, "docs", None).notice == ""
 
 

@@ -13,7 +13,7 @@ from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
 from ragspace.ingestion.worker import IngestOptions, Ingestor
-from ragspace.models import RetrievalMode, VectorTier, tier_text
+from ragspace.models import RetrievalMode, SearchQuery, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
@@ -88,19 +88,39 @@ def test_new_documents_are_found_by_keywords_before_their_vectors_and_vector_sea
     assert model.texts == []  # the keyword pass embeds nothing, with no model of any kind
     assert [state for state, _ in _jobs(store)] == ["queued"] * len(SAMPLES)
 
-    hits = service.search.hits("dedent", ["docs"], k=5, mode=RetrievalMode.KEYWORD)
+    hits = service.search.hits(
+        SearchQuery(
+            question="dedent", docsets=("docs",), limit=5, mode=RetrievalMode.KEYWORD, floor=False
+        )
+    )
     assert hits and hits[0].path == "textwrap.py"
-    hybrid = service.search.hits("dedent common leading whitespace", ["docs"], k=5)
+    hybrid = service.search.hits(
+        SearchQuery(
+            question="dedent common leading whitespace", docsets=("docs",), limit=5, floor=False
+        )
+    )
     assert hybrid and hybrid[0].path == "textwrap.py"  # the keyword side serves it
     waiting = sum(d.chunk_count for d in documents)
     with pytest.raises(VectorsPendingError, match=f"{waiting:,} chunk.* no vectors yet"):
-        service.search.hits(PARAPHRASE, ["docs"], k=5, mode=RetrievalMode.VECTOR)
+        service.search.hits(
+            SearchQuery(
+                question=PARAPHRASE,
+                docsets=("docs",),
+                limit=5,
+                mode=RetrievalMode.VECTOR,
+                floor=False,
+            )
+        )
 
     assert ingestor.process_all() == len(SAMPLES)
     assert {d.vector_tier for d in service.documents.all("docs")} == {VectorTier.QUALITY}
     # one job row per document: the keyword pass requeued it without spending an attempt
     assert _jobs(store) == [("done", 1)] * len(SAMPLES)
-    hits = service.search.hits(PARAPHRASE, ["docs"], k=5, mode=RetrievalMode.VECTOR)
+    hits = service.search.hits(
+        SearchQuery(
+            question=PARAPHRASE, docsets=("docs",), limit=5, mode=RetrievalMode.VECTOR, floor=False
+        )
+    )
     assert hits[0].path == "textwrap.py"
 
 
@@ -200,7 +220,14 @@ def test_changed_content_gets_a_keyword_pass_again(
     assert ingestor.process_next()
     [document] = service.documents.all("code")
     assert document.vector_tier is VectorTier.KEYWORDS and model.texts == []
-    hits = service.search.hits("remove common leading whitespace dedent_text", ["code"], k=5)
+    hits = service.search.hits(
+        SearchQuery(
+            question="remove common leading whitespace dedent_text",
+            docsets=("code",),
+            limit=5,
+            floor=False,
+        )
+    )
     assert any("def dedent_text(" in hit.content for hit in hits)  # the new content, at once
     assert ingestor.process_all() == 1
     assert 1 <= len(model.texts) < document.chunk_count  # only changed chunks re-embedded
