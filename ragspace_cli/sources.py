@@ -67,24 +67,7 @@ def register(commands: Subcommands) -> None:
     github.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)
     github.set_defaults(run=_add_github)
 
-    web = kinds.add_parser("web", help="a documentation website, crawled")
-    _docset_and(web, "url", "start URL")
-    web.add_argument(
-        "--max-pages",
-        type=_positive,
-        default=DEFAULT_MAX_PAGES,
-        help=f"default {DEFAULT_MAX_PAGES}",
-    )
-    web.add_argument(
-        "--max-depth",
-        type=_non_negative,
-        default=DEFAULT_DEPTH,
-        help=f"link depth, default {DEFAULT_DEPTH}",
-    )
-    web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
-    _common_add_flags(web)
-    web.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)
-    web.set_defaults(run=_add_web)
+    _add_web_parser(kinds)
 
     folder = kinds.add_parser(
         "dir", help="a local folder or checkout (.gitignore respected, binaries skipped)"
@@ -114,6 +97,27 @@ def register(commands: Subcommands) -> None:
     schedule.add_argument("--source", type=int, metavar="ID", required=True, help="the source")
     schedule.add_argument("every", type=interval, metavar="EVERY", help=RESYNC_HELP)
     schedule.set_defaults(run=_schedule)
+
+
+def _add_web_parser(kinds: Subcommands) -> None:
+    web = kinds.add_parser("web", help="a documentation website, crawled")
+    _docset_and(web, "url", "start URL")
+    web.add_argument(
+        "--max-pages",
+        type=_positive,
+        default=DEFAULT_MAX_PAGES,
+        help=f"default {DEFAULT_MAX_PAGES}",
+    )
+    web.add_argument(
+        "--max-depth",
+        type=_non_negative,
+        default=DEFAULT_DEPTH,
+        help=f"link depth, default {DEFAULT_DEPTH}",
+    )
+    web.add_argument("--prefix", help="only crawl URLs under this path, e.g. /docs/")
+    _common_add_flags(web)
+    web.add_argument("--resync-every", type=interval, metavar="EVERY", help=RESYNC_HELP)
+    web.set_defaults(run=_add_web)
 
 
 def _docset_and(parser: argparse.ArgumentParser, name: str, help_text: str) -> None:
