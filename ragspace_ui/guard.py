@@ -7,13 +7,14 @@ middleware decides before any route (or the body of an upload) is touched.
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragspace.access import AUTH_HEADER, Credentials
+from ragspace_ui.upload_owners import UploadOwners
 
 # what the login page itself needs before anyone has signed in
 _OPEN_PATHS = frozenset(
@@ -65,7 +66,7 @@ class AccessGuard:
     def __init__(self, app: ASGIApp, rules: GuardRules) -> None:
         self._app = app
         self._rules = rules
-        self._owners: dict[str, str] = {}  # uploaded file (resolved path) -> account
+        self._owners = UploadOwners()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on, or answer 401/403 without reading its body."""
@@ -88,7 +89,7 @@ class AccessGuard:
         user = self._user(scope)
         if user is None:
             await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
-        elif path.startswith(_FILE_ROUTES) and not self._owned_by(path, user, scope["app"]):
+        elif path.startswith(_FILE_ROUTES) and not await self._owned_by(path, user, scope["app"]):
             await _refuse(send, 404, "No such file.")  # another account's upload
         elif path in _UPLOAD_PATHS:
             await self._app(scope, receive, self._recording_owner(send, user))
@@ -103,14 +104,19 @@ class AccessGuard:
         self, scope: Scope, receive: Receive, send: Send, user: str
     ) -> Receive | None:
         """An event names files by their path in Gradio's upload folder (a file input's
-        `{"path": ...}`): one naming another account's upload, or one whose owner this run
-        does not know, is refused (403) before any handler reads it. Returns the replayed
-        body, or None when it answered itself."""
+        `{"path": ...}`, however spelled): a body with any string that could open another
+        account's upload, or one whose owner this run does not know, is refused (403) before
+        any handler reads it. Returns the replayed body, or None when it answered itself."""
         limit, headers = MAX_EVENT_BYTES, _headers(scope)
         body = await _read_body(receive, send, limit, _EVENT_TOO_LARGE, headers)
         if body is None:
             return None
-        if any(not self._may_read(p, user, scope["app"]) for p in _named_paths(body)):
+        strings, app = _strings(body), scope["app"]
+
+        def allowed() -> bool:
+            return all(self._owners.may_name(text, user, app) for text in strings)
+
+        if not await anyio.to_thread.run_sync(allowed):  # file system calls: off the loop
             await _refuse(send, 403, _FOREIGN_FILE)
             return None
         return _replaying(body, receive)
@@ -140,21 +146,16 @@ class AccessGuard:
             return header.split(":", 1)[0]
         return _cookie_user(scope["app"], headers.get("cookie", ""))
 
-    def _owned_by(self, path: str, user: str, app: Any) -> bool:
+    async def _owned_by(self, path: str, user: str, app: Any) -> bool:
         """False when the file route names another account's upload, however spelled
         (`file=/p`, `file//p`, `file/p` read from `/`, `..`, links such as /proc/self/root),
         or an upload whose owner this run does not know (one left by an earlier run)."""
         named = path[len(_FILE_ROUTES[0]) :]  # both prefixes have the same length
-        candidates = {_resolved(named), _resolved("/" + named)}
-        return all(self._may_read(candidate, user, app) for candidate in candidates)
 
-    def _may_read(self, path: str, user: str, app: Any) -> bool:
-        owner = self._owners.get(path)
-        if owner is not None:
-            return owner == user
-        # Owners are known for this run's uploads only: a file in the upload folder that
-        # the app did not put there itself this run (an output, the sample set) is refused
-        return not _in_upload_folder(app, path) or _created_this_run(app, path)
+        def allowed() -> bool:
+            return all(self._owners.may_name(text, user, app) for text in (named, "/" + named))
+
+        return await anyio.to_thread.run_sync(allowed)
 
     def _recording_owner(self, send: Send, user: str) -> Send:
         """Wraps `send`: the paths an upload answers with are recorded as `user`'s."""
@@ -179,7 +180,7 @@ class AccessGuard:
             return
         for path in paths if isinstance(paths, list) else []:
             if isinstance(path, str):
-                self._owners[_resolved(path)] = user
+                self._owners.record(path, user)
 
 
 _EVENT_TOO_LARGE = f"A request body is limited to {MAX_EVENT_BYTES:,} bytes."
@@ -225,22 +226,24 @@ def _replaying(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-def _named_paths(body: bytes) -> list[str]:
-    """Every absolute path a JSON body holds as a string, resolved (a body that is not
-    JSON, a login form say, names none). Walked without recursion: nesting is no attack."""
+def _strings(body: bytes) -> set[str]:
+    """Every string a JSON body holds, keys too (a body that is not JSON, a login form say,
+    names none). Walked without recursion: nesting is no attack."""
     try:
         value = json.loads(body)
     except (ValueError, RecursionError):
-        return []
-    found, stack = [], [value]
+        return set()
+    found: set[str] = set()
+    stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
+            found.update(key for key in item if isinstance(key, str))
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, str) and item.startswith("/") and len(item) < 4096:
-            found.append(_resolved(item))
+        elif isinstance(item, str):
+            found.add(item)
     return found
 
 
@@ -252,29 +255,6 @@ def _path(scope: Scope) -> str:
 
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-
-
-def _resolved(path: str) -> str:
-    try:
-        return str(Path(path).resolve())
-    except (ValueError, OSError, RuntimeError):  # a NUL byte, a symlink loop: no file of ours
-        return path
-
-
-def _in_upload_folder(app: Any, path: str) -> bool:
-    folder = getattr(app, "uploaded_file_dir", None)
-    return folder is not None and Path(path).is_relative_to(_resolved(str(folder)))
-
-
-def _created_this_run(app: Any, path: str) -> bool:
-    """Whether a component of this run's app put the file in Gradio's cache (an output or
-    a value such as the sample question set); uploads are not counted: they have owners."""
-    blocks = getattr(app, "blocks", None)
-    uploads = getattr(blocks, "upload_file_set", None)
-    for created in getattr(blocks, "temp_file_sets", []):
-        if created is not uploads and any(_resolved(str(f)) == path for f in list(created)):
-            return True
-    return False
 
 
 def _cookie_user(app: Any, cookie_header: str) -> str | None:

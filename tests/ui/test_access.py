@@ -233,6 +233,10 @@ class BrowserSession:
         """Run the event handled by the function `name`; returns the completion message."""
         joined = self.join(name, data)
         assert joined.status_code == 200, joined.text
+        return self.completion(name)
+
+    def completion(self, name: str) -> dict[str, Any]:
+        """The completion message of the event `name` this session joined last."""
         params = {"session_hash": self._session}
         with self._client.stream("GET", "/gradio_api/queue/data", params=params) as sse:
             for line in sse.iter_lines():
