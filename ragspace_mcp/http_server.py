@@ -4,7 +4,8 @@ Without the web app, at `/mcp/`. When RAGSPACE_AUTH is set every request must ca
 its accounts, as the web app's endpoint asks: `X-Ragspace-Auth: user:password`, or the same
 `user:password` as a bearer token (`Authorization: Bearer user:password`, what most MCP
 clients' config files can send). On a loopback address the MCP package's DNS-rebinding check
-is on (only `127.0.0.1`, `localhost` and `[::1]` as Host), as its own FastMCP does.
+is on (only `127.0.0.1`, `localhost` and `[::1]` as Host, and their Origins), as its own
+FastMCP does; `RebindingCheck` puts the same check in front of the web app's MCP routes.
 """
 
 import logging
@@ -14,10 +15,11 @@ from typing import Any
 
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.requests import HTTPConnection
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -69,6 +71,43 @@ def security_for(host: str) -> TransportSecuritySettings:
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
+
+
+class RebindingCheck:
+    """ASGI middleware: requests under `prefix` pass the DNS-rebinding check of
+    `security_for(host)` (421 for a foreign Host, 403 for a foreign Origin), the check the
+    standalone server's session manager makes. A page on another site whose name now points
+    at 127.0.0.1 sends its own name as Host and its own Origin, so it gets no answer to read.
+    Two Host or Origin headers are refused as ambiguous (400)."""
+
+    def __init__(self, app: ASGIApp, host: str, prefix: str) -> None:
+        self._app = app
+        self._prefix = prefix
+        self._check = TransportSecurityMiddleware(security_for(host))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _under(scope, self._prefix):
+            headers = Headers(scope=scope)
+            refusal = (
+                PlainTextResponse("Ambiguous request: two Host or Origin headers.", 400)
+                if any(len(headers.getlist(name)) > 1 for name in ("host", "origin"))
+                else await self._check.validate_request(HTTPConnection(scope))
+            )
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self._app(scope, receive, send)
+
+
+def rebinding_protected(host: str) -> bool:
+    """Whether a server on `host` checks Host and Origin (loopback addresses)."""
+    return security_for(host).enable_dns_rebinding_protection
+
+
+def _under(scope: Scope, prefix: str) -> bool:
+    root, path = str(scope.get("root_path", "")), str(scope["path"])
+    path = path[len(root) :] if root and path.startswith(root) else path
+    return path == prefix or path.startswith(prefix + "/")
 
 
 def http_app(server: ToolServer, credentials: Credentials | None, host: str) -> Any:

@@ -14,6 +14,7 @@ import gradio as gr
 import httpx
 from gradio import http_server
 from gradio.exceptions import ServerFailedToStartError
+from starlette.middleware import Middleware
 
 from ragspace.access import Credentials, parse_auth
 from ragspace.actions import Actions
@@ -21,6 +22,7 @@ from ragspace.errors import RagspaceError
 from ragspace.runtime import open_runtime
 from ragspace.settings import Settings
 from ragspace_mcp.annotations import mcp_lifespan
+from ragspace_mcp.http_server import RebindingCheck, rebinding_protected
 from ragspace_ui.app import CSS, build_ui
 from ragspace_ui.guard import guard_middleware
 from ragspace_ui.routes import app_routes
@@ -28,6 +30,8 @@ from ragspace_ui.session_state import build_session_configs_on_read
 from ragspace_ui.webhook_endpoint import webhook_middleware
 
 log = logging.getLogger(__name__)
+
+MCP_ROUTES = "/gradio_api/mcp"  # Gradio's streamable HTTP, SSE, messages and schema routes
 
 # Gradio's launch() asks for its own page once with a 3-second limit and refuses to start
 # ("When localhost is not accessible, a shareable link must be created") when that single
@@ -137,6 +141,12 @@ def launch_options(
     """
     webhook = webhook_middleware(actions, settings.access.github_webhook_secret)
     routes = app_routes(actions) if actions is not None else []
+    host = settings.server.host
+    rebinding = (
+        [Middleware(RebindingCheck, host=host, prefix=MCP_ROUTES)]
+        if settings.access.mcp_server and rebinding_protected(host)
+        else []
+    )
     return {
         "auth": list(credentials.pairs) if credentials else None,
         "auth_message": "Sign in with a RAGSpace account." if credentials else None,
@@ -148,10 +158,13 @@ def launch_options(
         # MCP call is a session of its own: at Gradio's default of 10,000 that is gigabytes
         "state_session_capacity": settings.limits.session_capacity,
         "app_kwargs": {
-            # the webhook first: GitHub cannot sign in, it proves itself with the signature;
-            # then the guard refuses anonymous clients (logins on) and uploads (read-only)
-            # before any route
-            "middleware": webhook + guard_middleware(credentials, settings.access.read_only),
+            # on loopback, the MCP routes answer only loopback Host and Origin headers (DNS
+            # rebinding); the webhook next: GitHub cannot sign in, it proves itself with the
+            # signature; then the guard refuses anonymous clients (logins on) and uploads
+            # (read-only) before any route
+            "middleware": rebinding
+            + webhook
+            + guard_middleware(credentials, settings.access.read_only),
             "routes": routes,
             # tool annotations and server instructions, which Gradio cannot set itself
             "lifespan": mcp_lifespan,
