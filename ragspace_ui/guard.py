@@ -14,6 +14,7 @@ from starlette.middleware import Middleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragspace.access import AUTH_HEADER, Credentials
+from ragspace_ui.request_headers import ambiguity, headers_of
 from ragspace_ui.upload_owners import UploadOwners
 
 # what the login page itself needs before anyone has signed in
@@ -69,9 +70,12 @@ class AccessGuard:
         self._owners = UploadOwners()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass the request on, or answer 401/403 without reading its body."""
+        """Pass the request on, or answer 400/401/403 without reading its body."""
         if scope["type"] != "http":
             await self._app(scope, receive, send)
+            return
+        if (reason := ambiguity(scope)) is not None:  # two readers could read it apart
+            await _refuse(send, 400, reason)
             return
         path = _path(scope)
         if self._rules.read_only:
@@ -107,7 +111,7 @@ class AccessGuard:
         `{"path": ...}`, however spelled): a body with any string that could open another
         account's upload, or one whose owner this run does not know, is refused (403) before
         any handler reads it. Returns the replayed body, or None when it answered itself."""
-        limit, headers = MAX_EVENT_BYTES, _headers(scope)
+        limit, headers = MAX_EVENT_BYTES, headers_of(scope)
         body = await _read_body(receive, send, limit, _EVENT_TOO_LARGE, headers)
         if body is None:
             return None
@@ -129,7 +133,7 @@ class AccessGuard:
         Answers 403/413 itself (returning None), or returns a `receive` that replays the
         body it read (at most MAX_FORM_BYTES, however it is sent: declared or chunked).
         """
-        headers = _headers(scope)
+        headers = headers_of(scope)
         kind = headers.get("content-type", "").strip().lower()  # as Starlette reads it
         if path in _UPLOAD_PATHS or kind.startswith("multipart/"):
             await _refuse(send, 403, _READ_ONLY_UPLOADS)
@@ -139,7 +143,7 @@ class AccessGuard:
 
     def _user(self, scope: Scope) -> str | None:
         """The signed-in account: the MCP header's user, or the owner of a session cookie."""
-        headers = _headers(scope)
+        headers = headers_of(scope)
         credentials = self._rules.credentials
         header = headers.get(AUTH_HEADER.lower())
         if credentials is not None and header and credentials.verify_header(header):
@@ -251,10 +255,6 @@ def _path(scope: Scope) -> str:
     root = str(scope.get("root_path", ""))
     path = str(scope["path"])
     return path[len(root) :] if root and path.startswith(root) else path
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
 def _cookie_user(app: Any, cookie_header: str) -> str | None:
