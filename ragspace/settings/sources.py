@@ -36,7 +36,8 @@ class SourceSettings(AreaSettings):
     http_timeout_seconds: float = Field(
         default=30.0,
         gt=0,
-        description="Timeout of every GitHub and web request.",
+        description="Timeout of every GitHub and web request; a web page, robots.txt or "
+        "sitemap must also arrive whole within it.",
     )
     web_max_pages: int = Field(
         default=500,

@@ -11,8 +11,8 @@ headings into one document per page. A site without either is crawled page by pa
 preview and the sync report name the file (`resolved`).
 """
 
+import functools
 import re
-import time
 import urllib.robotparser
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -136,30 +136,38 @@ class LlmsTxtCrawler(WebCrawler):
         self._pages = MarkdownPageReader(self._config, self._pages.http)
 
     def fetch(
-        self, kind: SourceKind, location: str, options: WebOptions, previous: PreviousSync
+        self,
+        kind: SourceKind,  # noqa: ARG002 - always web, as the web crawler's
+        location: str,
+        options: WebOptions,
+        previous: PreviousSync,
     ) -> FetchResult:
-        """Pages listed by llms.txt (or split from llms-full.txt); else the usual crawl."""
+        """Pages listed by llms.txt (or split from llms-full.txt); else the usual crawl.
+        Every request, the crawl's too, ends by one deadline (RAGSPACE_WEB_MAX_SECONDS)."""
+        deadline = self._deadline()
         if self._use_llms_txt:
             scope = self._scope(location, options)
-            robots = robots_rules(self._pages.get, scope.origin)
+            robots = robots_rules(functools.partial(self._pages.get, until=deadline), scope.origin)
             for url in candidates(scope):
-                response = self._try(url, robots)
+                response = self._try(url, robots, deadline)
                 if response is None:
                     continue
                 if url.endswith(LLMS_FULL):
                     result = self._from_full(url, response.text, scope, previous)
                 else:
-                    result = self._from_list(url, response.text, scope, robots, previous)
+                    result = self._from_list(url, response.text, scope, robots, previous, deadline)
                 if result.documents or result.unchanged_paths:
                     return result
-        return super().fetch(kind, location, options, previous)
+        return self._crawl(location, options, previous, deadline)
 
-    def _try(self, url: str, robots: urllib.robotparser.RobotFileParser) -> httpx.Response | None:
+    def _try(
+        self, url: str, robots: urllib.robotparser.RobotFileParser, deadline: float
+    ) -> httpx.Response | None:
         """The file at url when robots.txt allows it and it is one (None otherwise)."""
         if not robots.can_fetch(self._config.user_agent, url):
             return None
         try:
-            response = self._pages.get(url)
+            response = self._pages.get(url, until=deadline)
         except (httpx.HTTPError, httpx.InvalidURL, SourceError):
             return None
         return response if is_llms_file(response, url) else None
@@ -171,20 +179,18 @@ class LlmsTxtCrawler(WebCrawler):
         scope: CrawlScope,
         robots: urllib.robotparser.RobotFileParser,
         previous: PreviousSync,
+        deadline: float,
     ) -> FetchResult:
         """The pages llms.txt links to, fetched as crawled pages are, no link followed."""
         by_url = {
             str(d.metadata.get("fetched_url", d.path)): d for d in previous.documents.values()
         }
-        crawl = _Crawl(deadline=self._deadline(), text_left=self._config.max_text_bytes)
+        crawl = _Crawl(deadline=deadline, text_left=self._config.max_text_bytes)
         level = self._admit(links_of(text, url), scope, robots, crawl, depth=1)
         pages = self._fetch_all(level, by_url, crawl)
         self._record(pages, crawl, scope, first=False)
         state = {"start_url": scope.start, "llms_txt": url, "pages": crawl.pages}
         return FetchResult(crawl.documents, crawl.kept, crawl.skipped, state, url)
-
-    def _deadline(self) -> float:
-        return time.monotonic() + self._config.max_seconds
 
     def _from_full(
         self, url: str, text: str, scope: CrawlScope, previous: PreviousSync

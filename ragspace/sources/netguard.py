@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from ragspace.errors import SourceError
+from ragspace.sources.deadlines import bounded_transport
 
 Resolver = Callable[[str, int], list[str]]
 """host, port -> the IP addresses a connection could go to."""
@@ -180,7 +181,8 @@ class GuardedTransport(httpx.BaseTransport):
         with self._lock:
             if host not in self._transports:
                 options = {"verify": default_tls_context(), **self._options}
-                self._transports[host] = httpx.HTTPTransport(**options)
+                # every request inside `deadlines.within` keeps to its total deadline
+                self._transports[host] = bounded_transport(**options)
             return self._transports[host]
 
     def close(self) -> None:

@@ -1,5 +1,6 @@
 """Documentation sites: a polite, bounded crawl to markdown pages that keep heading anchors."""
 
+import functools
 import math
 import re
 import threading
@@ -142,17 +143,26 @@ class WebCrawler:
 
         Pages stored before are asked for with their ETag / Last-Modified (a 304 keeps them).
         """
+        return self._crawl(location, options, previous, self._deadline())
+
+    def _deadline(self) -> float:
+        """When a crawl that starts now must end (RAGSPACE_WEB_MAX_SECONDS)."""
+        return time.monotonic() + self._config.max_seconds
+
+    def _crawl(
+        self, location: str, options: WebOptions, previous: PreviousSync, deadline: float
+    ) -> FetchResult:
+        """The crawl of `fetch`, every request of it (robots.txt and sitemaps too) ending by
+        `deadline`."""
         scope = self._scope(location, options)
-        robots = robots_rules(self._pages.get, scope.origin)
+        get = functools.partial(self._pages.get, until=deadline)
+        robots = robots_rules(get, scope.origin)
         by_url = {
             str(d.metadata.get("fetched_url", d.path)): d for d in previous.documents.values()
         }
-        crawl = _Crawl(
-            deadline=time.monotonic() + self._config.max_seconds,
-            text_left=self._config.max_text_bytes,
-        )
+        crawl = _Crawl(deadline=deadline, text_left=self._config.max_text_bytes)
         frontier = [scope.start]
-        seeds = sitemap_pages(self._pages.get, scope.origin, robots) if scope.depth >= 1 else []
+        seeds = sitemap_pages(get, scope.origin, robots) if scope.depth >= 1 else []
         for depth in range(scope.depth + 1):
             level = self._admit(frontier, scope, robots, crawl, depth)
             pages = self._fetch_all(level, by_url, crawl)
@@ -217,7 +227,8 @@ class WebCrawler:
             if time.monotonic() > crawl.deadline:  # RAGSPACE_WEB_MAX_SECONDS: a crawl ends
                 limit = f"over the crawl time limit of {self._config.max_seconds:g} s"
                 return Page(url, unchanged=by_url.get(url), skip=limit)
-            return self._within_budget(self._pages.read(url, by_url.get(url)), crawl)
+            page = self._pages.read(url, by_url.get(url), until=crawl.deadline)
+            return self._within_budget(page, crawl)
 
         with ThreadPoolExecutor(max_workers=self._config.concurrency) as pool:
             return list(pool.map(fetch, urls))

@@ -1,6 +1,8 @@
 """One page of a documentation site: a bounded, conditional GET, and its HTML as a markdown
 document with its canonical URL, title and links."""
 
+import math
+import time
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urljoin, urlsplit
 
@@ -10,6 +12,7 @@ import lxml.html
 
 from ragspace.errors import SourceError
 from ragspace.models import NewDocument, StoredDocument
+from ragspace.sources.deadlines import ended_by_deadline, within
 from ragspace.sources.extract import html_to_markdown
 from ragspace.sources.network_errors import host_of, network_problem
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
@@ -21,6 +24,10 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _BODY_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 # transient failures keep the page as stored: the next sync asks again
 _TRANSIENT = "temporarily unavailable"
+
+
+class SlowPage(httpx.TimeoutException):
+    """A response that did not arrive whole by its deadline (it kept trickling)."""
 
 
 @dataclass
@@ -46,7 +53,8 @@ class PageReader:
         """The guarded client every read goes through (a reader of other formats shares it)."""
         return self._http
 
-    def read(self, url: str, previous: StoredDocument | None) -> Page:
+    def read(self, url: str, previous: StoredDocument | None, until: float = math.inf) -> Page:
+        """The page at `url`, asked for conditionally when stored before; ends by `until`."""
         headers = {}
         if previous is not None and previous.embedding_status != "error":
             if previous.metadata.get("etag"):
@@ -54,7 +62,7 @@ class PageReader:
             if previous.metadata.get("last_modified"):
                 headers["If-Modified-Since"] = str(previous.metadata["last_modified"])
         try:
-            response = self.get(url, headers)
+            response = self.get(url, headers, until)
         except SourceError as exc:  # the guard refused this address or a redirect target
             return Page(url, skip=str(exc))
         except httpx.TooManyRedirects:
@@ -62,6 +70,8 @@ class PageReader:
             return Page(url, skip=f"more than {limit} redirects (a redirect loop?)")
         except httpx.InvalidURL as exc:
             return Page(url, skip=f"not a valid web address ({exc})")
+        except SlowPage as exc:
+            return Page(url, unchanged=previous, skip=f"{_TRANSIENT} ({exc})")
         except httpx.TimeoutException:
             reason = f"{_TRANSIENT} (no answer within {self._config.timeout_seconds:g} s)"
             return Page(url, unchanged=previous, skip=reason)
@@ -78,9 +88,33 @@ class PageReader:
             return Page(url, skip=f"HTTP {response.status_code}")
         return self._page(url, response)
 
-    def get(self, url: str, headers: dict[str, str] | None = None) -> httpx.Response | None:
+    def get(
+        self, url: str, headers: dict[str, str] | None = None, until: float = math.inf
+    ) -> httpx.Response | None:
         """GET `url`, reading at most max_page_bytes of its (decompressed) body: None when
-        it is longer, so an endless or huge page, robots.txt or sitemap is never held whole."""
+        it is longer, so an endless or huge page, robots.txt or sitemap is never held whole.
+
+        The whole exchange (connecting, redirects, headers, body) ends by the request
+        timeout, or by `until` (the crawl's end) if sooner: past it, `SlowPage`. The
+        timeout alone bounds each wait for a byte, so a page dripping one byte a second
+        would otherwise be read for as long as it dripped.
+        """
+        page_end = time.monotonic() + self._config.timeout_seconds
+        deadline = min(page_end, until)
+        try:
+            with within(deadline):
+                return self._bounded_get(url, headers)
+        except httpx.TimeoutException as exc:
+            if not ended_by_deadline(exc):
+                raise  # an ordinary timeout: one wait was too long
+            reason = (
+                f"not received whole within {self._config.timeout_seconds:g} s"
+                if page_end <= until
+                else f"over the crawl time limit of {self._config.max_seconds:g} s"
+            )
+            raise SlowPage(reason) from exc
+
+    def _bounded_get(self, url: str, headers: dict[str, str] | None) -> httpx.Response | None:
         limit = self._config.max_page_bytes
         with self._http.stream("GET", url, headers=headers) as streamed:
             body = bytearray()
