@@ -86,7 +86,8 @@ def serve(args: argparse.Namespace) -> int:
         if stdout is None:
             from ragspace_mcp.http_server import serve_http
 
-            serve_http(server, credentials, args.host or settings.server.host, args.http)
+            host, limits = args.host or settings.server.host, settings.access.login_limits()
+            serve_http(server, credentials, host, args.http, limits)
         else:
             import anyio
 

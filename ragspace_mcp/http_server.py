@@ -9,6 +9,7 @@ FastMCP does; `RebindingCheck` puts the same check in front of the web app's MCP
 """
 
 import logging
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -23,7 +24,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.access import AUTH_HEADER, Credentials, LoginCheck, LoginLimiter, LoginLimits
 from ragspace_mcp.tool_server import ToolServer
 
 log = logging.getLogger(__name__)
@@ -33,22 +34,43 @@ PATH = "/mcp"
 
 
 class RequireLogin:
-    """ASGI middleware: 401 unless the request names a configured account."""
+    """ASGI middleware: 401 unless the request names a configured account; 429, unchecked,
+    while the client (or the account it tries, once it has failed) must wait after failed
+    logins (`LoginLimiter`, as the web app's)."""
 
-    def __init__(self, app: ASGIApp, credentials: Credentials) -> None:
+    def __init__(self, app: ASGIApp, credentials: Credentials, limiter: LoginLimiter) -> None:
         self._app = app
         self._credentials = credentials
+        self._limiter = limiter
 
-    def allows(self, headers: Headers) -> bool:
-        """True when either header carries a configured `user:password`."""
+    def allows(self, headers: Headers, client: str) -> LoginCheck:
+        """Whether either header carries a configured `user:password` (each one sent is
+        an attempt); refused unchecked while this client must wait."""
         scheme, _, token = headers.get("authorization", "").partition(" ")
         bearer = token if scheme.lower() == "bearer" else None
-        return self._credentials.verify_header(
-            headers.get(AUTH_HEADER)
-        ) or self._credentials.verify_header(bearer)
+        checked = LoginCheck(ok=False)
+        for value in (headers.get(AUTH_HEADER), bearer):
+            if value:
+                checked = self._limiter.check_header(self._credentials, client, value)
+                if checked.ok or checked.refused:
+                    return checked
+        return checked
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self.allows(Headers(scope=scope)):
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        client = scope.get("client")
+        checked = self.allows(Headers(scope=scope), str(client[0]) if client else "")
+        if checked.refused:
+            wait = checked.retry_after
+            retry = {"retry-after": str(math.ceil(wait))}
+            refusal = JSONResponse(
+                {"error": LoginLimiter.refusal(wait), "retry_after": round(wait, 3)}, 429, retry
+            )
+            await refusal(scope, receive, send)
+            return
+        if not checked.ok:
             refusal = JSONResponse(
                 {
                     "error": "This RAGSpace requires a login: send the header "
@@ -110,8 +132,14 @@ def _under(scope: Scope, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
-def http_app(server: ToolServer, credentials: Credentials | None, host: str) -> Any:
-    """The ASGI app: streamable HTTP at /mcp/, stateless (any number of clients)."""
+def http_app(
+    server: ToolServer,
+    credentials: Credentials | None,
+    host: str,
+    limits: LoginLimits | None = None,
+) -> Any:
+    """The ASGI app: streamable HTTP at /mcp/, stateless (any number of clients); failed
+    logins slowed as `limits` say."""
     manager = StreamableHTTPSessionManager(
         app=server, stateless=True, security_settings=security_for(host)
     )
@@ -125,10 +153,18 @@ def http_app(server: ToolServer, credentials: Credentials | None, host: str) -> 
         await manager.handle_request(scope, receive, send)
 
     app = Starlette(routes=[Mount(PATH, app=endpoint)], lifespan=lifespan)
-    return app if credentials is None else RequireLogin(app, credentials)
+    if credentials is None:
+        return app
+    return RequireLogin(app, credentials, LoginLimiter.for_accounts(credentials, limits))
 
 
-def serve_http(server: ToolServer, credentials: Credentials | None, host: str, port: int) -> None:
+def serve_http(
+    server: ToolServer,
+    credentials: Credentials | None,
+    host: str,
+    port: int,
+    limits: LoginLimits | None = None,
+) -> None:
     """Serve until interrupted (Ctrl+C, SIGTERM)."""
     if credentials is None and host not in LOOPBACK:
         log.warning(
@@ -137,4 +173,5 @@ def serve_http(server: ToolServer, credentials: Credentials | None, host: str, p
             host,
         )
     log.warning("RAGSpace MCP server on http://%s:%d%s/", host, port, PATH)
-    uvicorn.run(http_app(server, credentials, host), host=host, port=port, log_level="warning")
+    app = http_app(server, credentials, host, limits)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

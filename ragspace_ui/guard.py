@@ -6,14 +6,18 @@ middleware decides before any route (or the body of an upload) is touched.
 """
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
 from starlette.middleware import Middleware
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragspace.access import AUTH_HEADER, Credentials
+from ragspace.access import AUTH_HEADER, Credentials, LoginLimiter, LoginLimits
 from ragspace_ui.request_headers import ambiguity, headers_of
 from ragspace_ui.upload_owners import UploadOwners
 
@@ -53,12 +57,17 @@ MAX_EVENT_BYTES = 8 * 1024 * 1024
 _FOREIGN_FILE = "That file was uploaded by another account: upload it yourself."
 
 
+_LOGIN_PATHS = frozenset({"/login", "/login/"})  # Gradio's login form posts here
+
+
 @dataclass(frozen=True)
 class GuardRules:
-    """Who may reach what: `credentials` for logins, `read_only` for uploads."""
+    """Who may reach what: `credentials` for logins (guessing them slowed by `limiter`),
+    `read_only` for uploads."""
 
     credentials: Credentials | None
     read_only: bool
+    limiter: LoginLimiter | None = None
 
 
 class AccessGuard:
@@ -83,6 +92,9 @@ class AccessGuard:
             if replay is None:
                 return
             receive = replay
+        if path in _LOGIN_PATHS and scope.get("method") == "POST" and self._rules.limiter:
+            await self._limited_login(scope, receive, send, self._rules.limiter)
+            return
         if (
             self._rules.credentials is None
             or path in _OPEN_PATHS
@@ -90,8 +102,10 @@ class AccessGuard:
         ):
             await self._app(scope, receive, send)
             return
-        user = self._user(scope)
-        if user is None:
+        user, wait = self._caller(scope)
+        if wait > 0:
+            await _too_many(send, wait)
+        elif user is None:
             await _refuse(send, 401, "Sign in first: this RAGSpace requires a login.")
         elif path.startswith(_FILE_ROUTES) and not await self._owned_by(path, user, scope["app"]):
             await _refuse(send, 404, "No such file.")  # another account's upload
@@ -141,14 +155,50 @@ class AccessGuard:
         body = await _read_body(receive, send, MAX_FORM_BYTES, _READ_ONLY_BODY, headers)
         return None if body is None else _replaying(body, receive)
 
-    def _user(self, scope: Scope) -> str | None:
-        """The signed-in account: the MCP header's user, or the owner of a session cookie."""
+    def _caller(self, scope: Scope) -> tuple[str | None, float]:
+        """The signed-in account (the login header's user, else a session cookie's owner),
+        and the seconds to wait when the header's guess may not even be checked yet."""
         headers = headers_of(scope)
-        credentials = self._rules.credentials
+        credentials, limiter = self._rules.credentials, self._rules.limiter
         header = headers.get(AUTH_HEADER.lower())
-        if credentials is not None and header and credentials.verify_header(header):
-            return header.split(":", 1)[0]
-        return _cookie_user(scope["app"], headers.get("cookie", ""))
+        if credentials is not None and header:
+            if limiter is None:
+                ok = credentials.verify_header(header)
+            else:
+                checked = limiter.check_header(credentials, _client(scope), header)
+                if checked.refused:
+                    return None, checked.retry_after
+                ok = checked.ok
+            if ok:
+                return header.strip().split(":", 1)[0], 0.0
+        return _cookie_user(scope["app"], headers.get("cookie", "")), 0.0
+
+    async def _limited_login(
+        self, scope: Scope, receive: Receive, send: Send, limiter: LoginLimiter
+    ) -> None:
+        """Gradio's login form behind the limiter: a client that must wait (or that has
+        failed and tries an account that must) is answered 429, its password unchecked;
+        Gradio's 200 is the attempt's success."""
+        body = await _read_body(receive, send, MAX_FORM_BYTES, _LOGIN_TOO_LARGE, headers_of(scope))
+        if body is None:
+            return
+        try:  # read with Starlette's parser, as Gradio's form will be
+            form = await Request(scope, _replaying(body, receive)).form()
+            named = form.get("username")
+        except (HTTPException, MultiPartException, ValueError):
+            named = None
+        username, client = named if isinstance(named, str) else "", _client(scope)
+        wait = limiter.admit(client, username)
+        if wait > 0:
+            await _too_many(send, wait)
+            return
+
+        async def watching(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                limiter.succeeded(client, username)
+            await send(message)
+
+        await self._app(scope, _replaying(body, receive), watching)
 
     async def _owned_by(self, path: str, user: str, app: Any) -> bool:
         """False when the file route names another account's upload, however spelled
@@ -188,6 +238,7 @@ class AccessGuard:
 
 
 _EVENT_TOO_LARGE = f"A request body is limited to {MAX_EVENT_BYTES:,} bytes."
+_LOGIN_TOO_LARGE = f"A login form is limited to {MAX_FORM_BYTES:,} bytes."
 
 
 async def _read_body(
@@ -269,8 +320,30 @@ def _cookie_user(app: Any, cookie_header: str) -> str | None:
     return None
 
 
-async def _refuse(send: Send, status: int, message: str) -> None:
-    body = json.dumps({"detail": message, "error": message}).encode()
+def _client(scope: Scope) -> str:
+    """The client's address (behind a trusted proxy, uvicorn puts the forwarded one)."""
+    client = scope.get("client")
+    return str(client[0]) if client else ""
+
+
+async def _too_many(send: Send, wait: float) -> None:
+    await _refuse(
+        send,
+        429,
+        LoginLimiter.refusal(wait),
+        {"retry_after": round(wait, 3)},
+        [(b"retry-after", str(math.ceil(wait)).encode())],
+    )
+
+
+async def _refuse(
+    send: Send,
+    status: int,
+    message: str,
+    extra: dict[str, Any] | None = None,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    body = json.dumps({"detail": message, "error": message, **(extra or {})}).encode()
     await send(
         {
             "type": "http.response.start",
@@ -278,14 +351,19 @@ async def _refuse(send: Send, status: int, message: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *(headers or []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
-def guard_middleware(credentials: Credentials | None, read_only: bool) -> list[Middleware]:
-    """`app_kwargs["middleware"]` for `Blocks.launch`: nothing when there is nothing to guard."""
+def guard_middleware(
+    credentials: Credentials | None, read_only: bool, limits: LoginLimits | None = None
+) -> list[Middleware]:
+    """`app_kwargs["middleware"]` for `Blocks.launch`: nothing when there is nothing to guard.
+    With logins, failed ones are slowed as `limits` say (one limiter for the whole app)."""
     if credentials is None and not read_only:
         return []
-    return [Middleware(AccessGuard, rules=GuardRules(credentials, read_only))]
+    limiter = None if credentials is None else LoginLimiter.for_accounts(credentials, limits)
+    return [Middleware(AccessGuard, rules=GuardRules(credentials, read_only, limiter))]

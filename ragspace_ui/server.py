@@ -164,7 +164,9 @@ def launch_options(
             # (read-only) before any route
             "middleware": rebinding
             + webhook
-            + guard_middleware(credentials, settings.access.read_only),
+            + guard_middleware(
+                credentials, settings.access.read_only, settings.access.login_limits()
+            ),
             "routes": routes,
             # tool annotations and server instructions, which Gradio cannot set itself
             "lifespan": mcp_lifespan,

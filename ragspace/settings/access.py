@@ -2,6 +2,7 @@
 
 from pydantic import Field, SecretStr
 
+from ragspace.access.login_limits import LoginLimits
 from ragspace.settings.area import AreaSettings
 
 
@@ -25,3 +26,25 @@ class AccessSettings(AreaSettings):
         description="Secret of a GitHub push webhook; when set, POST /webhooks/github accepts "
         "pushes signed with it and re-syncs the matching GitHub sources.",
     )
+    login_free_failures: int = Field(
+        default=5,
+        ge=0,
+        description="Failed logins (web form, X-Ragspace-Auth, bearer) a client may make "
+        "before each further attempt must wait.",
+    )
+    login_delay_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="The wait after the free failed logins; each further failure doubles it.",
+    )
+    login_max_delay_seconds: float = Field(
+        default=900.0,
+        gt=0,
+        description="The longest wait between failed logins of a client or an account.",
+    )
+
+    def login_limits(self) -> LoginLimits:
+        """How repeated failed logins are slowed."""
+        return LoginLimits(
+            self.login_free_failures, self.login_delay_seconds, self.login_max_delay_seconds
+        )

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -205,8 +206,15 @@ def test_stdio_starts_the_embedded_database_when_it_is_not_up() -> None:
 @pytest.fixture
 def http_server(database_url: str, tmp_path: Path) -> Iterator[str]:
     """`ragspace mcp --http PORT` with a login configured; yields its endpoint once it answers."""
-    port = free_local_port()
     env = server_env(database_url, tmp_path / "data", RAGSPACE_AUTH="ann:s3cret")
+    with running_http_server(env) as url:
+        yield url
+
+
+@contextmanager
+def running_http_server(env: dict[str, str]) -> Iterator[str]:
+    """`ragspace mcp --http PORT` in this environment; its endpoint once it answers."""
+    port = free_local_port()
     process = subprocess.Popen(
         [SCRIPT, "mcp", "--http", str(port)],
         env=env,
