@@ -66,7 +66,7 @@ def serve(args: argparse.Namespace) -> int:
     started = time.monotonic()
     overrides: dict[str, Any] = {"read_only": True} if args.read_only else {}
     settings = load_settings(**overrides)
-    from ragspace.access import parse_auth
+    from ragspace.access import LoginLimits, parse_auth
     from ragspace.runtime import open_runtime
     from ragspace_mcp.tool_server import build_server
 
@@ -86,7 +86,7 @@ def serve(args: argparse.Namespace) -> int:
         if stdout is None:
             from ragspace_mcp.http_server import serve_http
 
-            host, limits = args.host or settings.server.host, settings.access.login_limits()
+            host, limits = args.host or settings.server.host, LoginLimits.from_settings(settings)
             serve_http(server, credentials, host, args.http, limits)
         else:
             import anyio

@@ -16,7 +16,7 @@ from gradio import http_server
 from gradio.exceptions import ServerFailedToStartError
 from starlette.middleware import Middleware
 
-from ragspace.access import Credentials, parse_auth
+from ragspace.access import Credentials, LoginLimits, parse_auth
 from ragspace.actions import Actions
 from ragspace.errors import RagspaceError
 from ragspace.runtime import open_runtime
@@ -165,7 +165,7 @@ def launch_options(
             "middleware": rebinding
             + webhook
             + guard_middleware(
-                credentials, settings.access.read_only, settings.access.login_limits()
+                credentials, settings.access.read_only, LoginLimits.from_settings(settings)
             ),
             "routes": routes,
             # tool annotations and server instructions, which Gradio cannot set itself

@@ -100,6 +100,7 @@ def test_a_field_name_belongs_to_one_area_so_overrides_need_no_area() -> None:
 def test_components_default_to_their_settings_and_read_them() -> None:
     """A default is written once, in its setting: a component's own defaults are the settings'
     defaults, and `from_settings` carries a configured value through (issue 65)."""
+    from ragspace.access import LoginLimits
     from ragspace.ingestion.worker import IngestOptions
     from ragspace.sources.github_client import GithubConfig
     from ragspace.sources.web_config import WebConfig
@@ -108,6 +109,7 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     assert WebConfig.from_settings(defaults) == WebConfig()
     assert GithubConfig.from_settings(defaults) == GithubConfig()
     assert IngestOptions.from_settings(defaults) == IngestOptions(keywords_first=True)
+    assert LoginLimits.from_settings(defaults) == LoginLimits()
     tuned = load_settings(
         env_file=None, web_max_pages=7, github_max_files=9, job_max_attempts=5, prose_chunk_size=321
     )
@@ -115,3 +117,4 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     assert WebConfig.from_settings(tuned).chunk_chars == 321
     assert GithubConfig.from_settings(tuned).max_files == 9
     assert IngestOptions.from_settings(tuned).max_attempts == 5
+    assert LoginLimits.from_settings(load_settings(None, login_free_failures=2)).free_failures == 2

@@ -28,6 +28,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ragspace.access.credentials import Credentials
+from ragspace.settings import Settings
+from ragspace.settings.access import AccessSettings
+from ragspace.settings.area import default_of
 
 MAX_TRACKED = 10_000
 FORGET_AFTER_DELAYS = 4
@@ -36,11 +39,19 @@ _UNKNOWN_ACCOUNT = ""  # every name no account has
 
 @dataclass(frozen=True)
 class LoginLimits:
-    """How many failures are free, and the waits after them."""
+    """How many failures are free, and the waits after them (defaults: the settings')."""
 
-    free_failures: int = 5
-    delay_seconds: float = 1.0
-    max_delay_seconds: float = 900.0
+    free_failures: int = default_of(AccessSettings, "login_free_failures")
+    delay_seconds: float = default_of(AccessSettings, "login_delay_seconds")
+    max_delay_seconds: float = default_of(AccessSettings, "login_max_delay_seconds")
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "LoginLimits":
+        """The limits as configured (RAGSPACE_LOGIN_*)."""
+        access = settings.access
+        return cls(
+            access.login_free_failures, access.login_delay_seconds, access.login_max_delay_seconds
+        )
 
     def delay(self, failures: int) -> float:
         """The wait after this many failures (0 while they are free)."""

@@ -2,7 +2,6 @@
 
 from pydantic import Field, SecretStr
 
-from ragspace.access.login_limits import LoginLimits
 from ragspace.settings.area import AreaSettings
 
 
@@ -42,9 +41,3 @@ class AccessSettings(AreaSettings):
         gt=0,
         description="The longest wait between failed logins of a client or an account.",
     )
-
-    def login_limits(self) -> LoginLimits:
-        """How repeated failed logins are slowed."""
-        return LoginLimits(
-            self.login_free_failures, self.login_delay_seconds, self.login_max_delay_seconds
-        )
