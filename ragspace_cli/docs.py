@@ -12,6 +12,7 @@ from ragspace_cli.support import (
     opened_actions,
     print_json,
     print_table,
+    shown,
     timestamp,
 )
 
@@ -51,6 +52,9 @@ def _entry(document: Document) -> dict[str, Any]:
         "updated_at": document.updated_at,
         "error": document.error_message,
     }
+
+
+TAB = "\t"  # document lines keep their tabs; every other control character is escaped
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -99,7 +103,7 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     width = len(str(read.end_line))
     for number, line in enumerate(read.text.split("\n"), start=read.start_line):
-        print(f"{number:>{width}}  {line}")
+        print(f"{number:>{width}}  {shown(line, keep=TAB)}")
     if read.continuation:  # on stderr: stdout stays the lines themselves
         note(read.continuation)
     return 0

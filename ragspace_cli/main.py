@@ -22,7 +22,7 @@ from ragspace_cli import sources as cli_sources
 from ragspace_cli import status as cli_status
 from ragspace_cli import symbols as cli_symbols
 from ragspace_cli.evaluate import add_eval_parser
-from ragspace_cli.support import UsageError, error, opened_actions
+from ragspace_cli.support import UsageError, error, opened_actions, shown
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         print("ragspace: interrupted", file=sys.stderr)
         return INTERRUPTED
     except UsageError as exc:
-        print(f"ragspace: error: {exc}", file=sys.stderr)
+        print("ragspace: error: " + shown(str(exc), keep="\n"), file=sys.stderr)
         return 2
     except RagspaceError as exc:
         return error(str(exc))

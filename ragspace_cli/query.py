@@ -9,6 +9,7 @@ from ragspace.answering.citations import version_text
 from ragspace.models import MAX_SEARCH_LIMIT, SEARCH_LIMIT, Answer, Citation, SearchQuery
 from ragspace.settings import load_settings
 from ragspace_cli.support import Subcommands, note, opened_actions, print_json
+from ragspace_cli.support import shown as safe  # `shown` here is the answer printed so far
 
 if TYPE_CHECKING:  # the presenter pulls in the answer pipeline; `--help` should be instant
     from ragspace.actions.hit_view import HitView
@@ -98,11 +99,13 @@ def _print_hit(view: "HitView") -> None:
     version = f"  ·  {view.version}" if view.ref else ""
     score = "none yet" if view.score is None else f"{view.score:.4f}"
     hidden = "  ·  hidden: below the relevance floor" if view.hidden else ""
-    print(f"[{view.number}] {view.label}  ·  {view.docset}{version}  ·  score {score}{hidden}")
+    print(
+        safe(f"[{view.number}] {view.label}  ·  {view.docset}{version}  ·  score {score}{hidden}")
+    )
     for extra in (view.url or view.view_url, view.context):
         if extra:
-            print(f"    {extra}")
-    print(textwrap.indent(view.snippet, "    | ", lambda _: True))
+            print(safe(f"    {extra}"))
+    print(textwrap.indent(safe(view.snippet, keep="\n\t"), "    | ", lambda _: True))
     print()
 
 
@@ -135,9 +138,9 @@ def _ask(args: argparse.Namespace) -> int:
 def _show(shown: str, text: str, answer: Answer | None) -> None:
     """Write what the update adds to what is already on the terminal."""
     if text.startswith(shown):
-        sys.stdout.write(text[len(shown) :])
+        sys.stdout.write(safe(text[len(shown) :], keep="\n\t"))
     elif answer is not None and answer.notes:  # the model failed midway: note and passages
-        sys.stdout.write("\n\n" + text)
+        sys.stdout.write("\n\n" + safe(text, keep="\n\t"))
     else:  # the checked text only drops citations of passages the model was not given
         note("\n(Citations of passages that were not retrieved were dropped from the sources.)")
     sys.stdout.flush()
@@ -150,4 +153,4 @@ def _print_sources(citations: list[Citation]) -> None:
     for citation in citations:
         where = f"  {citation.url}" if citation.url else ""
         version = f"  ({version_text(citation)})" if citation.ref else ""
-        print(f"[{citation.number}] {citation.label}{version}{where}")
+        print(safe(f"[{citation.number}] {citation.label}{version}{where}"))

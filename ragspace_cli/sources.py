@@ -35,13 +35,14 @@ from ragspace_cli.support import (
     note,
     opened_actions,
     report_documents,
+    shown,
     timestamp,
     wait_for_documents,
 )
 
 if TYPE_CHECKING:
     from ragspace.actions import Actions
-    from ragspace.sources.files import UploadedFile
+    from ragspace.models import IncomingFile
 
 LISTED = 20  # paths shown per list before "… and N more"
 RESYNC_HELP = "re-sync on a schedule run by the workers: 30m, 6h, 1d, 1w or off (default off)"
@@ -204,32 +205,36 @@ def _add_source(args: argparse.Namespace, request: SourceRequest, overrides: dic
 def _print_preview(preview: SourcePreview, every_item: bool) -> None:
     resolved = f" at {preview.resolved}" if preview.resolved else ""
     print(
-        f"Preview of {preview.location}{resolved}: {len(preview.items)} item(s), "
-        f"{preview.total_bytes:,} bytes, about {preview.estimated_chunks} chunk(s)."
+        shown(
+            f"Preview of {preview.location}{resolved}: {len(preview.items)} item(s), "
+            f"{preview.total_bytes:,} bytes, about {preview.estimated_chunks} chunk(s)."
+        )
     )
     if every_item:
         _print_paths([f"  {item}" for item in preview.items])
     if preview.skipped:
         reasons = ", ".join(f"{reason}: {n}" for reason, n in preview.skipped_counts.items())
-        print(f"Skipped {len(preview.skipped)} ({reasons}):")
+        print(shown(f"Skipped {len(preview.skipped)} ({reasons}):"))
         skipped = [f"  {s.path}: {s.reason}" for s in preview.skipped]
         _print_paths(skipped, every_item, hint=" (--dry-run lists them all)")
 
 
 def _print_paths(lines: list[str], every_item: bool = True, hint: str = "") -> None:
-    shown = lines if every_item else lines[:LISTED]
-    for line in shown:
-        print(line)
-    if len(lines) > len(shown):
-        print(f"  … and {len(lines) - len(shown)} more{hint}")
+    listed = lines if every_item else lines[:LISTED]
+    for line in listed:
+        print(shown(line))  # one line per entry, whatever the name holds
+    if len(lines) > len(listed):
+        print(f"  … and {len(lines) - len(listed)} more{hint}")
 
 
 def _print_report(report: SyncReport) -> None:
     resolved = f" at {report.resolved}" if report.resolved else ""
     print(
-        f"Synced source #{report.source_id}{resolved}: {len(report.changed)} new or changed, "
-        f"{report.unchanged} unchanged, {len(report.removed)} removed, "
-        f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
+        shown(
+            f"Synced source #{report.source_id}{resolved}: {len(report.changed)} new or "
+            f"changed, {report.unchanged} unchanged, {len(report.removed)} removed, "
+            f"{len(report.skipped)} skipped, {len(report.errors)} unreadable."
+        )
     )
     _print_paths([f"  removed {path}" for path in report.removed], every_item=False)
     _print_paths([f"  unreadable {e.path}: {e.reason}" for e in report.errors], every_item=False)
@@ -280,7 +285,7 @@ def _print_skipped(skipped: Sequence[SkippedItem]) -> None:
 
 def _add_files(args: argparse.Namespace) -> int:
     uploads, hidden = _collect(args.paths)
-    size = sum(len(u.data) for u in uploads)
+    size = sum(u.size for u in uploads)
     print(f"Preview: {len(uploads)} file(s), {size:,} bytes; skipped {len(hidden)} hidden.")
     _print_paths([f"  hidden {path}" for path in hidden], every_item=False)
     with opened_actions(workers=args.wait) as actions:
@@ -291,19 +296,20 @@ def _add_files(args: argparse.Namespace) -> int:
         return _finish(actions, args.docset, args.wait, lambda d: d.id in ids)
 
 
-def _collect(paths: Sequence[Path]) -> tuple[list["UploadedFile"], list[str]]:
-    """Files named on the command line, and every file under named directories.
+def _collect(paths: Sequence[Path]) -> tuple[list["IncomingFile"], list[str]]:
+    """Files named on the command line, and every file under named directories (not read
+    yet: each is read when its turn comes, within the upload's budget).
 
     Files inside a directory keep their path from the directory's name down, so
     `docs/api/index.md` and `docs/guide/index.md` stay apart; hidden entries are skipped.
     """
-    from ragspace.sources.files import UploadedFile
+    from ragspace.sources.folder import FileOnDisk
 
-    uploads: list[UploadedFile] = []
+    uploads: list[IncomingFile] = []
     hidden: list[str] = []
     for path in paths:
         if path.is_file():
-            uploads.append(UploadedFile(path.name, path.read_bytes()))
+            uploads.append(FileOnDisk.at(path.name, path.resolve()))  # a link: its target
         elif path.is_dir():
             root = path.resolve()
             for file in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -311,7 +317,7 @@ def _collect(paths: Sequence[Path]) -> tuple[list["UploadedFile"], list[str]]:
                 if any(part.startswith(".") for part in file.relative_to(root).parts):
                     hidden.append(relative)
                 else:
-                    uploads.append(UploadedFile(relative, file.read_bytes()))
+                    uploads.append(FileOnDisk.at(relative, file.resolve()))
         else:
             raise ValidationError(f"No such file or directory: {str(path)!r}.")
     if not uploads:

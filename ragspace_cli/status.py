@@ -20,6 +20,7 @@ from ragspace_cli.support import (
     note,
     opened_actions,
     print_json,
+    shown,
     status_counts,
     timestamp,
     wait_for_documents,
@@ -78,13 +79,14 @@ def _print_status(
             if s.resync_interval is not None:
                 every = f"  re-sync every {interval_text(s.resync_interval)}"
                 every += f", next {timestamp(s.next_sync_at)}"
-            print(
+            line = (
                 f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{every}{problem}"
             )
+            print(shown(line))
     if failed:
         print("Errors:")
         for d in failed:
-            print(f"  {d.docset_name}  {d.path}: {d.error_message or 'unknown error'}")
+            print(shown(f"  {d.docset_name}  {d.path}: {d.error_message or 'unknown error'}"))
 
 
 def _source_json(source: Source) -> dict[str, Any]:

@@ -48,20 +48,50 @@ def opened_actions(
         runtime.close()
 
 
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def shown(text: str, keep: str = "") -> str:
+    """`text` safe to print on a terminal: every character that is not printable (ESC and
+    OSC sequences that retitle or recolour it, BEL, backspace, newlines that break a list's
+    lines, bidi overrides that reorder it) escaped as `\\n`, `\\x1b`, `\\u202e`, except `keep`.
+
+    File names, paths, DocSet names, error texts and document lines all come from users or
+    their files; everything the CLI prints of them goes through here."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def error(message: str) -> int:
     """Print `ragspace: error: message` on stderr; the exit code of a failed operation."""
-    print(f"ragspace: error: {message}", file=sys.stderr)
+    print("ragspace: error: " + shown(message, keep="\n"), file=sys.stderr)
     return 1
 
 
 def note(message: str) -> None:
     """A remark for the person at the terminal, kept out of the data on stdout."""
-    print(message, file=sys.stderr)
+    print(shown(message, keep="\n"), file=sys.stderr)
 
 
 def print_json(data: Any) -> None:
-    """Machine-readable output on stdout."""
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+    """Machine-readable output on stdout (control characters escaped as JSON escapes)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=_json_default)
+    print("".join(map(_json_char, text)))
+
+
+def _json_char(char: str) -> str:
+    """JSON escapes C0 controls itself; C1 controls and bidi overrides it leaves raw."""
+    return char if char.isprintable() or char == "\n" else json.dumps(char)[1:-1]
 
 
 def _json_default(value: Any) -> Any:
@@ -80,7 +110,7 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
 
 def cell(value: Any) -> str:
     """A value on one line, shortened to fit a column."""
-    text = " ".join(str(value).split())
+    text = shown(" ".join(str(value).split()))
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 

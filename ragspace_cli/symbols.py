@@ -6,7 +6,7 @@ import dataclasses
 from ragspace.answering.citations import cite, line_range
 from ragspace.answering.symbol_answer import location_passage
 from ragspace.symbols.records import SymbolLocation
-from ragspace_cli.support import Subcommands, note, opened_actions, print_json
+from ragspace_cli.support import Subcommands, note, opened_actions, print_json, shown
 
 
 def register(commands: Subcommands) -> None:
@@ -50,16 +50,16 @@ def _symbols(args: argparse.Namespace) -> int:
         where = f"{place.path}:{line_range(place.start_line, place.end_line)}"
         if args.refs:
             inside = place.qualified_name or "(top level)"
-            print(f"{where}  {place.kind} in {inside}")
-            print(f"    | {place.content.strip()}")
+            print(shown(f"{where}  {place.kind} in {inside}"))
+            print(shown(f"    | {place.content.strip()}", keep="\t"))
         else:
-            print(f"{where}  {place.kind} {place.qualified_name}")
-            print(f"    {place.signature}")
+            print(shown(f"{where}  {place.kind} {place.qualified_name}"))
+            print(shown(f"    {place.signature}", keep="\t"))
             if place.doc:
-                print(f"    {place.doc}")
+                print(shown(f"    {place.doc}", keep="\t"))
         url = cite(location_passage(place, number)).url
         if url:
-            print(f"    {url}")
+            print(shown(f"    {url}"))
     if total > len(places):
         note(f"{total - len(places)} more not shown (-k to see more).")
     return 0
@@ -80,7 +80,7 @@ def _map(args: argparse.Namespace) -> int:
     if not built.text:
         note(f"No definitions in {args.docset!r} (code files are parsed when ingested).")
         return 0
-    print(built.text)
+    print(shown(built.text, keep="\n\t"))
     note(
         f"{built.definitions_shown} of {built.definitions_total} definitions, "
         f"{built.files_shown} of {built.files_total} files, {built.tokens} tokens."

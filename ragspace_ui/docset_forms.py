@@ -12,7 +12,7 @@ from gradio.events import Dependency
 from ragspace.actions import Actions
 from ragspace.actions.source_requests import globs
 from ragspace.models import Document, FolderOptions
-from ragspace.sources.files import UploadedFile
+from ragspace.sources.folder import FileOnDisk
 from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
@@ -139,7 +139,7 @@ def wire_upload_form(actions: Actions, form: UploadForm, selected: gr.Dropdown) 
     @inline_errors(outputs=2)
     def on_upload(docset: str | None, paths: list[str] | None) -> tuple[str, None]:
         name = required_docset(docset)
-        uploads = [UploadedFile(Path(p).name, Path(p).read_bytes()) for p in paths or []]
+        uploads = [FileOnDisk.at(Path(p).name, Path(p)) for p in paths or []]  # read later
         documents = actions.sources.add_files(name, uploads)
         for p in paths or []:  # added: the copy in Gradio's cache must not be served any more
             Path(p).unlink(missing_ok=True)

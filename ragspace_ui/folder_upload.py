@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 from ragspace.errors import ValidationError
-from ragspace.models import SyncReport
-from ragspace.sources.files import UploadedFile
+from ragspace.models import IncomingFile, SyncReport
+from ragspace.sources.folder import FileOnDisk
 from ragspace_ui.escape import md, md_code
 
 FOLDER_INPUT_ID = "docset-folder"
@@ -44,22 +44,28 @@ UNMATCHED = (
 )
 
 
-def folder_files(cached: Sequence[str], listing: str) -> tuple[str, list[UploadedFile]]:
+def folder_files(cached: Sequence[str], listing: str) -> tuple[str, list[IncomingFile]]:
     """(folder name, its files with paths relative to it) from Gradio's cached copies and the
-    page's JSON list of {path, size}, in the same order."""
+    page's JSON list of {path, size}, in the same order. Nothing is read here: the sizes are
+    compared on disk, and each file is read only when its turn comes within the budget."""
     entries = _entries(listing)
     if not cached or len(entries) != len(cached):
         raise ValidationError(UNMATCHED)
     roots = {PurePosixPath(path).parts[0] for path, _ in entries}
     if len(roots) != 1:
         raise ValidationError(UNMATCHED)
-    files: list[UploadedFile] = []
+    files: list[IncomingFile] = []
     for copy, (path, size) in zip(cached, entries, strict=True):
-        data = Path(copy).read_bytes()
         inside = PurePosixPath(path)
-        if Path(copy).name != inside.name or len(data) != size or len(inside.parts) < 2:
+        if Path(copy).name != inside.name or len(inside.parts) < 2:
             raise ValidationError(UNMATCHED)
-        files.append(UploadedFile(PurePosixPath(*inside.parts[1:]).as_posix(), data))
+        try:
+            file = FileOnDisk.at(PurePosixPath(*inside.parts[1:]).as_posix(), Path(copy))
+        except OSError:
+            raise ValidationError(UNMATCHED) from None
+        if file.size != size:
+            raise ValidationError(UNMATCHED)
+        files.append(file)
     return roots.pop(), files
 
 

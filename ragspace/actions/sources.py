@@ -1,6 +1,7 @@
 """Source actions: uploads and folders, GitHub and web sources, re-syncs and their schedule."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from ragspace.models import (
     Document,
     FetchOptions,
     FolderOptions,
+    IncomingFile,
     NewDocument,
     SkippedItem,
     Source,
@@ -23,13 +25,13 @@ from ragspace.sources.fetcher import FetchResult
 from ragspace.sources.files import (
     ArchiveLimits,
     TextBudget,
-    UploadedFile,
     classify_bytes,
     error_document,
     read_upload,
 )
 from ragspace.sources.filters import FileFilter
 from ragspace.sources.folder import FolderListing, read_folder, select_files
+from ragspace.sources.path_limits import as_upload_errors
 from ragspace.sources.push_events import Delivery, DuplicateDeliveryError, PushEvent, push_matches
 from ragspace.sources.sync import SourceSyncer, store_fetched
 from ragspace.store import DeliveryLog, Store, SyncSchedule
@@ -65,21 +67,26 @@ class SourceActions:
     # uploads and folders
 
     @changes("add files")
-    def add_files(self, docset_name: str, files: Sequence[UploadedFile]) -> list[Document]:
-        """Store uploaded files as documents; readable ones are queued for embedding."""
+    def add_files(self, docset_name: str, files: Sequence[IncomingFile]) -> list[Document]:
+        """Store uploaded files as documents; readable ones are queued for embedding.
+
+        Files are read one at a time, each only if its size fits what is left of the
+        upload's text budget; a path too long to store becomes an error document."""
         if not files:
             raise ValidationError("Choose at least one file to upload.")
         docset = self._store.docsets.named(docset_name)
-        source = self._store.sources.create(
-            docset.id, SourceKind.UPLOAD, ", ".join(f.name for f in files)[:500]
-        )
         budget = TextBudget(self._limits.max_upload_text_bytes)  # for all files
-        documents = [
-            document
-            for f in files
-            for document in read_upload(f, self._max_upload_bytes, self._limits, budget)
-        ]
-        ids = self._store.documents.upsert(docset.id, source.id, documents)
+        documents = as_upload_errors(
+            [
+                document
+                for f in files
+                for document in read_upload(f, self._max_upload_bytes, self._limits, budget)
+            ]
+        )
+        location = ", ".join(f.name for f in files)[:500]
+        source = self._store.sources.create(docset.id, SourceKind.UPLOAD, location)
+        with self._removed_on_failure(source):
+            ids = self._store.documents.upsert(docset.id, source.id, documents)
         self._on_new_work()
         return [self._store.documents.get(document_id) for document_id in ids]
 
@@ -104,7 +111,7 @@ class SourceActions:
         self,
         docset_name: str,
         name: str,
-        files: Sequence[UploadedFile],
+        files: Sequence[IncomingFile],
         options: FolderOptions | None = None,
     ) -> SyncReport:
         """Index a folder uploaded from a browser (paths relative to it) like a local folder."""
@@ -129,9 +136,18 @@ class SourceActions:
         source = self._store.sources.create(docset.id, SourceKind.UPLOAD, listing.name, options)
         state = {"skipped": [item.model_dump() for item in skipped]}
         read = FetchResult(documents, [], skipped, state, resolved=listing.name)
-        report = store_fetched(self._store, source, read)
+        with self._removed_on_failure(source):  # no source row without its documents
+            report = store_fetched(self._store, source, read)
         self._on_new_work()
         return report
+
+    @contextmanager
+    def _removed_on_failure(self, source: Source) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            self._store.sources.remove(source.id)
+            raise
 
     # GitHub and web
 
@@ -212,16 +228,27 @@ def classify_folder(
     skipped = list(listing.skipped)
     # a folder is one upload: its files share the upload's text budget, like a zip's
     budget = TextBudget(limits.max_upload_text_bytes)
-    for file in listing.files:
-        if len(file.data) <= max_upload_bytes and not budget.take(len(file.data)):
-            documents.append(error_document(file.name, b"", budget.refusal(file.name)))
-            continue
-        found = classify_bytes(file.name, file.data, max_upload_bytes, in_tree=True, limits=limits)
+    for file in listing.files:  # one file in memory at a time, read only within the budget
+        found = _classified(file, max_upload_bytes, limits, budget)
         if isinstance(found, SkippedItem):
             skipped.append(found)
         else:
             documents.append(found)
     return documents, sorted(skipped, key=lambda item: item.path)
+
+
+def _classified(
+    file: IncomingFile, max_upload_bytes: int, limits: ArchiveLimits, budget: TextBudget
+) -> NewDocument | SkippedItem:
+    if file.size > max_upload_bytes:
+        return SkippedItem(path=file.name, reason=f"larger than {max_upload_bytes:,} bytes")
+    if not budget.take(file.size):  # judged by its size: the file is not read
+        return error_document(file.name, b"", budget.refusal(file.name))
+    data = file.read(max_upload_bytes)
+    if isinstance(data, str):
+        return SkippedItem(path=file.name, reason=data)
+    budget.take(max(0, len(data) - file.size))  # it grew since it was listed
+    return classify_bytes(file.name, data, max_upload_bytes, in_tree=True, limits=limits)
 
 
 def folder_preview(

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -175,12 +175,43 @@ class ChunkDraft(BaseModel):
         return f"{self.header}\n\n{self.content}" if self.header else self.content
 
 
+class IncomingFile(Protocol):
+    """A file to add: its name, its size, and its bytes read only when its turn comes."""
+
+    @property
+    def name(self) -> str:
+        """Its path as shown and stored."""
+
+    @property
+    def size(self) -> int:
+        """Its size in bytes, known before it is read."""
+
+    def read(self, max_bytes: int) -> bytes | str:
+        """Its bytes (at most `max_bytes` + 1), or why they cannot be read."""
+
+    def renamed(self, name: str) -> "IncomingFile":
+        """The same file under another name."""
+
+
 @dataclass(frozen=True)
 class UploadedFile:
-    """A file as received from a browser upload, a folder or the command line."""
+    """A file whose bytes are in memory already (an API call, a test, a small upload)."""
 
     name: str
     data: bytes
+
+    @property
+    def size(self) -> int:
+        """Its size in bytes."""
+        return len(self.data)
+
+    def read(self, max_bytes: int) -> bytes | str:
+        """Its bytes, or why not: over `max_bytes` (callers check the size first)."""
+        return self.data if len(self.data) <= max_bytes else f"larger than {max_bytes:,} bytes"
+
+    def renamed(self, name: str) -> "UploadedFile":
+        """The same bytes under another name."""
+        return UploadedFile(name, self.data)
 
 
 @dataclass(frozen=True)

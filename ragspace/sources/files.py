@@ -10,9 +10,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ragspace.errors import NoTextError, SourceError
-from ragspace.models import NewDocument, OriginalFile, SkippedItem, UploadedFile
+from ragspace.models import IncomingFile, NewDocument, OriginalFile, SkippedItem, UploadedFile
 from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
 from ragspace.sources.extract import Extracted, extract
+from ragspace.sources.path_limits import path_problem
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 from ragspace.text.hashing import content_hash
 
@@ -54,23 +55,31 @@ class TextBudget:
 
 
 def read_upload(
-    upload: UploadedFile,
+    upload: IncomingFile,
     max_bytes: int,
     limits: ArchiveLimits | None = None,
     budget: TextBudget | None = None,
 ) -> list[NewDocument]:
-    """Documents of an upload: one per file, or one per member of a .zip archive."""
+    """Documents of an upload: one per file, or one per member of a .zip archive.
+
+    Sizes are checked before anything is read: a file over the size limit or past the
+    upload's text budget is never read into memory."""
     limits = limits or ArchiveLimits()
     budget = budget or TextBudget(limits.max_upload_text_bytes)
     path = upload_path(upload.name)
-    if PurePosixPath(path).suffix.lower() != ".zip":
-        if len(upload.data) <= max_bytes and not budget.take(len(upload.data)):
-            return [error_document(path, upload.data, budget.refusal(path))]
-        return [document_from_bytes(path, upload.data, max_bytes, None, limits)]
-    if len(upload.data) > max_bytes:
-        message = f"Archive is {len(upload.data):,} bytes; the limit is {max_bytes:,}."
-        return [error_document(path, upload.data, message)]
-    return read_zip(path, upload.data, max_bytes, limits, budget)
+    archive = PurePosixPath(path).suffix.lower() == ".zip"
+    if upload.size > max_bytes:
+        what = "Archive" if archive else "File"
+        message = f"{what} is {upload.size:,} bytes; the limit is {max_bytes:,}."
+        return [error_document(path, b"", message)]
+    if not archive and not budget.take(upload.size):
+        return [error_document(path, b"", budget.refusal(path))]
+    data = upload.read(max_bytes)
+    if isinstance(data, str):  # the file changed or vanished since it was listed
+        return [error_document(path, b"", f"{path} could not be read: {data}.")]
+    if archive:
+        return read_zip(path, data, max_bytes, limits, budget)
+    return [document_from_bytes(path, data, max_bytes, None, limits)]
 
 
 def upload_path(name: str) -> str:
@@ -231,6 +240,9 @@ def _member(
         return error_document(path, b"", f"{inner} inside {name} is encrypted.")
     if PurePosixPath(inner).suffix.lower() == ".zip":
         return error_document(path, b"", f"Nested archive {inner} inside {name} is not supported.")
+    problem = path_problem(path)
+    if problem:  # not read; stored as an error under a shortened path (as_upload_errors)
+        return error_document(path, b"", f"{inner[:200]} inside {name} is not indexed: {problem}.")
     if info.file_size > budget.remaining:  # the header's size is a bound (see read_zip)
         return error_document(path, b"", budget.refusal(path))
     try:

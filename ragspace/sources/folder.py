@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ragspace.errors import ValidationError
-from ragspace.models import SkippedItem, UploadedFile
+from ragspace.models import IncomingFile, SkippedItem
 from ragspace.sources.filters import FileFilter
+from ragspace.sources.path_limits import TOO_DEEP, path_problem, too_deep
 from ragspace.sources.patterns import GitIgnores
 
 GIT_DIR = "git metadata folder (.git/)"
@@ -22,12 +23,35 @@ MAX_GITIGNORE_BYTES = 1 << 20
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 
 
+@dataclass(frozen=True)
+class FileOnDisk:
+    """A file of a folder or of the upload cache, read only when its turn comes: a folder's
+    files are listed by their sizes, and only those within the text budget are ever read."""
+
+    name: str
+    location: Path
+    size: int
+
+    @classmethod
+    def at(cls, name: str, location: Path) -> "FileOnDisk":
+        """The file at `location`, shown as `name`, with the size it has now."""
+        return cls(name, location, location.lstat().st_size)
+
+    def read(self, max_bytes: int) -> bytes | str:
+        """Its bytes (regular files only, at most `max_bytes`), or why it is not read."""
+        return read_regular_file(self.location, max_bytes)
+
+    def renamed(self, name: str) -> "FileOnDisk":
+        """The same file shown under another name."""
+        return FileOnDisk(name, self.location, self.size)
+
+
 @dataclass
 class FolderListing:
     """Files of a folder kept by .gitignore and the filters (path `folder/...`), and skips."""
 
     name: str
-    files: list[UploadedFile] = field(default_factory=list)
+    files: list[IncomingFile] = field(default_factory=list)
     skipped: list[SkippedItem] = field(default_factory=list)
 
 
@@ -46,11 +70,12 @@ def read_folder(root: Path, file_filter: FileFilter, max_files: int = 5000) -> F
         dirs[:] = sorted(d for d in dirs if _enter(Path(current), here, d, ignores, listing))
         for name in sorted(files):
             relative = f"{here}/{name}" if here else name
-            found = _read_kept(Path(current) / name, relative, ignores, file_filter)
+            shown = _shown(listing, relative)
+            found = _kept(Path(current) / name, relative, shown, ignores, file_filter)
             if isinstance(found, str):
-                listing.skipped.append(SkippedItem(path=_shown(listing, relative), reason=found))
+                listing.skipped.append(SkippedItem(path=shown, reason=found))
                 continue
-            listing.files.append(UploadedFile(_shown(listing, relative), found))
+            listing.files.append(found)
             if len(listing.files) > max_files:
                 raise ValidationError(
                     f"{root} has more than {max_files:,} files to index; narrow it with "
@@ -86,32 +111,41 @@ def _add_gitignore(path: Path, here: str, ignores: GitIgnores, listing: FolderLi
 
 
 def select_files(
-    name: str, files: Sequence[UploadedFile], file_filter: FileFilter
+    name: str, files: Sequence[IncomingFile], file_filter: FileFilter
 ) -> FolderListing:
     """The same rules for a folder uploaded from a browser (paths relative to the folder)."""
     listing = FolderListing(name)
     ignores = GitIgnores()
     for upload in files:
         path = PurePosixPath(upload.name)
-        if path.name == ".gitignore":
-            parent = path.parent.as_posix()
-            text = upload.data.decode("utf-8", "replace")
-            ignores.add("" if parent == "." else parent, text, _shown(listing, upload.name))
+        if path.name == ".gitignore" and upload.size <= MAX_GITIGNORE_BYTES:
+            data = upload.read(MAX_GITIGNORE_BYTES)
+            if isinstance(data, bytes):
+                parent = path.parent.as_posix()
+                text = data.decode("utf-8", "replace")
+                ignores.add("" if parent == "." else parent, text, _shown(listing, upload.name))
     for upload in sorted(files, key=lambda f: f.name):
-        parts = PurePosixPath(upload.name).parts
-        reason = None
-        if ".git" in parts[:-1]:
-            reason = GIT_DIR
-        elif _under_ignored(parts, ignores) or ignores.ignored(upload.name):
-            reason = IGNORED
-        else:
-            reason = file_filter.skip_reason(upload.name, len(upload.data))
         shown = _shown(listing, upload.name)
+        reason = _selected_reason(upload, shown, ignores, file_filter)
         if reason:
             listing.skipped.append(SkippedItem(path=shown, reason=reason))
         else:
-            listing.files.append(UploadedFile(shown, upload.data))
+            listing.files.append(upload.renamed(shown))
     return listing
+
+
+def _selected_reason(
+    upload: IncomingFile, shown: str, ignores: GitIgnores, file_filter: FileFilter
+) -> str | None:
+    parts = PurePosixPath(upload.name).parts
+    if ".git" in parts[:-1]:
+        return GIT_DIR
+    problem = path_problem(shown)  # before any pattern sees the path
+    if problem:
+        return problem
+    if _under_ignored(parts, ignores) or ignores.ignored(upload.name):
+        return IGNORED
+    return file_filter.skip_reason(upload.name, upload.size)
 
 
 def _under_ignored(parts: tuple[str, ...], ignores: GitIgnores) -> bool:
@@ -120,30 +154,38 @@ def _under_ignored(parts: tuple[str, ...], ignores: GitIgnores) -> bool:
 
 def _enter(parent: Path, here: str, name: str, ignores: GitIgnores, listing: FolderListing) -> bool:
     relative = f"{here}/{name}" if here else name
+    shown = _shown(listing, relative)
     reason = None
     if name == ".git":
         reason = GIT_DIR
     elif (parent / name).is_symlink():
         reason = SYMLINK
-    elif ignores.ignored(relative, is_dir=True):
-        reason = IGNORED
+    elif too_deep(relative):  # the walk recurses once per level: stop long before Python's limit
+        reason = TOO_DEEP
+    else:  # a folder whose path is too long already holds no file that can be stored
+        reason = path_problem(shown + "/")
+        if reason is None and ignores.ignored(relative, is_dir=True):
+            reason = IGNORED
     if reason:  # a pruned folder is listed once, not file by file
-        listing.skipped.append(SkippedItem(path=_shown(listing, relative) + "/", reason=reason))
+        listing.skipped.append(SkippedItem(path=shown + "/", reason=reason))
     return reason is None
 
 
-def _read_kept(
-    file: Path, relative: str, ignores: GitIgnores, file_filter: FileFilter
-) -> bytes | str:
-    """The file's bytes when the rules keep it, else the reason it is skipped."""
+def _kept(
+    file: Path, relative: str, shown: str, ignores: GitIgnores, file_filter: FileFilter
+) -> FileOnDisk | str:
+    """The file (not read yet) when the rules keep it, else the reason it is skipped."""
     if file.is_symlink():
         return SYMLINK
     if not file.is_file():
         return NOT_REGULAR
+    problem = path_problem(shown)  # before any pattern sees the path
+    if problem:
+        return problem
     if ignores.ignored(relative):
         return IGNORED
-    reason = file_filter.skip_reason(relative, file.stat().st_size)
-    return reason if reason else read_regular_file(file, file_filter.max_bytes)
+    kept = FileOnDisk.at(shown, file)
+    return file_filter.skip_reason(relative, kept.size) or kept
 
 
 def _shown(listing: FolderListing, relative: str) -> str:

@@ -15,6 +15,7 @@ from ragspace.models import (
     skip_counts,
 )
 from ragspace.sources.fetcher import Fetcher, FetchResult, PreviousSync
+from ragspace.sources.path_limits import storable
 from ragspace.sources.secret_scan import redacted_skips
 from ragspace.store import Store
 
@@ -34,17 +35,23 @@ def options_for(kind: SourceKind, options: FetchOptions | None) -> FetchOptions:
 
 
 def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncReport:
-    """Apply a fetch to its source in one transaction (fetched sources and folders alike)."""
-    state = {**fetched.state, "skipped_counts": skip_counts(fetched.skipped)}
+    """Apply a fetch to its source in one transaction (fetched sources and folders alike).
+
+    A document whose path is too long to store is a skip, never the failure of its siblings."""
+    documents, unstorable = storable(fetched.documents)
+    skipped = [*fetched.skipped, *unstorable]
+    state = {**fetched.state, "skipped_counts": skip_counts(skipped)}
+    if unstorable and "skipped" in state:
+        state["skipped"] = [*state["skipped"], *(item.model_dump() for item in unstorable)]
     applied = store.sources.apply_sync(
         source.docset_id,
         source.id,
-        fetched.documents,
+        documents,
         fetched.unchanged_paths,
         state,
         fetched.ref,  # a GitHub source is one version of its repository
     )
-    current = len(fetched.unchanged_paths) + len(fetched.documents)
+    current = len(fetched.unchanged_paths) + len(documents)
     return SyncReport(
         source_id=source.id,
         resolved=fetched.resolved,
@@ -53,12 +60,12 @@ def store_fetched(store: Store, source: Source, fetched: FetchResult) -> SyncRep
         removed=applied.removed_paths,
         errors=[
             SkippedItem(path=d.path, reason=d.error_message or "")
-            for d in fetched.documents
+            for d in documents
             if d.error_message
         ],
         skipped=[
-            *fetched.skipped,
-            *(item for d in fetched.documents for item in redacted_skips(d.path, d.metadata)),
+            *skipped,
+            *(item for d in documents for item in redacted_skips(d.path, d.metadata)),
         ],
     )
 

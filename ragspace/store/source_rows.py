@@ -132,3 +132,8 @@ class SourceRows:
                 "update sources set error_message = %s, updated_at = now() where id = %s",
                 (message, source_id),
             )
+
+    def remove(self, source_id: int) -> None:
+        """Forget a source whose first documents could not be stored (none of them were)."""
+        with self._pool.connection() as conn:
+            conn.execute("delete from sources where id = %s", (source_id,))
