@@ -305,7 +305,7 @@ def test_add_files_lists_the_lines_redacted_as_secrets(cli: Run, tmp_path: Path)
     added = cli("add", "files", "notes", str(tmp_path / "deploy.md"))
     assert added.code == 0, added.err
     assert "Added 1 document(s) to 'notes'." in added.out
-    assert "Skipped 1:\n  deploy.md#L3: line 3 redacted: looks like a secret (a GitHub token)" in (
+    assert "Skipped 1:\n  deploy.md#L3: line 3 redacted: looks like a secret (GitHub Token)" in (
         added.out
     )
     assert token not in added.out + added.err

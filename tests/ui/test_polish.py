@@ -280,10 +280,10 @@ def test_secrets_inside_uploaded_files_are_listed_as_skips(service: Actions) -> 
     by_path = {d.path: d for d in documents}
     [skip] = by_path["deploy.md"].redactions
     assert skip.path == "deploy.md#L4"
-    assert skip.reason == "line 4 redacted: looks like a secret (a GitHub token)"
+    assert skip.reason == "line 4 redacted: looks like a secret (GitHub Token)"
     assert by_path["ok.md"].redactions == []
     assert token not in service.documents.read("docs", "deploy.md").text
     report = upload_report("docs", documents)
     assert "Added 2 file(s) to **docs**" in report
     assert "Redacted 1 line(s) that look like secrets:" in report
-    assert "- `deploy.md#L4`: line 4 redacted: looks like a secret (a GitHub token)" in report
+    assert "- `deploy.md#L4`: line 4 redacted: looks like a secret (GitHub Token)" in report
