@@ -352,6 +352,39 @@ def llms_txt() -> str:
     return "\n".join(lines) + "\n"
 
 
+def secret_redactions() -> str:
+    """bench/secret_redactions.py: what the secret detector takes out of checkouts with none."""
+    data = read_json("secret_redactions.json")
+    lines = [
+        "| checkout | files indexed | lines | MB | lines redacted (detector) "
+        "| files skipped as secrets by name | detectors' CPU s per MB "
+        "| detect-secrets, all default plugins: MB read, findings, CPU s per MB |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
+    ]
+    for name, row in data["results"].items():
+        by_kind = ", ".join(f"{n} {kind}" for kind, n in row["redacted by detector"].items())
+        full = row.get("detect-secrets")
+        sample = (
+            f"{full['MB']}, {full['findings']}, {full['s per MB (CPU)']}" if full else "not run"
+        )
+        lines.append(
+            f"| {name} | {row['files indexed']:,} | {row['lines']:,} | {row['MB']} "
+            f"| {row['redacted lines']}{f' ({by_kind})' if by_kind else ''} "
+            f"| {len(row['files skipped as secrets'])} | {row['scan s per MB (CPU)']} | {sample} |"
+        )
+    redacted = [r["line"] for row in data["results"].values() for r in row["redacted"]]
+    skipped = [p for row in data["results"].values() for p in row["files skipped as secrets"]]
+    lines.append("")
+    lines.append(f"Redacted: {', '.join(f'`{line}`' for line in redacted) or 'none'}.")
+    lines.append(f"Skipped by name: {', '.join(f'`{path}`' for path in skipped) or 'none'}.")
+    lines.append(
+        f"`{data['command']}`; {data['date'][:16].replace('T', ' ')} UTC, commit "
+        f"{data['commit']}, load {data['load average before']:.1f} before, "
+        f"{data['load average after']:.1f} after."
+    )
+    return "\n".join(lines) + "\n"
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "filtered_search": filtered_search,
     "load_test": load_test,
@@ -368,6 +401,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "readme_ingestion": readme_ingestion,
     "mcp_startup": mcp_startup,
     "llms_txt": llms_txt,
+    "secret_redactions": secret_redactions,
 }
 PAGES = {
     BENCHMARKS_PAGE: (
@@ -384,6 +418,7 @@ PAGES = {
         "worker_threads",
         "mcp_startup",
         "llms_txt",
+        "secret_redactions",
     ),
     README: ("readme_quality", "readme_ingestion"),
 }
