@@ -10,7 +10,7 @@ With --detect-secrets, detect-secrets' own scanner with all its default plugins 
 keyword ones included) also reads the first --sample-mb of each checkout's indexed files:
 its findings by plugin, and its CPU seconds per MB beside the detectors' here.
 
-    python bench/secret_redactions.py [--detect-secrets [--sample-mb 2]] [--json PATH]
+    python bench/secret_redactions.py [--detect-secrets [--sample-mb 0.5]] [--json PATH]
 """
 
 import argparse
