@@ -24,6 +24,7 @@ from ragspace.errors import RagspaceError
 from ragspace_mcp.annotations import ANNOTATIONS, INSTRUCTIONS
 from ragspace_mcp.catalog import tool_listing, tools_for
 from ragspace_mcp.inputs import prepare, with_notes
+from ragspace_mcp.stdio_transport import serve_until_stopped, stdio_streams
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +90,10 @@ def protocol_stdout() -> TextIOWrapper:
 
 
 async def serve_stdio(server: ToolServer, stdout: TextIOWrapper) -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
-    from mcp.server.stdio import stdio_server
+    """Serve MCP on stdin/stdout until the client closes stdin, or SIGTERM or SIGINT."""
 
-    async with stdio_server(stdout=anyio.wrap_file(stdout)) as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    async def serve() -> None:
+        async with stdio_streams(sys.stdin.fileno(), stdout) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    await serve_until_stopped(serve)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import psutil
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -186,6 +187,54 @@ def test_stdio_stdout_holds_protocol_messages_only(database_url: str, tmp_path: 
     assert "RAGSpace MCP server ready" in err  # logs went to stderr, at the level asked
 
 
+def test_stdio_bounds_a_line_that_never_ends(database_url: str, tmp_path: Path) -> None:
+    """64 MB without a newline: the server holds at most its line limit, answers the line with
+    a JSON-RPC error, keeps serving the next line, and exits at the end of input."""
+    process = subprocess.Popen(
+        [SCRIPT, "mcp"],
+        env=server_env(database_url, tmp_path / "data"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    process.stdin.write(json.dumps(initialize).encode() + b"\n")
+    process.stdin.flush()
+    assert json.loads(process.stdout.readline())["id"] == 1  # serving
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    process.stdin.write(json.dumps(initialized).encode() + b"\n")
+    memory = psutil.Process(process.pid)
+    idle = peak = memory.memory_info().rss
+    megabyte = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"x": "'
+    megabyte += b"A" * (2**20 - len(megabyte))
+    for _ in range(64):  # each write returns once the server has read most of the one before
+        process.stdin.write(megabyte)
+        process.stdin.flush()
+        peak = max(peak, memory.memory_info().rss)
+    listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    process.stdin.write(b"\n" + json.dumps(listing).encode() + b"\n")
+    process.stdin.flush()
+    answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+    process.stdin.close()
+    assert process.stdout.read() == b""  # nothing else: the long line was not read as a request
+    assert process.wait(timeout=60) == 0
+    assert peak - idle < 32 * 2**20, f"grew {(peak - idle) / 2**20:.0f} MB"
+    too_long, listed = answers
+    assert too_long["id"] is None and too_long["error"]["code"] == -32600
+    assert "limited to 4,194,304 bytes" in too_long["error"]["message"]
+    assert listed["id"] == 3 and {t["name"] for t in listed["result"]["tools"]} >= {"search"}
+
+
 @pytest.mark.slow  # initialises an embedded Postgres of its own
 def test_stdio_starts_the_embedded_database_when_it_is_not_up() -> None:
     # not under pytest's tmp_path: the server may run as another user (see conftest)
@@ -339,3 +388,18 @@ def test_the_config_install_writes_starts_a_working_server(
         assert set(asyncio.run(run())) == {*READ_TOOLS, *CHANGE_TOOLS}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize(
+    ("stream", "lines"),
+    [
+        (b"abcd\nabcde\nab", [b"abcd", None, b"ab"]),  # 4 bytes pass, 5 do not; no final \n
+        (b"x" * 9 + b"\nok\n" + b"y" * 7, [None, b"ok", None]),  # reported once, as it runs
+        (b"\n\n", [b"", b""]),
+    ],
+)
+def test_split_lines_holds_at_most_the_limit(stream: bytes, lines: list[bytes | None]) -> None:
+    from ragspace_mcp.stdio_transport import split_lines
+
+    pieces = iter([stream[i : i + 3] for i in range(0, len(stream), 3)] + [b""])
+    assert list(split_lines(lambda _: next(pieces), 4)) == lines
