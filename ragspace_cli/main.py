@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from types import FrameType
 
 import pydantic
 
@@ -108,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     except pydantic.ValidationError as exc:
         return error(f"invalid configuration: {_describe(exc)}")
     configure_logging(_log_level(args, settings))
+    # SIGTERM (`kill`, a closed terminal, an agent ending the server it started) ends a
+    # command as Ctrl+C does: the `finally` blocks run, so the embedded Postgres it started
+    # is stopped (killed outright, it was left running and counted as used)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         code: int = args.run(args)
     except KeyboardInterrupt:
@@ -121,7 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()  # `ragspace search … | head` closed the pipe; nothing left to say
         return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return code
+
+
+def _interrupt(signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
 
 
 def _silence_stdout() -> None:

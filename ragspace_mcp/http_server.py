@@ -8,6 +8,7 @@ is on (only `127.0.0.1`, `localhost` and `[::1]` as Host, and their Origins), as
 FastMCP does; `RebindingCheck` puts the same check in front of the web app's MCP routes.
 """
 
+import contextlib
 import logging
 import math
 from collections.abc import AsyncIterator
@@ -172,6 +173,10 @@ def serve_http(
             "(set RAGSPACE_AUTH)",
             host,
         )
-    log.warning("RAGSpace MCP server on http://%s:%d%s/", host, port, PATH)
+    log.warning("RAGSpace MCP server on http://%s:%d%s", host, port, PATH)
     app = http_app(server, credentials, host, limits)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # uvicorn stops on SIGINT and SIGTERM, then raises the signal again for the handler
+    # before it (the CLI's turns SIGTERM into KeyboardInterrupt): the way out, so the
+    # caller closes the database
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.run(app, host=host, port=port, log_level="warning")

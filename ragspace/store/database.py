@@ -2,6 +2,8 @@
 
 import fcntl
 import logging
+import signal
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +36,33 @@ def _start_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM received in the block take effect when it ends (main thread only).
+
+    Between pg_ctl's start and pgserver counting this process as a user of the server, an
+    interruption would leave a server nobody stops. Held in Python, not in the signal mask,
+    which pg_ctl and the postmaster would inherit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {
+        signum: signal.signal(signum, lambda number, _: received.append(number))
+        for signum in STOP_SIGNALS
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if received:
+            signal.raise_signal(received[0])
+
+
 # Settings of the embedded server, in a file of ours that postgresql.conf includes.
 TUNING_FILE = "ragspace.conf"
 _INCLUDE_TUNING = f"include_if_exists = '{TUNING_FILE}'"
@@ -58,15 +87,16 @@ class EmbeddedPostgres:
         log.info("Starting embedded Postgres in %s", self.pgdata)
         try:
             # one process at a time initialises and starts the server of a data folder: a
-            # second first start waits here, then finds the folder made and joins the server
-            with _start_lock(self.pgdata.parent / START_LOCK):
+            # second first start waits here, then finds the folder made and joins the server;
+            # a stop signal waits until it is counted as a user, who then stops it
+            with _stop_signals_held(), _start_lock(self.pgdata.parent / START_LOCK):
                 server = get_server(self.pgdata, cleanup_mode="stop", start=False)
                 server.ensure_pgdata_inited()
                 self._write_tuning()
                 with server._lock:
                     _prune_dead_handles(server.global_process_id_list)
                 server.start()
-            self._server = server
+                self._server = server
         except Exception as exc:
             raise DatabaseError(
                 f"Could not start the embedded Postgres in {self.pgdata}: {exc}. "
@@ -149,9 +179,10 @@ class Database:
             embedded = EmbeddedPostgres(
                 settings.database.data_dir, settings.database.embedded_shared_buffers
             )
-            conninfo = embedded.start()
         timeout = settings.database.db_timeout_seconds
         try:
+            if embedded is not None:
+                conninfo = embedded.start()
             _migrate(conninfo, settings.database.migrations_dir, timeout)
             pool = _open_pool(conninfo, settings.database.db_pool_max_size, timeout)
         except BaseException:
