@@ -29,20 +29,20 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ragspace.errors import ConfigError
 from ragspace.settings import load_settings
+from ragspace_cli.config_files import Edit, Entry, Wanted, json_with, toml_with
 from ragspace_cli.support import Subcommands, note
 
 SECRETS = ("DATABASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "GITHUB_TOKEN")
-Entry = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -148,31 +148,56 @@ def ragspace_command() -> str:
     return str(Path(found).absolute())
 
 
-def server_entry(
-    client: Client, read_only: bool, extra_env: dict[str, str]
-) -> tuple[Entry, list[str]]:
-    """The server's entry for this client, and notes for the user."""
+def server_entry(client: Client, name: str, read_only: bool, extra_env: dict[str, str]) -> Wanted:
+    """The server's entry for this client (what install owns of it), and notes for the user."""
     settings = load_settings()
     env = {"RAGSPACE_DATA_DIR": str(settings.database.data_dir.absolute())}
-    notes = []
-    for name in SECRETS:
-        if name in extra_env or not os.environ.get(name):
-            continue
-        if client.reference is None:
-            notes.append(
-                f"{name} is set here but not written: {client.name} does not expand variables; "
-                f"pass --env {name}=... to write its value into the file."
-            )
-        else:
-            env[name] = client.reference(name)
-            notes.append(f"{name} is referenced as {env[name]}: set it where the agent starts.")
+    for secret in SECRETS:
+        if secret not in extra_env and os.environ.get(secret) and client.reference is not None:
+            env[secret] = client.reference(secret)
     env |= extra_env
     entry: Entry = {"type": "stdio"} if client.stdio_type else {}
     entry |= {
         "command": ragspace_command(),
         "args": ["mcp", *(["--read-only"] if read_only else [])],
     }
-    return entry | {"env": env}, notes
+    owned = frozenset({"RAGSPACE_DATA_DIR", *extra_env})
+    return Wanted(name, entry | {"env": env}, owned)
+
+
+def secret_notes(client: Client, written: Entry, extra_env: dict[str, str]) -> list[str]:
+    """How each secret set here reaches the agent (a reference, or a way to pass it)."""
+    notes = []
+    for secret in SECRETS:
+        if secret in extra_env or not os.environ.get(secret):
+            continue
+        if client.reference is None:
+            notes.append(
+                f"{secret} is set here but not written: {client.name} does not expand "
+                f"variables; pass --env {secret}=... to write its value into the file."
+            )
+        elif written["env"].get(secret) == client.reference(secret):
+            notes.append(
+                f"{secret} is referenced as {client.reference(secret)}: set it where "
+                "the agent starts."
+            )
+    return notes
+
+
+def claude_code_notes(project: Path, wanted: Wanted) -> list[str]:
+    """Claude Code asks before it starts a project's servers: say so, and the other way."""
+    entry = wanted.entry
+    manual = shlex.join(
+        ["claude", "mcp", "add", "--scope", "user", wanted.name]
+        + [f"--env={k}={v}" for k, v in entry["env"].items() if k in wanted.owned_env]
+        + ["--", entry["command"], *entry["args"]]
+    )
+    return [
+        f'Claude Code lists servers of a project\'s .mcp.json as "Pending approval" until you '
+        f"approve them: start `claude` in {project} and accept {wanted.name!r} (check with "
+        "`claude mcp list`).",
+        f"To have it in every project without that question, add it for yourself instead: {manual}",
+    ]
 
 
 def install_command(args: argparse.Namespace) -> int:
@@ -181,24 +206,39 @@ def install_command(args: argparse.Namespace) -> int:
     scope = args.scope or client.scopes[0]
     if scope not in client.scopes:
         raise ConfigError(f"{client.name} keeps its servers in {client.scopes[0]} scope only.")
-    path = client.path((args.project or Path.cwd()).absolute(), scope == "project")
-    entry, notes = server_entry(client, args.read_only, _pairs(args.env))
+    project = (args.project or Path.cwd()).absolute()
+    path = client.path(project, scope == "project")
+    extra_env = _pairs(args.env)
+    wanted = server_entry(client, args.name, args.read_only, extra_env)
     text = _current(path)
-    updated = (_toml_with if client.key == "" else _json_with)(
-        text, path, client.key, args.name, entry
-    )
-    for line in notes:
+    if client.key:
+        edit = json_with(text, path, client.key, wanted)
+        written = json.loads(edit.text)[client.key][args.name]
+    else:
+        edit = toml_with(text, path, wanted)
+        written = tomllib.loads(edit.text)["mcp_servers"][args.name]
+    for line in secret_notes(client, written, extra_env):
         note(line)
     if args.dry_run:
         note(f"Would write {path}:")
-        print(updated, end="")
-    elif updated == text:
+        print(edit.text, end="")
+    elif edit.text == text:
         note(f"{path} already has this {args.name!r} server; nothing changed.")
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(updated, encoding="utf-8")
+        path.write_text(edit.text, encoding="utf-8")
         note(f"Wrote the {args.name!r} server to {path}; restart {client.name} to load it.")
+    for line in _changes(edit):
+        note(line)
+    if client.name == "claude-code" and scope == "project":
+        for line in claude_code_notes(project, wanted):
+            note(line)
     return 0
+
+
+def _changes(edit: Edit) -> list[str]:
+    lines = [f"  changed {change}" for change in edit.changes]
+    return lines + ([f"  kept {', '.join(edit.kept)}"] if edit.kept else [])
 
 
 def _pairs(values: list[str]) -> dict[str, str]:
@@ -216,56 +256,3 @@ def _current(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
-
-
-def _refuse(path: Path, why: str) -> ConfigError:
-    return ConfigError(f"{path} {why}; fix or move it and run this again (nothing was written).")
-
-
-def _json_with(text: str, path: Path, key: str, name: str, entry: Entry) -> str:
-    """The JSON file's text with the entry under key/name, every other setting kept."""
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise _refuse(path, f"is not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.setdefault(key, {}), dict):
-        raise _refuse(path, f"does not hold a JSON object with an object {key!r}")
-    if data[key].get(name) == entry:
-        return text
-    data[key][name] = entry
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def _toml_with(text: str, path: Path, _: str, name: str, entry: Entry) -> str:
-    """Codex's TOML with the table [mcp_servers.NAME] replaced or added, the rest as it was."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _refuse(path, f"is not valid TOML ({exc})") from None
-    if data.get("mcp_servers", {}).get(name) == entry:
-        return text
-    header = re.compile(rf"^\s*\[\s*mcp_servers\s*\.\s*\"?{re.escape(name)}\"?\s*(\.[^\]]*)?\]\s*$")
-    kept, skipping = [], False
-    for line in text.splitlines(keepends=True):
-        if line.lstrip().startswith("["):
-            skipping = bool(header.match(line))
-        if not skipping:
-            kept.append(line)
-    rest = "".join(kept)
-    if name in tomllib.loads(rest).get("mcp_servers", {}):
-        raise _refuse(path, f"defines mcp_servers.{name} in a form this command cannot edit")
-    updated = (rest.rstrip("\n") + "\n\n" if rest.strip() else "") + _toml_table(name, entry)
-    assert tomllib.loads(updated)["mcp_servers"][name] == entry
-    return updated
-
-
-def _toml_table(name: str, entry: Entry) -> str:
-    """[mcp_servers.NAME] with the entry's values (JSON strings are valid TOML strings)."""
-    key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
-    env = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in entry["env"].items())
-    return (
-        f"[mcp_servers.{key}]\n"
-        f"command = {json.dumps(entry['command'])}\n"
-        f"args = {json.dumps(entry['args'])}\n"
-        f"env = {{ {env} }}\n"
-    )

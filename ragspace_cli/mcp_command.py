@@ -13,8 +13,9 @@ import argparse
 import logging
 import time
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-from ragspace.settings import load_settings
+from ragspace.settings import Settings, load_settings
 from ragspace_cli.agent_configs import add_install_parser
 from ragspace_cli.support import Subcommands
 
@@ -40,7 +41,7 @@ def register(commands: Subcommands) -> None:
         "--http",
         type=_port,
         metavar="PORT",
-        help="serve streamable HTTP at http://HOST:PORT/mcp/ instead of stdio",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio",
     )
     mcp.add_argument("--host", help="interface for --http (default: RAGSPACE_HOST, 127.0.0.1)")
     mcp.add_argument(
@@ -55,6 +56,16 @@ def register(commands: Subcommands) -> None:
     )
     mcp.set_defaults(run=serve)
     add_install_parser(mcp.add_subparsers(dest="mcp_command", metavar="install"))
+
+
+def database_place(settings: Settings) -> str:
+    """Where the server's data is, for the agent: the data folder, or DATABASE_URL's host and
+    database (never its user or password)."""
+    if settings.database.database_url is None:
+        return f"the embedded Postgres in {settings.database.data_dir.absolute()}"
+    url = urlsplit(settings.database.database_url.get_secret_value())
+    host = url.hostname or parse_qs(url.query).get("host", ["the default host"])[0]
+    return f"DATABASE_URL, database {url.path.lstrip('/') or '(default)'} on {host}"
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -76,12 +87,14 @@ def serve(args: argparse.Namespace) -> int:
     )
     runtime = open_runtime(settings, worker_threads=threads, load_models=False)
     try:
-        server = build_server(runtime.actions, settings.server.app_url)
+        database = database_place(settings)
+        server = build_server(runtime.actions, settings.server.app_url, database)
         log.info(
-            "RAGSpace MCP server ready in %.2f s (%s, %d worker thread(s))",
+            "RAGSpace MCP server ready in %.2f s (%s, %d worker thread(s); %s)",
             time.monotonic() - started,
             "read-only" if settings.access.read_only else "read-write",
             threads,
+            database,
         )
         if stdout is None:
             from ragspace_mcp.http_server import serve_http

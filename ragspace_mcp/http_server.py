@@ -1,8 +1,8 @@
 """`ragspace mcp --http PORT`: the standalone MCP server over streamable HTTP, behind the login.
 
-Without the web app, at `/mcp/`. When RAGSPACE_AUTH is set every request must carry one of
-its accounts, as the web app's endpoint asks: `X-Ragspace-Auth: user:password`, or the same
-`user:password` as a bearer token (`Authorization: Bearer user:password`, what most MCP
+Without the web app, at `/mcp` (and `/mcp/`). When RAGSPACE_AUTH is set every request must
+carry one of its accounts, as the web app's endpoint asks: `X-Ragspace-Auth: user:password`,
+or the same `user:password` as a bearer token (`Authorization: Bearer user:password`, what most MCP
 clients' config files can send). On a loopback address the MCP package's DNS-rebinding check
 is on (only `127.0.0.1`, `localhost` and `[::1]` as Host, and their Origins), as its own
 FastMCP does; `RebindingCheck` puts the same check in front of the web app's MCP routes.
@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse, PlainTextResponse
-from starlette.routing import Mount
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ragspace.access import AUTH_HEADER, Credentials, LoginCheck, LoginLimiter, LoginLimits
@@ -85,6 +85,16 @@ class RequireLogin:
         await self._app(scope, receive, send)
 
 
+class Endpoint:
+    """The session manager as an ASGI app (a class, so Starlette hands it the raw request)."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+        self._manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._manager.handle_request(scope, receive, send)
+
+
 def security_for(host: str) -> TransportSecuritySettings:
     """DNS-rebinding protection on loopback addresses (any port); off elsewhere."""
     if host not in LOOPBACK:
@@ -139,7 +149,7 @@ def http_app(
     host: str,
     limits: LoginLimits | None = None,
 ) -> Any:
-    """The ASGI app: streamable HTTP at /mcp/, stateless (any number of clients); failed
+    """The ASGI app: streamable HTTP at /mcp and /mcp/, stateless (any number of clients); failed
     logins slowed as `limits` say."""
     manager = StreamableHTTPSessionManager(
         app=server, stateless=True, security_settings=security_for(host)
@@ -150,10 +160,11 @@ def http_app(
         async with manager.run():
             yield
 
-    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
-        await manager.handle_request(scope, receive, send)
-
-    app = Starlette(routes=[Mount(PATH, app=endpoint)], lifespan=lifespan)
+    endpoint = Endpoint(manager)
+    # both spellings answer, neither redirects: clients differ (MCP Inspector takes a URL
+    # ending in /mcp for streamable HTTP and anything else for the old SSE transport)
+    routes = [Route(PATH, endpoint=endpoint), Route(f"{PATH}/", endpoint=endpoint)]
+    app = Starlette(routes=routes, lifespan=lifespan)
     if credentials is None:
         return app
     return RequireLogin(app, credentials, LoginLimiter.for_accounts(credentials, limits))

@@ -7,6 +7,7 @@ forgiven first (`inputs`); errors of the actions come back as the tool's error t
 """
 
 import inspect
+import json
 import logging
 import os
 import sys
@@ -47,12 +48,40 @@ def run_tool(actions: Actions, tool: Callable[..., str], arguments: Any, app_url
     return with_notes(tool(actions, **prepared.arguments, **extra), prepared.notes)
 
 
-def build_server(actions: Actions, app_url: str) -> ToolServer:
+def empty_database_note(database: str) -> str:
+    """What an agent is told when the database holds no DocSet: where it is, what to do."""
+    return (
+        f"This server's database ({database}) holds no DocSets. If you expected some, the "
+        "server was started on another database: set RAGSPACE_DATA_DIR (or DATABASE_URL) in "
+        "its config to the one RAGSpace uses. Otherwise create one with create_docset and add "
+        "sources."
+    )
+
+
+def instructions_for(actions: Actions, database: str | None) -> str:
+    """The server's instructions, with where its database is and whether it is empty."""
+    if database is None:
+        return INSTRUCTIONS
+    if not actions.docsets.all():
+        return f"{INSTRUCTIONS} {empty_database_note(database)}"
+    return f"{INSTRUCTIONS} This server's database: {database}."
+
+
+def with_database(text: str, database: str | None) -> str:
+    """list_docsets' result; when empty, with the note saying which database is empty."""
+    if database is None or json.loads(text) != []:
+        return text
+    return json.dumps({"result": [], "notes": [empty_database_note(database)]}, indent=1)
+
+
+def build_server(actions: Actions, app_url: str, database: str | None = None) -> ToolServer:
     """The MCP server of these actions: the reading tools, and the changing ones unless
-    read-only. `app_url` is where the web app's viewer would open a hit's lines."""
+    read-only. `app_url` is where the web app's viewer would open a hit's lines; `database`
+    says where the data is (a folder, a host), for an agent told it is empty."""
     tools = {tool.__name__: tool for tool in tools_for(actions.read_only)}
     listing = [tool_listing(tool, ANNOTATIONS.get(name)) for name, tool in tools.items()]
-    server: ToolServer = Server("ragspace", version=__version__, instructions=INSTRUCTIONS)
+    instructions = instructions_for(actions, database)
+    server: ToolServer = Server("ragspace", version=__version__, instructions=instructions)
 
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
     async def list_tools() -> list[types.Tool]:
@@ -71,6 +100,8 @@ def build_server(actions: Actions, app_url: str) -> ToolServer:
         except Exception:
             log.exception("Unexpected error in MCP tool %s", name)
             return error_result(UNEXPECTED)
+        if name == "list_docsets":
+            text = with_database(text, database)
         return [types.TextContent(type="text", text=text)]
 
     return server

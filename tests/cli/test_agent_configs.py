@@ -166,3 +166,124 @@ def test_unknown_client_and_scope_are_usage_errors(capsys: pytest.CaptureFixture
     assert exit_info.value.code == 2
     code, _, err = install(capsys, "windsurf", "--scope", "project")
     assert code == 1 and "user scope only" in err
+
+
+def strict_json(text: str) -> Any:
+    """JSON as an agent reads it (Node's JSON.parse): NaN and Infinity are not JSON."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("client", ["claude-code", "cursor"])
+def test_an_existing_entry_keeps_what_install_does_not_own(
+    client: str, places: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, relative, key, _ = JSON_CLIENTS[client]
+    path = places[base] / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine = {
+        "command": "/old/venv/bin/ragspace",
+        "args": ["-v", "mcp", "--no-workers"],
+        "env": {"RAGSPACE_DATA_DIR": "/old/data", "RAGSPACE_LOG_LEVEL": "DEBUG"},
+        "timeout": 30000,
+    }
+    path.write_text(json.dumps({key: {"ragspace": mine}}), encoding="utf-8")
+
+    code, _, err = install(capsys, client, "--read-only")
+    assert code == 0
+    entry = json.loads(path.read_text(encoding="utf-8"))[key]["ragspace"]
+    assert entry["command"] == SCRIPT
+    assert entry["args"] == ["-v", "mcp", "--read-only", "--no-workers"]
+    assert entry["env"] == expected_env(places) | {"RAGSPACE_LOG_LEVEL": "DEBUG"}
+    assert entry["timeout"] == 30000
+    # what changed, and what was kept, is said
+    assert '/old/venv/bin/ragspace" -> "' + SCRIPT in err
+    assert f"RAGSPACE_DATA_DIR: /old/data -> {places['project'] / 'relative-data'}" in err
+    assert "kept timeout, env RAGSPACE_LOG_LEVEL, argument -v, argument --no-workers" in err
+    assert install(capsys, client, "--read-only")[2].count("nothing changed") == 1
+
+
+def test_a_url_server_of_the_same_name_is_not_turned_into_this_one(
+    places: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = places["project"] / ".mcp.json"
+    text = '{"mcpServers": {"ragspace": {"type": "http", "url": "http://127.0.0.1:7860/mcp"}}}'
+    path.write_text(text, encoding="utf-8")
+    code, _, err = install(capsys, "claude-code")
+    assert code == 1 and "of another kind (a URL); pass --name" in err
+    assert path.read_text(encoding="utf-8") == text
+    assert install(capsys, "claude-code", "--name", "ragspace-local")[0] == 0
+    servers = json.loads(path.read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["ragspace"]["url"] and servers["ragspace-local"]["command"] == SCRIPT
+
+
+def test_numbers_are_written_back_as_they_were_written(
+    places: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`1e400` read by the json module is infinity, which it writes back as `Infinity`: a file
+    no agent parses. Every number the user wrote stays as written."""
+    path = places["home"] / ".cursor" / "mcp.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        '{"mcpServers": {"other": {"command": "x", "timeout": 1e400}},'
+        ' "limits": {"precise": 1.00000000000000000001, "tiny": -2.5E-400, "n": 12}}',
+        encoding="utf-8",
+    )
+    assert install(capsys, "cursor")[0] == 0
+    text = path.read_text(encoding="utf-8")
+    data = strict_json(text)  # an agent parses it
+    assert data["mcpServers"]["ragspace"]["command"] == SCRIPT
+    assert '"timeout": 1e400' in text
+    assert '"precise": 1.00000000000000000001' in text and '"tiny": -2.5E-400' in text
+    # a file an agent cannot parse is never written either
+    path.write_text('{"mcpServers": {}, "x": NaN}', encoding="utf-8")
+    code, _, err = install(capsys, "cursor")
+    assert code == 1 and "NaN is not a JSON value" in err and "nothing was written" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        # a multi-line string holding a line like the table's header: once a raw traceback
+        ('[notes]\ntext = """\n[mcp_servers.ragspace]\n"""\n', True),
+        ("mcp_servers = 1\n", False),  # once an AttributeError traceback
+        ('[mcp_servers]\nragspace.command = "/old/ragspace"\n', True),  # dotted keys
+        ("[mcp_servers.'ragspace'] # mine\ncommand = 'x'\n", True),  # literal key, a comment
+        ('mcp_servers = { ragspace = { command = "x" } }\n', True),  # inline tables
+        ('[[mcp_servers.ragspace]]\ncommand = "x"\n', False),  # an array of tables
+    ],
+)
+def test_codex_edge_cases_are_edited_or_refused_never_a_traceback(
+    text: str, written: bool, places: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = places["home"] / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    code, _, err = install(capsys, "codex")  # an exception would fail the test here
+    after = path.read_text(encoding="utf-8")
+    if written:
+        assert code == 0, err
+        data = tomllib.loads(after)
+        assert data["mcp_servers"]["ragspace"]["command"] == SCRIPT
+        assert data["mcp_servers"]["ragspace"]["env"] == expected_env(places)
+        assert tomllib.loads(after) | {"mcp_servers": {}} == tomllib.loads(text) | {
+            "mcp_servers": {}
+        }  # the rest as it was
+    else:
+        assert code == 1 and "nothing was written" in err and after == text
+
+
+def test_claude_code_says_the_server_waits_for_approval_and_how_to_skip_it(
+    places: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = install(capsys, "claude-code")
+    assert code == 0
+    assert '"Pending approval"' in err and f"start `claude` in {places['project']}" in err
+    manual = err.split("add it for yourself instead: ")[1].strip()
+    data_dir = places["project"] / "relative-data"
+    assert manual == (
+        f"claude mcp add --scope user ragspace --env=RAGSPACE_DATA_DIR={data_dir} -- {SCRIPT} mcp"
+    )

@@ -185,6 +185,11 @@ def test_stdio_stdout_holds_protocol_messages_only(database_url: str, tmp_path: 
     assert [json.loads(line)["id"] for line in lines] == [1]
     assert json.loads(lines[0])["result"]["serverInfo"]["name"] == "ragspace"
     assert "RAGSpace MCP server ready" in err  # logs went to stderr, at the level asked
+    # the agent is told which database this is, and that it is empty (this test's is)
+    instructions = json.loads(lines[0])["result"]["instructions"]
+    database = database_url.split("?")[0].rsplit("/", 1)[1]
+    assert f"This server's database (DATABASE_URL, database {database} on " in instructions
+    assert "holds no DocSets" in instructions and "RAGSPACE_DATA_DIR" in instructions
 
 
 def test_stdio_bounds_a_line_that_never_ends(database_url: str, tmp_path: Path) -> None:
@@ -241,13 +246,23 @@ def test_stdio_starts_the_embedded_database_when_it_is_not_up() -> None:
     folder = Path(tempfile.mkdtemp(prefix="ragspace-test-mcp-"))
     try:
 
-        async def session_work(session: ClientSession) -> Any:
-            await session.call_tool("create_docset", {"name": "notes"})
-            return payload(await session.call_tool("list_docsets", {}))
+        async def run() -> tuple[str | None, Any, Any]:
+            env = server_env(None, folder / "data")
+            params = StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                started = await s.initialize()
+                empty = payload(await s.call_tool("list_docsets", {}))
+                await s.call_tool("create_docset", {"name": "notes"})
+                return started.instructions, empty, payload(await s.call_tool("list_docsets", {}))
 
-        listed = over_stdio(server_env(None, folder / "data"), session_work)
+        instructions, empty, listed = asyncio.run(run())
         assert [d["name"] for d in listed] == ["notes"]
         assert (folder / "data" / "pgdata" / "PG_VERSION").exists()
+        # a new, empty database says so, and which folder it is in (an agent started without
+        # RAGSPACE_DATA_DIR gets one, and still reports "Connected")
+        place = f"the embedded Postgres in {folder / 'data'}"
+        assert instructions and f"({place}) holds no DocSets" in instructions
+        assert empty["result"] == [] and f"({place}) holds no DocSets" in empty["notes"][0]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -319,6 +334,28 @@ def test_http_requires_the_login(http_server: str) -> None:
     for login in ({"X-Ragspace-Auth": "ann:s3cret"}, {"Authorization": "Bearer ann:s3cret"}):
         found = over_http(http_server, login, search)
         assert found["hits"][0]["path"] == "deployment-guide.md"
+
+
+def test_http_answers_at_mcp_with_and_without_a_slash(http_server: str) -> None:
+    """No redirect either way: MCP Inspector reads a URL ending in /mcp as streamable HTTP
+    (anything else as the old SSE transport), other clients send the README's /mcp/."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream", "X-Ragspace-Auth": "ann:s3cret"}
+    base = http_server.rstrip("/")
+    for url in (base, base + "/"):
+        answer = httpx.post(url, json=initialize, headers=headers, timeout=30)
+        assert answer.status_code == 200, (url, answer.status_code)
+        assert "ragspace" in answer.text
+    assert httpx.post(base + "/other", json=initialize, headers=headers).status_code == 404
 
 
 def test_an_agent_adds_a_website_and_waits_for_this_process_to_embed_it(
