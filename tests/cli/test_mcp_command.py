@@ -31,6 +31,17 @@ from ragspace_ui.server import free_local_port
 T = TypeVar("T")
 DATA = Path(__file__).parent.parent / "data"
 SCRIPT = str(Path(sys.executable).parent / "ragspace")
+# the first message of a session, as a client sends it over a raw pipe or HTTP
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
 CLEARED = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -169,17 +180,7 @@ def test_stdio_stdout_holds_protocol_messages_only(database_url: str, tmp_path: 
         stderr=subprocess.PIPE,
         text=True,
     )
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
-    out, err = process.communicate(json.dumps(initialize) + "\n", timeout=120)
+    out, err = process.communicate(json.dumps(INITIALIZE) + "\n", timeout=120)
     assert process.returncode == 0, err
     lines = out.splitlines()
     assert [json.loads(line)["id"] for line in lines] == [1]
@@ -203,17 +204,7 @@ def test_stdio_bounds_a_line_that_never_ends(database_url: str, tmp_path: Path) 
         stderr=subprocess.DEVNULL,
     )
     assert process.stdin is not None and process.stdout is not None
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
-    process.stdin.write(json.dumps(initialize).encode() + b"\n")
+    process.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
     process.stdin.flush()
     assert json.loads(process.stdout.readline())["id"] == 1  # serving
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -339,23 +330,13 @@ def test_http_requires_the_login(http_server: str) -> None:
 def test_http_answers_at_mcp_with_and_without_a_slash(http_server: str) -> None:
     """No redirect either way: MCP Inspector reads a URL ending in /mcp as streamable HTTP
     (anything else as the old SSE transport), other clients send the README's /mcp/."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
     headers = {"Accept": "application/json, text/event-stream", "X-Ragspace-Auth": "ann:s3cret"}
     base = http_server.rstrip("/")
     for url in (base, base + "/"):
-        answer = httpx.post(url, json=initialize, headers=headers, timeout=30)
+        answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
         assert answer.status_code == 200, (url, answer.status_code)
         assert "ragspace" in answer.text
-    assert httpx.post(base + "/other", json=initialize, headers=headers).status_code == 404
+    assert httpx.post(base + "/other", json=INITIALIZE, headers=headers).status_code == 404
 
 
 def test_an_agent_adds_a_website_and_waits_for_this_process_to_embed_it(

@@ -7,6 +7,7 @@ be gone with no dead process left in pgserver's handle file."""
 import json
 import os
 import pty
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,21 +24,12 @@ import pytest
 
 from ragspace.store.database import EmbeddedPostgres
 from ragspace_ui.server import free_local_port
+from tests.cli.test_mcp_command import INITIALIZE
 from tests.waiting import wait_for
 
 SCRIPT = str(Path(sys.executable).parent / "ragspace")
 EXIT_SECONDS = 20.0  # ample for a clean stop (about 1 s here); on the old code it never came
 INHERITED = ("DATABASE_URL", "RAGSPACE_AUTH", "RAGSPACE_READ_ONLY", "OPENAI_API_KEY")
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
 
 pytestmark = pytest.mark.slow  # each case starts the embedded Postgres (and one the web app)
 
@@ -51,8 +43,6 @@ def data_dir() -> Iterator[Path]:
     server.start()
     server.stop()
     yield folder / "data"
-    import shutil
-
     shutil.rmtree(folder, ignore_errors=True)
 
 
