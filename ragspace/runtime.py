@@ -33,7 +33,7 @@ from ragspace.ingestion.scheduler import ResyncScheduler
 from ragspace.ingestion.symbol_backfill import SymbolBackfill
 from ragspace.ingestion.worker import IngestOptions, Ingestor, WorkerPool
 from ragspace.models import Fusion, RetrievalMode
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits

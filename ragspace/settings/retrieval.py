@@ -2,7 +2,6 @@
 
 from pydantic import Field
 
-from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings.area import AreaSettings
 
 # The local model's relevance floors (cosine of the best prose / code hit), calibrated on the
@@ -24,6 +23,12 @@ HNSW_EF_SEARCH = 800
 # others within 0.01; 1.4-4.3 ms more a search), and the protocol re-tuned the ranking at 75
 # (bench/results/quality_pool.json's depth; tests/test_quality_protocol.py checks they agree)
 RETRIEVAL_CANDIDATES = 75
+# Hybrid search's fusion as the retrieval protocol chose it (bench/results/quality_pool.json):
+# these settings' defaults, and so RankingOptions' (ranking/options.py reads them from here)
+FUSION = "convex"
+VECTOR_SHARE = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
+RRF_K = 10
+KEYWORD_WEIGHT = 1.25  # of the full-text ranking in RRF (the vectors': 1)
 
 
 class RetrievalSettings(AreaSettings):
@@ -41,7 +46,7 @@ class RetrievalSettings(AreaSettings):
         description="Candidates taken from each of vector and full-text search before fusion.",
     )
     fusion: str = Field(
-        default=RankingOptions.fusion.value,
+        default=FUSION,
         pattern="^(convex|rrf)$",
         description=(
             "How hybrid search fuses its rankings: convex (each side's scores scaled to 0-1 "
@@ -50,18 +55,18 @@ class RetrievalSettings(AreaSettings):
         ),
     )
     vector_share: float = Field(
-        default=RankingOptions.vector_share,
+        default=VECTOR_SHARE,
         ge=0.0,
         le=1.0,
         description="Convex fusion: the vector side's share of a hit's score (0-1).",
     )
     rrf_k: int = Field(
-        default=RankingOptions.rrf_k,
+        default=RRF_K,
         ge=1,
         description="RRF fusion's constant k: score = sum of weight / (k + rank).",
     )
     keyword_weight: float = Field(
-        default=RankingOptions.keyword_weight,
+        default=KEYWORD_WEIGHT,
         ge=0.0,
         le=10.0,
         description="RRF fusion: weight of the full-text ranking (vectors weigh 1).",
