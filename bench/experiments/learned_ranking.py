@@ -38,13 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import quality_pool as qp
 
+from bench.experiments.tried_signals.file_names import name_match
+from bench.experiments.tried_signals.tests_lowered import is_secondary
 from ragspace.eval.evaluation import match_hits, whole_files
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.fusion import confidence, min_max, ordered
 from ragspace.ranking.offer import Offer
-from ragspace.ranking.paths import is_secondary, name_match
-from ragspace.ranking.ranker import RankingOptions, scored
-from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
+from ragspace.ranking.options import RankingOptions
+from ragspace.ranking.ranker import scored
+from ragspace.ranking.selection import hit_is_prose, one_per_section
 
 SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, Side.DOCUMENT)
 FEATURES = (
@@ -186,7 +188,7 @@ def learned(weights: np.ndarray, prepared: dict[str, Prepared]) -> qp.Ranking:
             c.hit.chunk_id: float(s) for c, s in zip(p.candidates, p.x @ weights, strict=True)
         }
         ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(p.candidates, scores)]
-        ranked = one_per_section(spread_files(ranked, 1.0))
+        ranked = one_per_section(ranked)
         return [hit.model_copy(update={"score": s}) for s, hit in ranked[: qp.K]]
 
     return ranking
