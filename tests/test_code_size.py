@@ -2,7 +2,8 @@
 
 Counted with `ast` over every top-level package but the tests and scripts: `ragspace/`,
 `ragspace_ui/` and `ragspace_cli/` (a class or function from its first line, decorators
-excluded, to its last; a nested function counts on its own and inside its parent). When the
+excluded, to its last; a nested function counts on its own and inside its parent), and the
+retrieval protocol in `bench/` with the ranking signals it keeps scoring (BENCH). When the
 limits were set (issue 41) seven modules and classes were over them; they have all been
 split, so there is no allowlist: anything over a limit fails. Split the code instead.
 """

@@ -40,6 +40,7 @@ import quality_pool as qp
 
 from bench.experiments.tried_signals.file_names import name_match
 from bench.experiments.tried_signals.tests_lowered import is_secondary
+from bench.experiments.tried_signals.whole_documents import DOCUMENT
 from ragspace.eval.evaluation import match_hits, whole_files
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.fusion import confidence, min_max, ordered
@@ -48,7 +49,7 @@ from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.ranker import scored
 from ragspace.ranking.selection import hit_is_prose, one_per_section
 
-SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, Side.DOCUMENT)
+SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, DOCUMENT)
 FEATURES = (
     *(f"{side} scaled" for side in SIDES),
     *(f"{side} 1/rank" for side in SIDES),
@@ -76,7 +77,7 @@ def features(
     scaled: dict[Side, dict[int, float]] = {}
     for side in SIDES:
         scaled[side] = min_max(candidates, side)
-        if side in (Side.FILE, Side.DOCUMENT):  # a document's score reaches all its chunks
+        if side in (Side.FILE, DOCUMENT):  # a document's score reaches all its chunks
             by_document[side] = {
                 c.hit.document_id: scaled[side][c.hit.chunk_id]
                 for c in candidates
@@ -84,7 +85,7 @@ def features(
             }
     ranks = {
         side: {c.hit.document_id: e.rank for c in candidates if (e := c.on(side))}
-        for side in (Side.FILE, Side.DOCUMENT)
+        for side in (Side.FILE, DOCUMENT)
     }
     sure = {side: confidence(candidates, side) for side in SIDES}
     total_sure = sum(sure.values()) or 1.0
