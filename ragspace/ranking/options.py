@@ -1,9 +1,10 @@
 """What a ranking is tuned by: the fusion's parameters and one field per signal (signals/).
 
 Every default is what bench/quality_pool.py chose under leave-one-set-out over the shared
-sets (docs/benchmarks.md, "Retrieval quality"); the fusion's are settings (settings/
-retrieval.py), read from there. Signals that did not survive the protocol live in
-bench/experiments/tried_signals/, where the protocol keeps scoring them.
+sets (docs/benchmarks.md, "Retrieval quality"); the fusion's are settings, written once in
+RetrievalSettings and read from there (settings.area.default_of). Signals that did not
+survive the protocol live in bench/experiments/tried_signals/, where the protocol keeps
+scoring them.
 """
 
 import dataclasses
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ragspace.models import Fusion
-from ragspace.settings.retrieval import FUSION, KEYWORD_WEIGHT, RRF_K, VECTOR_SHARE
+from ragspace.settings.area import default_of
+from ragspace.settings.retrieval import RetrievalSettings
 
-_FUSION = Fusion(FUSION)
+_FUSION = Fusion(default_of(RetrievalSettings, "fusion"))
 
 
 @dataclass(frozen=True)
@@ -25,9 +27,11 @@ class RankingOptions:
     """
 
     fusion: Fusion = _FUSION
-    vector_share: float = VECTOR_SHARE  # of a hit's score, in convex fusion
-    rrf_k: int = RRF_K
-    keyword_weight: float = KEYWORD_WEIGHT  # of the full-text ranking in RRF
+    # of a hit's score, in convex fusion (the full-text side: the rest)
+    vector_share: float = default_of(RetrievalSettings, "vector_share")
+    rrf_k: int = default_of(RetrievalSettings, "rrf_k")
+    # of the full-text ranking in RRF (the vectors': 1)
+    keyword_weight: float = default_of(RetrievalSettings, "keyword_weight")
     # how each side's scores are mapped onto 0-1 before convex fusion (fusion.SCALINGS)
     scaling: str = "min_max"
     # each document's card (Side.FILE: path, headings, definitions), scaled like the sides,
@@ -49,6 +53,17 @@ class RankingOptions:
     # their best chunk by this times the best score (signals/linked_files.py); 0: off, and
     # the store is not asked for the links (one more query a hybrid search)
     neighbour_weight: float = 0.3
+
+    @classmethod
+    def from_settings(cls, retrieval: RetrievalSettings) -> "RankingOptions":
+        """The fusion as configured (RAGSPACE_FUSION, _VECTOR_SHARE, _RRF_K, _KEYWORD_WEIGHT),
+        every signal at its default."""
+        return cls(
+            fusion=Fusion(retrieval.fusion),
+            vector_share=retrieval.vector_share,
+            rrf_k=retrieval.rrf_k,
+            keyword_weight=retrieval.keyword_weight,
+        )
 
 
 # Each signal's value that turns it off: what is left ranks by fusion alone.

@@ -23,12 +23,6 @@ HNSW_EF_SEARCH = 800
 # others within 0.01; 1.4-4.3 ms more a search), and the protocol re-tuned the ranking at 75
 # (bench/results/quality_pool.json's depth; tests/test_quality_protocol.py checks they agree)
 RETRIEVAL_CANDIDATES = 75
-# Hybrid search's fusion as the retrieval protocol chose it (bench/results/quality_pool.json):
-# these settings' defaults, and so RankingOptions' (ranking/options.py reads them from here)
-FUSION = "convex"
-VECTOR_SHARE = 0.5  # of a hit's score, in convex fusion (the full-text side: the rest)
-RRF_K = 10
-KEYWORD_WEIGHT = 1.25  # of the full-text ranking in RRF (the vectors': 1)
 
 
 class RetrievalSettings(AreaSettings):
@@ -45,8 +39,10 @@ class RetrievalSettings(AreaSettings):
         le=1000,
         description="Candidates taken from each of vector and full-text search before fusion.",
     )
+    # the fusion's defaults: the retrieval protocol's choice (bench/results/quality_pool.json),
+    # which RankingOptions reads (ranking/options.py)
     fusion: str = Field(
-        default=FUSION,
+        default="convex",
         pattern="^(convex|rrf)$",
         description=(
             "How hybrid search fuses its rankings: convex (each side's scores scaled to 0-1 "
@@ -55,18 +51,18 @@ class RetrievalSettings(AreaSettings):
         ),
     )
     vector_share: float = Field(
-        default=VECTOR_SHARE,
+        default=0.5,
         ge=0.0,
         le=1.0,
         description="Convex fusion: the vector side's share of a hit's score (0-1).",
     )
     rrf_k: int = Field(
-        default=RRF_K,
+        default=10,
         ge=1,
         description="RRF fusion's constant k: score = sum of weight / (k + rank).",
     )
     keyword_weight: float = Field(
-        default=KEYWORD_WEIGHT,
+        default=1.25,
         ge=0.0,
         le=10.0,
         description="RRF fusion: weight of the full-text ranking (vectors weigh 1).",
