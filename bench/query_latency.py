@@ -170,7 +170,7 @@ def main() -> None:
             database = Database.open(settings)  # the server restarts with this cache size
             try:
                 store = Store(database.pool)
-                from ragspace.ranking.ranker import RankingOptions  # this round's API
+                from ragspace.ranking.options import RankingOptions  # this round's API
 
                 retrievers = {
                     fusion: Retriever(

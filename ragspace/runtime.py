@@ -32,8 +32,8 @@ from ragspace.eval.runner import Evaluator
 from ragspace.ingestion.scheduler import ResyncScheduler
 from ragspace.ingestion.symbol_backfill import SymbolBackfill
 from ragspace.ingestion.worker import IngestOptions, Ingestor, WorkerPool
-from ragspace.models import Fusion, RetrievalMode
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.models import RetrievalMode
+from ragspace.ranking.options import RankingOptions
 from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
@@ -185,12 +185,7 @@ def build_retriever(settings: Settings, store: Store, embedder: Embedder) -> Ret
         RetrievalOptions(
             mode=RetrievalMode(settings.retrieval.retrieval_mode),
             candidates=settings.retrieval.retrieval_candidates,
-            ranking=RankingOptions(
-                fusion=Fusion(settings.retrieval.fusion),
-                vector_share=settings.retrieval.vector_share,
-                rrf_k=settings.retrieval.rrf_k,
-                keyword_weight=settings.retrieval.keyword_weight,
-            ),
+            ranking=RankingOptions.from_settings(settings.retrieval),
             ef_search=settings.retrieval.hnsw_ef_search,
             exact_max_chunks=settings.retrieval.exact_search_max_chunks,
         ),

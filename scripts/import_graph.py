@@ -76,6 +76,9 @@ FORBIDDEN = {
     # the leaves: pure functions and models of one concern, below every stage
     "ragspace.embedding": ("ragspace.runtime", *(s for s in STAGES if s != "ragspace.embedding")),
     "ragspace.text": ("ragspace.runtime", *STAGES),
+    # settings are read by every component and read none: a default is written once, in its
+    # setting, and flows from there into the components' own options (settings.area.default_of)
+    "ragspace.settings": ("ragspace.runtime", *STAGES),
     "ragspace.symbols": ("ragspace.runtime", *STAGES),
     "ragspace.store": (
         "ragspace.actions",

@@ -7,7 +7,7 @@ from typing import Any
 
 from bench import quality_pool
 from bench.quality_pool import GUARDS, folds_of, guards_seen, short, training_sets, wins
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.settings import RETRIEVAL_CANDIDATES
 
 RESULTS = Path(__file__).resolve().parent.parent / "bench" / "results" / "quality_pool.json"

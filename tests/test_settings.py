@@ -102,6 +102,8 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     defaults, and `from_settings` carries a configured value through (issue 65)."""
     from ragspace.access import LoginLimits
     from ragspace.ingestion.worker import IngestOptions
+    from ragspace.models import Fusion
+    from ragspace.ranking.options import RankingOptions
     from ragspace.sources.github_client import GithubConfig
     from ragspace.sources.web_config import WebConfig
 
@@ -110,9 +112,14 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     assert GithubConfig.from_settings(defaults) == GithubConfig()
     assert IngestOptions.from_settings(defaults) == IngestOptions(keywords_first=True)
     assert LoginLimits.from_settings(defaults) == LoginLimits()
+    assert RankingOptions.from_settings(defaults.retrieval) == RankingOptions()
     tuned = load_settings(
         env_file=None, web_max_pages=7, github_max_files=9, job_max_attempts=5, prose_chunk_size=321
     )
+    rrf = load_settings(env_file=None, fusion="rrf", vector_share=0.25, rrf_k=3, keyword_weight=2)
+    ranking = RankingOptions.from_settings(rrf.retrieval)
+    assert (ranking.fusion, ranking.vector_share, ranking.rrf_k) == (Fusion.RRF, 0.25, 3)
+    assert ranking.keyword_weight == 2.0
     assert WebConfig.from_settings(tuned).max_pages == 7
     assert WebConfig.from_settings(tuned).chunk_chars == 321
     assert GithubConfig.from_settings(tuned).max_files == 9

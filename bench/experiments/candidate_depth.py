@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
 from ragspace.models import SearchQuery
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
 from ragspace.models import Hit
+from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.ranker import RankingOptions
 from ragspace.text.terms import terms
 
 WINDOW = 30  # the best hits the selection reorders

@@ -3,7 +3,7 @@
 SWE-QA's questions paraphrase the code they ask about ("the theme retrieval method in the
 LaTeX theme factory" for `ThemeFactory.get`), so the definitions boost, which needs the
 name itself, rarely fires on sphinx and pylint. Two ideas, each on top of the shipped
-ranking (`RankingOptions()`), over the pool's saved candidates:
+ranking (`RankingOptions()`, its SIGNALS), over the pool's saved candidates:
 
 - `described_weight`: a chunk whose parse declares a name of at least two words that the
   question uses all of (`ThemeFactory` -> theme, factory; stems, as QueryProfile.terms)
@@ -24,8 +24,7 @@ Usage (from the repository root, after `quality_pool.py candidates`):
 
 import dataclasses
 import sys
-from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +33,12 @@ import quality_pool as qp
 
 from ragspace.models import Hit
 from ragspace.ranking.candidates import Side
+from ragspace.ranking.file_lift import lift_documents
 from ragspace.ranking.offer import Offer
+from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import name_parts
-from ragspace.ranking.ranker import RankingOptions, listed, scored
+from ragspace.ranking.ranker import SIGNALS, ordered, scored, selected
+from ragspace.ranking.signals.file_cards import card_weight
 from ragspace.text.terms import terms
 
 
@@ -64,31 +66,33 @@ def described(hit: Hit, question_terms: frozenset[str]) -> float:
     return best
 
 
-@dataclasses.dataclass(frozen=True)
-class RankScaledCards(Offer):
-    """An Offer whose file side is scored by rank, (k + 1) / (k + rank)."""
+@cache
+def cards_by_rank(k: int) -> Any:
+    """The file-cards signal with each card scored by its rank, (k + 1) / (k + rank)."""
 
-    k: int = 5
+    def lift(offer: Offer, scores: dict[int, float], options: RankingOptions) -> None:
+        weight = card_weight(offer, options)
+        if weight:
+            per_document = {
+                c.hit.document_id: (k + 1) / (k + c.evidence[Side.FILE].rank)
+                for c in offer.candidates
+                if Side.FILE in c.evidence
+            }
+            lift_documents(offer, scores, per_document, weight, options.lift_best_chunk)
 
-    def documents_scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
-        if side is not Side.FILE:
-            return super().documents_scaled(side, scaling)
-        k = self.k
-        return {
-            c.hit.document_id: (k + 1) / (k + c.evidence[Side.FILE].rank)
-            for c in self.candidates
-            if Side.FILE in c.evidence
-        }
+    return lift
 
 
 def ranked(question: qp.Question, options: Options) -> list[Hit]:
-    """The shipped ranking's top K with the options' signals (rank_offer's steps)."""
+    """The shipped ranking's top K with the options' signals (the app's signals, the
+    cards by rank in place of file_cards; the described names after the links' lift)."""
     shipped = RankingOptions()
     offer = question.offer
+    signals = SIGNALS
     if options.card_rank_k is not None:
-        offer = RankScaledCards(question.text, question.candidates, k=options.card_rank_k)
+        signals = dataclasses.replace(signals, files=(cards_by_rank(options.card_rank_k),))
     links = question.links
-    scores = scored(offer, shipped, lambda *_: links)
+    scores = scored(offer, shipped, lambda *_: links, signals)
     if options.described_weight and scores:
         unit = max(scores.values()) or 1.0
         wanted = offer.profile.terms
@@ -96,7 +100,8 @@ def ranked(question: qp.Question, options: Options) -> list[Hit]:
             share = described(candidate.hit, wanted)
             if share:
                 scores[candidate.hit.chunk_id] += unit * options.described_weight * share
-    return listed({c.hit.chunk_id: c.hit for c in offer.candidates}, scores, shipped, qp.K)
+    hits = {c.hit.chunk_id: c.hit for c in offer.candidates}
+    return selected(ordered(hits, scores), qp.K, per_section=True)
 
 
 def family(depth: int) -> Any:

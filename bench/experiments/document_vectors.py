@@ -17,8 +17,8 @@ document's best chunk (by cosine):
   the file side's BM25 reads) embedded, one more embedding per document.
 `evaluate` adds two ways from the saved candidates alone (ranking/file_chunks.py: a file's
 three best vector, or keyword, candidates), prints each way alone at file level, then puts
-each of `--ways` into ranking as the document side (Side.DOCUMENT, weighted by
-RankingOptions.document_weight, offering its best chunk when no other side did) and tunes it
+each of `--ways` into ranking as the document side (tried_signals' DOCUMENT, weighted by
+TriedOptions.document_weight, offering its best chunk when no other side did) and tunes it
 jointly with the kept signals under the protocol's folds, against those signals alone.
 """
 
@@ -186,8 +186,9 @@ def with_document_side(
     """The pool with each question's document evidence replaced by `way`'s first `depth`
     documents: their candidate chunks carry it, and a document none of whose chunks is a
     candidate is offered by its best chunk."""
+    from bench.experiments.tried_signals.whole_documents import DOCUMENT
     from ragspace.models import Hit
-    from ragspace.ranking.candidates import Candidate, Evidence, Side
+    from ragspace.ranking.candidates import Candidate, Evidence
 
     changed: dict[str, list[qp.Question]] = {}
     for name, questions in pool.items():
@@ -198,9 +199,9 @@ def with_document_side(
             candidates = []
             seen: set[int] = set()
             for c in question.candidates:
-                evidence = {s: e for s, e in c.evidence.items() if s is not Side.DOCUMENT}
+                evidence = {s: e for s, e in c.evidence.items() if s != DOCUMENT}
                 if c.hit.document_id in rank and c.hit.document_id not in seen:
-                    evidence[Side.DOCUMENT] = Evidence(*rank[c.hit.document_id])
+                    evidence[DOCUMENT] = Evidence(*rank[c.hit.document_id])
                     seen.add(c.hit.document_id)
                 if evidence:
                     candidates.append(Candidate(c.hit, evidence))
@@ -209,14 +210,15 @@ def with_document_side(
                 if d["document"] in seen or d["hit"]["chunk_id"] in offered:
                     continue
                 hit = Hit.model_validate(d["hit"])
-                candidates.append(Candidate(hit, {Side.DOCUMENT: Evidence(*rank[d["document"]])}))
+                candidates.append(Candidate(hit, {DOCUMENT: Evidence(*rank[d["document"]])}))
             changed[name].append(dataclasses.replace(question, candidates=candidates))
     return changed
 
 
 def evaluate(work: Path, depth: int, tuned: list[str]) -> None:
     from ragspace.models import Hit
-    from ragspace.ranking.ranker import RankingOptions, rank
+    from ragspace.ranking.options import RankingOptions
+    from ragspace.ranking.ranker import rank
 
     ready = [s for s in qp.SETS if (work / f"document-vectors-{s.name}.jsonl").exists()]
     pool = qp.load_pool(work, ready)
@@ -249,9 +251,7 @@ def evaluate(work: Path, depth: int, tuned: list[str]) -> None:
     shipped = RankingOptions()
 
     def family(options: RankingOptions) -> qp.Ranking:
-        return qp.at_depth(
-            lambda q: rank(q.candidates, options, q.text, qp.K, parts=q.parts), depth
-        )
+        return qp.at_depth(lambda q: rank(q.candidates, options, q.text, qp.K), depth)
 
     # the axes the protocol's last row tunes (the kept signals), as its results file saved them
     kept_axes = json.loads(qp.RESULTS.read_text())["rows"][-1]["axes"]

@@ -29,7 +29,7 @@ from quality_pool import SETS, data_dir, load_questions
 from query_latency import percentile
 
 from ragspace.models import RetrievalMode, SearchQuery
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.runtime import open_runtime
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import load_settings

@@ -38,15 +38,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import quality_pool as qp
 
+from bench.experiments.tried_signals.file_names import name_match
+from bench.experiments.tried_signals.tests_lowered import is_secondary
+from bench.experiments.tried_signals.whole_documents import DOCUMENT
 from ragspace.eval.evaluation import match_hits, whole_files
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.fusion import confidence, min_max, ordered
 from ragspace.ranking.offer import Offer
-from ragspace.ranking.paths import is_secondary, name_match
-from ragspace.ranking.ranker import RankingOptions, scored
-from ragspace.ranking.selection import hit_is_prose, one_per_section, spread_files
+from ragspace.ranking.options import RankingOptions
+from ragspace.ranking.ranker import scored
+from ragspace.ranking.selection import hit_is_prose, one_per_section
 
-SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, Side.DOCUMENT)
+SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, DOCUMENT)
 FEATURES = (
     *(f"{side} scaled" for side in SIDES),
     *(f"{side} 1/rank" for side in SIDES),
@@ -74,7 +77,7 @@ def features(
     scaled: dict[Side, dict[int, float]] = {}
     for side in SIDES:
         scaled[side] = min_max(candidates, side)
-        if side in (Side.FILE, Side.DOCUMENT):  # a document's score reaches all its chunks
+        if side in (Side.FILE, DOCUMENT):  # a document's score reaches all its chunks
             by_document[side] = {
                 c.hit.document_id: scaled[side][c.hit.chunk_id]
                 for c in candidates
@@ -82,7 +85,7 @@ def features(
             }
     ranks = {
         side: {c.hit.document_id: e.rank for c in candidates if (e := c.on(side))}
-        for side in (Side.FILE, Side.DOCUMENT)
+        for side in (Side.FILE, DOCUMENT)
     }
     sure = {side: confidence(candidates, side) for side in SIDES}
     total_sure = sum(sure.values()) or 1.0
@@ -186,7 +189,7 @@ def learned(weights: np.ndarray, prepared: dict[str, Prepared]) -> qp.Ranking:
             c.hit.chunk_id: float(s) for c, s in zip(p.candidates, p.x @ weights, strict=True)
         }
         ranked = [(scores[c.hit.chunk_id], c.hit) for c in ordered(p.candidates, scores)]
-        ranked = one_per_section(spread_files(ranked, 1.0))
+        ranked = one_per_section(ranked)
         return [hit.model_copy(update={"score": s}) for s, hit in ranked[: qp.K]]
 
     return ranking

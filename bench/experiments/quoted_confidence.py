@@ -27,7 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
-from ragspace.ranking.ranker import RankingOptions
+from bench.experiments.tried_signals.options import TriedOptions
+from ragspace.ranking.options import RankingOptions
 
 # which questions keep the shipped fusion: none, those quoting code, those naming a symbol
 SPARED = ("none", "quoted", "symbols")
@@ -55,7 +56,7 @@ def spared(question: qp.Question, rule: str) -> bool:
 def family(depth: int) -> Any:
     """Rankings by options: `Options`, or for the protocol's reference plain
     `RankingOptions` (the shipped ranking)."""
-    shipped = RankingOptions()
+    shipped = TriedOptions()  # the shipped ranking, with the tried confidence weights' field
 
     def ranking(options: Options | RankingOptions) -> qp.Ranking:
         if isinstance(options, RankingOptions):

@@ -88,13 +88,14 @@ def compare(works: list[Path]) -> None:
     """The app's ranking on each pool's candidates: headline, chunk and file figures."""
     from quality_pool import HEADLINE, K, at_depth, chosen_sets, load_pool, scores
 
-    from ragspace.ranking.ranker import RankingOptions, rank
+    from ragspace.ranking.options import RankingOptions
+    from ragspace.ranking.ranker import rank
 
     options = RankingOptions()
     for work in works:
         print(f"{work}, RankingOptions():")
         for name, questions in load_pool(work, chosen_sets(None)).items():
-            ranking = at_depth(lambda q: rank(q.candidates, options, q.text, K, parts=q.parts), 50)
+            ranking = at_depth(lambda q: rank(q.candidates, options, q.text, K), 50)
             figures = scores(questions, ranking)
             cells = [
                 f"{figures[a]:.3f}/{figures[b]:.3f}"

@@ -44,7 +44,7 @@ import quality_pool as qp
 
 from ragspace.models import ChunkDraft, Hit
 from ragspace.ranking.candidates import Candidate, Evidence, Side
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.settings import load_settings
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 from ragspace.store import Database

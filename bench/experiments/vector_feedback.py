@@ -31,7 +31,7 @@ from stronger_model import set_rows, shipped_pool, with_vector_side
 
 from ragspace.embedding.embedders import LocalEmbedder
 from ragspace.ranking.candidates import Side
-from ragspace.ranking.ranker import RankingOptions
+from ragspace.ranking.options import RankingOptions
 from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
 DEPTH = RETRIEVAL_CANDIDATES

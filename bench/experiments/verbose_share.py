@@ -21,8 +21,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
+from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import QueryProfile
-from ragspace.ranking.ranker import RankingOptions
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,14 +7,12 @@ from ragspace.models import Hit
 
 
 class Side(StrEnum):
-    """A ranking that offers candidates: the vectors, full-text BM25 over chunks, BM25 over
-    whole documents (offering each by its best chunk), and BM25 over each document's card:
-    its path, headings and definitions (offering each by its best keyword chunk, else its
-    first)."""
+    """A ranking that offers candidates: the vectors, full-text BM25 over chunks, and BM25
+    over each document's card: its path, headings and definitions (offering each by its best
+    keyword chunk, else its first)."""
 
     VECTOR = "vector"
     KEYWORD = "keyword"
-    DOCUMENT = "document"
     FILE = "file"
 
 

@@ -15,8 +15,7 @@ from typing import TypeVar
 from ragspace.models import Hit
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.definitions import defines
-from ragspace.ranking.file_chunks import best_chunks_mean
-from ragspace.ranking.fusion import SCALINGS, confidence, unit_range
+from ragspace.ranking.fusion import SCALINGS, confidence
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.selection import hit_is_prose
 
@@ -67,26 +66,20 @@ class Offer:
 
     def scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
         """Each candidate's score on `side` mapped onto 0-1 by `scaling` (fusion.SCALINGS)."""
-        return self._once(
+        return self.derived(
             ("scaled", side, scaling), lambda: SCALINGS[scaling](self.candidates, side)
         )
 
     def documents_scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
         """A document side's scaled score for each document it offers (by one chunk)."""
-        return self._once(
+        return self.derived(
             ("documents", side, scaling),
             lambda: {self.document_of[chunk]: s for chunk, s in self.scaled(side, scaling).items()},
         )
 
     def confidence(self, side: Side) -> float:
         """fusion.confidence of `side` over these candidates."""
-        return self._once(("confidence", side), lambda: confidence(self.candidates, side))
-
-    def file_evidence(self, side: Side) -> Mapping[int, float]:
-        """Each document's mean over its best chunks on `side` (file_chunks.py), 0-1."""
-        return self._once(
-            ("files", side), lambda: unit_range(best_chunks_mean(self.candidates, side))
-        )
+        return self.derived(("confidence", side), lambda: confidence(self.candidates, side))
 
     def latest(self, key: object, derive: Callable[[], T]) -> T:
         """`derive()`, or what it gave last time when `key` is the last call's: one slot, so
@@ -96,7 +89,9 @@ class Offer:
             self._latest[:] = [(key, derive())]
         return self._latest[0][1]  # type: ignore[return-value]
 
-    def _once(self, key: object, derive: Callable[[], T]) -> T:
+    def derived(self, key: object, derive: Callable[[], T]) -> T:
+        """`derive()`, derived once for this Offer under `key` (a signal's own derivation
+        from the candidates alone, kept like the Offer's)."""
         if key not in self._derived:
             self._derived[key] = derive()
         return self._derived[key]  # type: ignore[return-value]

@@ -35,26 +35,6 @@ def name_parts(name: str) -> list[str]:
     return words
 
 
-# where a question joins two questions: "..., and how does Y", "X versus Y", "...? Then"
-_JOINS = re.compile(
-    r",?\s+and\s+(?=(?:what|how|why|which|where|when|who|does|do|is|are)\b)"
-    r"|\s+(?:versus|vs\.?)\s+|\?\s+(?=\w)|;\s+",
-    re.IGNORECASE,
-)
-MAX_SUB_QUESTIONS = 2
-MIN_SUB_QUESTION_TERMS = 3
-
-
-def sub_questions(text: str) -> list[str]:
-    """The questions a compound question is made of, split where it joins them (at most
-    MAX_SUB_QUESTIONS, each with at least MIN_SUB_QUESTION_TERMS telling words); none for a
-    simple question. Each part is searched too, so that a passage answering one part alone
-    can compete with those matching the whole."""
-    parts = [p.strip(" ,;?") for p in _JOINS.split(text)]
-    parts = [p for p in parts if len(terms(p)) >= MIN_SUB_QUESTION_TERMS]
-    return parts[:MAX_SUB_QUESTIONS] if len(parts) > 1 else []
-
-
 # stems of words that talk about code's own parts: a question using them asks about code
 # ("the method that...", "which class implements..."), whatever else it names
 _CODE_WORDS = frozenset(
@@ -106,8 +86,3 @@ class QueryProfile:
         """The question names a code symbol or talks about code's parts (methods, classes,
         parameters...): it wants code, not the prose that describes it."""
         return bool(self.symbols) or bool(self.terms & _CODE_WORDS)
-
-    @cached_property
-    def asks_about_tests(self) -> bool:
-        """The question is about tests or examples themselves."""
-        return bool(self.terms & {"test", "exampl", "spec"})

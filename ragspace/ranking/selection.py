@@ -1,4 +1,4 @@
-"""Selection: which of the ranked hits a search returns, in which order."""
+"""Selection: which of the ranked hits a search returns."""
 
 from collections.abc import Sequence
 
@@ -35,23 +35,3 @@ def one_per_section(ranked: Sequence[Scored], limit: int | None = None) -> list[
         if len(kept) == limit:
             break
     return kept
-
-
-def spread_files(ranked: Sequence[Scored], decay: float) -> list[Scored]:
-    """The hits reordered so that each further chunk of a code file already listed counts
-    `decay` times less (1: no change): the next file's best chunk can pass a file's third.
-    Prose is left alone: one_per_section already spreads it over sections, and a page's
-    sections are each an answer of their own. The scores stay; only the order changes."""
-    if decay >= 1.0:
-        return list(ranked)
-    listed: dict[int, int] = {}
-    placed: list[tuple[float, int]] = []
-    for position, (score, hit) in enumerate(ranked):  # best first: earlier chunks count
-        if hit_is_prose(hit):
-            placed.append((score, position))
-            continue
-        seen = listed.get(hit.document_id, 0)
-        listed[hit.document_id] = seen + 1
-        placed.append((score * decay**seen, position))
-    placed.sort(key=lambda item: (-item[0], item[1]))
-    return [ranked[position] for _effective, position in placed]

@@ -1,6 +1,5 @@
 """Search a set of DocSets: vector, keyword (full-text) or hybrid (both, fused into one ranking)."""
 
-import dataclasses
 import functools
 import re
 from collections.abc import Callable, Sequence
@@ -13,8 +12,8 @@ from ragspace.embedding.embedders import Embedder
 from ragspace.errors import VectorsPendingError
 from ragspace.models import Hit, RetrievalMode, ScopedQuery
 from ragspace.ranking.candidates import Candidate
-from ragspace.ranking.query import sub_questions
-from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
+from ragspace.ranking.options import RankingOptions, fusion_only
+from ragspace.ranking.ranker import rank
 from ragspace.ranking.selection import hit_is_prose
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.store import SearchRequest, Store
@@ -106,17 +105,6 @@ class Retriever:
         """What each side offers (at most `depth` chunks a side), before ranking."""
         return self._store.chunks.search(self._request(query, docset_ids, depth, mode, ref))
 
-    def part_candidates(
-        self,
-        query: str,
-        docset_ids: Sequence[int],
-        depth: int,
-        mode: RetrievalMode | None = None,
-    ) -> list[tuple[str, list[Candidate]]]:
-        """Each sub-question of a compound question (query.sub_questions) with what each
-        side offers for it; none for a simple question."""
-        return self._parts(query, self._request(query, docset_ids, depth, mode, None))
-
     def with_similarity(
         self, query: str, hits: Sequence[Hit], vector: npt.NDArray[np.float32] | None = None
     ) -> list[Hit]:
@@ -163,35 +151,7 @@ class Retriever:
         uses_vector = embed is not None or request.query_vector is not None
         ranking = self._ranking(bool(request.keyword_terms), uses_vector)
         candidates = self._store.chunks.search(request, embed)
-        parts: list[tuple[str, list[Candidate]]] = []
-        if ranking.sub_question_weight:
-            if embed is not None:
-                request = dataclasses.replace(request, query_vector=embed())
-            parts = self._parts(query, request)
-        return rank(candidates, ranking, query, depth, per_section, parts, self._store.symbol_links)
-
-    def _parts(self, query: str, request: SearchRequest) -> list[tuple[str, list[Candidate]]]:
-        """The sub-questions' candidates: one more search each (at most MAX_SUB_QUESTIONS),
-        their vectors embedded in one batch."""
-        questions = sub_questions(query)
-        if not questions:
-            return []
-        vectors: list[npt.NDArray[np.float32] | None] = [None] * len(questions)
-        if request.query_vector is not None:
-            vectors = list(self._embedder.embed(questions))
-        return [
-            (
-                question,
-                self._store.chunks.search(
-                    dataclasses.replace(
-                        request,
-                        query_vector=vector,
-                        keyword_terms=keyword_terms(question) if request.keyword_terms else (),
-                    )
-                ),
-            )
-            for question, vector in zip(questions, vectors, strict=True)
-        ]
+        return rank(candidates, ranking, query, depth, per_section, self._store.symbol_links)
 
     def _ranking(self, uses_keywords: bool, uses_vectors: bool = True) -> RankingOptions:
         """Hybrid search ranks with every signal; one side alone is shown as it ranks
@@ -214,7 +174,7 @@ class Retriever:
         mode = mode or self.options.mode
         use_vector = embed and _uses_vector(mode)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
-        # the document-level sides only when the ranking reads them (hybrid)
+        # the file side only when the ranking reads it (hybrid)
         ranking = self._ranking(use_keywords, _uses_vector(mode))
         return SearchRequest(
             docset_ids=docset_ids,
@@ -222,7 +182,6 @@ class Retriever:
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(depth, self.options.candidates),
-            documents=use_keywords and ranking.document_weight > 0,
             files=use_keywords and ranking.file_weight > 0,
             ef_search=max(depth, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,

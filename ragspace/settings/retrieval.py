@@ -2,7 +2,6 @@
 
 from pydantic import Field
 
-from ragspace.ranking.ranker import RankingOptions
 from ragspace.settings.area import AreaSettings
 
 # The local model's relevance floors (cosine of the best prose / code hit), calibrated on the
@@ -40,8 +39,10 @@ class RetrievalSettings(AreaSettings):
         le=1000,
         description="Candidates taken from each of vector and full-text search before fusion.",
     )
+    # the fusion's defaults: the retrieval protocol's choice (bench/results/quality_pool.json),
+    # which RankingOptions reads (ranking/options.py)
     fusion: str = Field(
-        default=RankingOptions.fusion.value,
+        default="convex",
         pattern="^(convex|rrf)$",
         description=(
             "How hybrid search fuses its rankings: convex (each side's scores scaled to 0-1 "
@@ -50,18 +51,18 @@ class RetrievalSettings(AreaSettings):
         ),
     )
     vector_share: float = Field(
-        default=RankingOptions.vector_share,
+        default=0.5,
         ge=0.0,
         le=1.0,
         description="Convex fusion: the vector side's share of a hit's score (0-1).",
     )
     rrf_k: int = Field(
-        default=RankingOptions.rrf_k,
+        default=10,
         ge=1,
         description="RRF fusion's constant k: score = sum of weight / (k + rank).",
     )
     keyword_weight: float = Field(
-        default=RankingOptions.keyword_weight,
+        default=1.25,
         ge=0.0,
         le=10.0,
         description="RRF fusion: weight of the full-text ranking (vectors weigh 1).",

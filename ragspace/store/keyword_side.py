@@ -1,5 +1,5 @@
-"""The keyword side's SQL: Okapi BM25 over the chunks' full-text vectors (and over whole
-documents), its terms chosen first in a small query of their own (`weighted_terms`)."""
+"""The keyword side's SQL: Okapi BM25 over the chunks' full-text vectors (and over the
+documents' cards), its terms chosen first in a small query of their own (`weighted_terms`)."""
 
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +17,6 @@ class WeightedTerms:
     idfs: list[float]
     match: str  # the tsquery's text: 'a' | 'b'
     average_words: float  # per chunk
-    average_chunks: float  # per document
     # the file side's terms: more of the question's words (a card per document is far fewer
     # rows than the chunks), the same IDFs
     card_lexemes: list[str]
@@ -30,7 +29,6 @@ class WeightedTerms:
             "idfs": self.idfs,
             "match": self.match,
             "average_words": self.average_words,
-            "average_chunks": self.average_chunks,
             "card_lexemes": self.card_lexemes,
             "card_idfs": self.card_idfs,
             "card_match": self.card_match,
@@ -50,13 +48,12 @@ def weighted_terms(
     row = conn.execute(WEIGHTED_TERMS, parameters, prepare=False).fetchone()
     if row is None or not row[0]:
         return None
-    lexemes, idfs, match, average_words, average_chunks, card_lexemes, card_idfs, card_match = row
+    lexemes, idfs, match, average_words, card_lexemes, card_idfs, card_match = row
     return WeightedTerms(
         list(lexemes),
         [float(idf) for idf in idfs],
         match,
         average_words,
-        average_chunks,
         list(card_lexemes),
         [float(idf) for idf in card_idfs],
         card_match,
@@ -80,7 +77,7 @@ BM25_B = 0.6
 
 def _bm25(tf: str, length: str, average: str) -> str:
     """One term's Okapi BM25 in SQL, idf x tf (k1 + 1) / (tf + k1 (1 - b + b length /
-    average)), for the term's IDF `w.idf`: the chunks', whole documents' and cards' alike."""
+    average)), for the term's IDF `w.idf`: the chunks' and the cards' alike."""
     return (
         f"w.idf * {tf} * (%(bm25_k1)s + 1) / ({tf} + %(bm25_k1)s * (1 - %(bm25_b)s"
         f" + %(bm25_b)s * {length} / {average}))"
@@ -99,8 +96,6 @@ def _bm25(tf: str, length: str, average: str) -> str:
 KEYWORD_TERMS = """
     corpus as (
         select greatest(coalesce(sum(chunk_count), 0), 1)::float8 as n,
-               greatest(coalesce(sum(chunk_count), 0), 1)::float8
-                   / greatest(count(*), 1) as average_chunks,
                (select coalesce(sum(words)::float8 / nullif(sum(chunks), 0), 1.0)
                 from docset_lengths where docset_id = any(%(docsets)s)) as average_words
         from documents where docset_id = any(%(docsets)s)
@@ -142,7 +137,7 @@ WEIGHTED_TERMS = (
     + """
     select array_agg(lexeme order by lexeme), array_agg(idf order by lexeme),
            string_agg(quote_literal(lexeme), ' | ' order by lexeme)::tsquery::text,
-           (select average_words from corpus), (select average_chunks from corpus),
+           (select average_words from corpus),
            (select array_agg(lexeme order by lexeme) from card_terms),
            (select array_agg(idf order by lexeme) from card_terms),
            (select string_agg(quote_literal(lexeme), ' | ' order by lexeme)::tsquery::text
@@ -161,8 +156,7 @@ KEYWORD_MATCHES = sql.SQL(
         select lexeme, idf from unnest(%(lexemes)s::text[], %(idfs)s::float8[]) as w(lexeme, idf)
     ),
     corpus as (
-        select %(average_words)s::float8 as average_words,
-               %(average_chunks)s::float8 as average_chunks
+        select %(average_words)s::float8 as average_words
     ),
     keyword_matches as materialized (
         select c.id, c.document_id, c.fts_words, u.lexeme, u.tf
@@ -182,26 +176,6 @@ KEYWORD_MATCHES = sql.SQL(
     ),
     """
 )
-# The same BM25 over whole documents: a lexeme's frequency summed over a document's chunks,
-# its length in chunks (`documents.chunk_count`, against the average); a file that is about
-# the question as a whole rises even when no single chunk says it all. Each document is
-# offered through its best-scoring chunk.
-DOCUMENT_MATCHES = (
-    """
-    keyword_documents as (
-        select t.document_id,
-               sum("""
-    + _bm25("t.tf", "d.chunk_count", "corpus.average_chunks")
-    + """) as score
-        from (select document_id, lexeme, sum(tf) as tf
-              from keyword_matches group by document_id, lexeme) t
-        join weighted_terms w on w.lexeme = t.lexeme
-        join documents d on d.id = t.document_id
-        cross join corpus
-        group by t.document_id
-    ),
-"""
-)
 KEYWORD_CANDIDATES = sql.SQL(
     """
     (select id, 'keyword'::text as side,
@@ -209,17 +183,6 @@ KEYWORD_CANDIDATES = sql.SQL(
      from keyword_chunks order by score desc, id limit %(candidates)s)
     """
 )
-DOCUMENT_CANDIDATES = sql.SQL(
-    """
-    (select id, 'document'::text as side,
-            row_number() over (order by score desc, id) as rank, score
-     from (select distinct on (k.document_id) k.id, d.score
-           from keyword_documents d join keyword_chunks k on k.document_id = d.document_id
-           order by k.document_id, k.score desc, k.id) best
-     order by score desc, id limit %(candidates)s)
-    """
-)
-
 # BM25 over the documents' cards (path, title, headings, definitions and their first
 # docstring lines: migration 20261130000000_document_cards.sql), the chunks' constants, the
 # cards' own average length. Each file is offered through its best keyword chunk, else its

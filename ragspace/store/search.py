@@ -20,8 +20,6 @@ from ragspace.ranking.candidates import Candidate, Evidence, Side
 from ragspace.store.keyword_side import (
     BM25_B,
     BM25_K1,
-    DOCUMENT_CANDIDATES,
-    DOCUMENT_MATCHES,
     FILE_CANDIDATES,
     FILE_MATCHES,
     FILE_MAX_TERMS,
@@ -84,7 +82,7 @@ def _is_hybrid(request: SearchRequest, embed: Callable[[], QueryVector] | None =
 
 
 def _vector_half(request: SearchRequest) -> SearchRequest:
-    return replace(request, keyword_terms=(), documents=False, files=False)
+    return replace(request, keyword_terms=(), files=False)
 
 
 def _keyword_half(request: SearchRequest) -> SearchRequest:
@@ -176,13 +174,10 @@ def _prepare(
         keyword_terms = sql.Composed(
             [
                 KEYWORD_MATCHES.format(ref=chunk_ref),
-                sql.SQL(DOCUMENT_MATCHES if request.documents else ""),
                 FILE_MATCHES.format(ref=chunk_ref) if request.files else sql.SQL(""),
             ]
         )
         parts.append(KEYWORD_CANDIDATES)
-        if request.documents:
-            parts.append(DOCUMENT_CANDIDATES)
         if request.files:
             parts.append(FILE_CANDIDATES)
     if not parts:

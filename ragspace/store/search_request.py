@@ -18,8 +18,6 @@ class SearchRequest:
     query_vector: np.ndarray[Any, np.dtype[np.float32]] | None = None
     keyword_terms: Sequence[str] = ()
     candidates: int = RETRIEVAL_CANDIDATES
-    # the keyword side also scores whole documents (each offered by its best chunk)
-    documents: bool = False
     # the keyword side also scores each document's card (path, headings, definitions)
     files: bool = False
     ef_search: int = HNSW_EF_SEARCH

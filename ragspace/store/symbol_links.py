@@ -3,7 +3,7 @@
 A name counts only when at most `MAX_DEFINERS` documents of its DocSet define it (`Session`,
 `parse_ini_file`), not `__init__` or `get`, which would link every file to every other; each
 link weighs one over the name's number of definers, summed over the names the two share and
-over both directions. Ranking lifts files linked to its best ones (ranking/neighbours.py).
+over both directions. Ranking lifts files linked to its best ones (ranking/signals/linked_files.py).
 """
 
 from collections import defaultdict

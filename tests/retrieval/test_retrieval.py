@@ -7,7 +7,7 @@ from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
 from ragspace.models import Fusion, Hit, RetrievalMode, SearchQuery
 from ragspace.ranking.candidates import Side
-from ragspace.ranking.ranker import RankingOptions, fusion_only
+from ragspace.ranking.options import RankingOptions, fusion_only
 from ragspace.search.retrieval import RetrievalOptions, Retriever, keyword_terms
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store

@@ -76,7 +76,7 @@ def test_hybrid_candidates_are_the_union_of_each_halfs_with_both_evidences(
     store: Store, embedder: Embedder
 ) -> None:
     docset_id = _docset(store, embedder)
-    hybrid = _hybrid(embedder, docset_id, candidates=4, documents=True)
+    hybrid = _hybrid(embedder, docset_id, candidates=4, files=True)
     vector_only = store.chunks.search(replace(hybrid, keyword_terms=()))
     keyword_only = store.chunks.search(replace(hybrid, query_vector=None))
     both = store.chunks.search(hybrid)

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Mapping
 
 from ragspace.ranking.offer import Offer
+from ragspace.ranking.options import RankingOptions
 
 SEEDS = 5
 Links = Mapping[int, Mapping[int, float]]
@@ -23,11 +24,12 @@ Links = Mapping[int, Mapping[int, float]]
 LinkSource = Callable[[Collection[int], Collection[int]], Links]
 
 
-def lift_neighbours(
-    offer: Offer, scores: dict[int, float], links: LinkSource, weight: float
+def linked_files(
+    offer: Offer, scores: dict[int, float], options: RankingOptions, links: LinkSource
 ) -> dict[int, float]:
-    """The scores with each linked file's best chunk lifted (see the module's docstring),
-    as a new dict."""
+    """The scores with each linked file's best chunk lifted by `neighbour_weight` (see the
+    module's docstring), as a new dict."""
+    weight = options.neighbour_weight
     best = _best_chunk_per_file(offer.document_of, scores)
     if not weight or not best:
         return dict(scores)

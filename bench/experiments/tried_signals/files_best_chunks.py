@@ -3,14 +3,37 @@
 A question about behaviour ("how does the runner report a crash in a fixture") is often
 answered by a file as a whole, none of whose chunks says all of it. The file whose three
 best chunks all match the question is more likely the answer than one with a single close
-chunk among unrelated ones, and it rises as a file (ranker.py lifts its best chunk)."""
+chunk among unrelated ones; it rises as a file (by its best chunk, with `lift_best_chunk`).
+"""
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from bench.experiments.tried_signals.options import TriedOptions
 from ragspace.ranking.candidates import Candidate, Side
+from ragspace.ranking.file_lift import lift_documents
+from ragspace.ranking.fusion import unit_range
+from ragspace.ranking.offer import Offer
 
 TOP_CHUNKS = 3  # a file's best chunks averaged
+
+
+def files_best_chunks(offer: Offer, scores: dict[int, float], options: TriedOptions) -> None:
+    """Each file's chunks gain `file_vector_weight` (then `file_keyword_weight`) x its mean
+    over its best chunks on that side, scaled 0-1 over the files, in place."""
+    for side, weight in (
+        (Side.VECTOR, options.file_vector_weight),
+        (Side.KEYWORD, options.file_keyword_weight),
+    ):
+        if weight:
+            per_document = _per_document(offer, side)
+            lift_documents(offer, scores, per_document, weight, options.lift_best_chunk)
+
+
+def _per_document(offer: Offer, side: Side) -> Mapping[int, float]:
+    return offer.derived(
+        ("files", side), lambda: unit_range(best_chunks_mean(offer.candidates, side))
+    )
 
 
 def best_chunks_mean(candidates: Sequence[Candidate], side: Side) -> dict[int, float]:

@@ -1,0 +1,191 @@
+"""The protocol's tables from its results file: the held-out table, the guards', both levels
+beside each side alone, the README's; and the lines a run prints as it goes."""
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from bench.pool.choice import folds_of
+from bench.pool.questions import Question
+from bench.pool.scoring import LEVEL_METRICS, Ranking, fold_scores, scores
+from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, ROOT
+from bench.pool.variants import RETIRED
+
+
+def git_commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def report(results: Path) -> str:
+    """The results as markdown: the held-out table, then the never-below-a-side check."""
+    saved = json.loads(results.read_text())
+    run, rows = saved["run"], saved["rows"]
+    names = list(run["sets"])
+    lines = [
+        f"`{run['command']}` on {run['date']}, commit {run['commit']}, load "
+        f"{run['load']:.2f}; {', '.join(f'{n} {q}' for n, q in run['sets'].items())} "
+        f"questions; {run['depth']} candidates a side, k = {run['k']}. Each cell: the "
+        "figure on that set of the parameters chosen on the other four (R@5 / MRR@10 "
+        "of sections for claude-docs, R@10 / MRR@10 of chunks for codebase, of files for "
+        "the SWE-QA sets).",
+        "",
+        "| ranking | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names),
+    ]
+    for row in rows:
+        cells = [headline_cell(name, row["folds"][name]["scores"]) for name in names]
+        kept = " (kept)" if row.get("kept") else ""
+        if row.get("kept") and row["variant"] in RETIRED:
+            kept = " (kept alone; left out of the joint grid)"
+        lines.append(f"| {row['variant']}{kept} | " + " | ".join(cells) + " |")
+    shipped = rows[-1]
+    lines += [
+        "",
+        "Chosen for the last row, per held-out set: "
+        + "; ".join(f"{name}: {shipped['folds'][name]['chosen']}" for name in names)
+        + f"; on all five (the app's default): {shipped.get('shipped', '-')}.",
+    ]
+    lines += ["", *never_below_a_side(rows, names), "", *both_levels(rows, names)]
+    lines += guard_table(rows, run.get("guards", {}))
+    return "\n".join(lines) + "\n"
+
+
+def guard_table(rows: list[dict[str, Any]], guards: dict[str, int]) -> list[str]:
+    """Each row's default (its point chosen on every set) on the guards."""
+    if not guards:
+        return []
+    lines = [
+        "",
+        "Guards: "
+        + " and ".join(
+            f"{GUARDS[g]}'s {n} questions asked of one DocSet holding both corpus sets ({g})"
+            for g, n in guards.items()
+        )
+        + "; each row's default (its point chosen on all five sets), the same figures:",
+        "",
+        "| ranking | " + " | ".join(guards) + " |",
+        "|---|" + "---:|" * len(guards),
+    ]
+    for row in rows:
+        cells = [headline_cell(guard, row["guards"][guard]) for guard in guards]
+        lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def headline_cell(name: str, figures: dict[str, float]) -> str:
+    """A set's (or a guard's) two headline figures: `R@k / MRR@10`."""
+    first, second = HEADLINE[GUARDS.get(name, name)]
+    return f"{figures[first]:.3f} / {figures[second]:.3f}"
+
+
+def in_sample_line(label: str, pool: dict[str, list[Question]], ranking: Ranking) -> str:
+    """One ranking's headline figures on every set of the pool, in sample."""
+    cells = (f"{name} {headline_cell(name, scores(qs, ranking))}" for name, qs in pool.items())
+    return f"{label}: " + "  ".join(cells)
+
+
+def print_experiment(
+    pool: dict[str, list[Question]],
+    tuned: tuple[dict[str, dict[str, Any]], Any, dict[str, Any], dict[str, dict[str, float]]],
+    reference: dict[str, dict[str, float]],
+    label: str,
+) -> None:
+    """An experiment's `tuned_jointly` result: each fold's held-out figures beside the
+    reference's (`label`), the point chosen on all five, and the guards at that point."""
+    folds, default, _chosen, guards = tuned
+    for name in folds_of(pool):
+        fold = folds[name]
+        print(
+            f"{name:12s} {label} {headline_cell(name, reference[name])}   held out "
+            f"{headline_cell(name, fold['scores'])}   ({fold['chosen']})"
+        )
+    print(f"chosen on all five: {default}")
+    for name, figures in guards.items():
+        print(
+            f"{name:24s} {label} {headline_cell(name, reference[name])}   default "
+            f"{headline_cell(name, figures)}"
+        )
+
+
+def both_levels(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Chunk and file R@10 / MRR@10 of each side alone, today's fusion and the shipped one."""
+    shown = [r for r in rows if r["variant"] in ("vector", "keyword", "hybrid (today)")]
+    shown.append(rows[-1])
+    lines = [
+        "| set | level | " + " | ".join(r["variant"] for r in shown) + " |",
+        "|---|---|" + "---:|" * len(shown),
+    ]
+    for name in names:
+        for level in ("chunk", "file"):
+            cells = [
+                " / ".join(
+                    f"{r['folds'][name]['scores'][f'{level} {m}']:.3f}" for m in LEVEL_METRICS
+                )
+                for r in shown
+            ]
+            lines.append(f"| {name} | {level} R@10 / MRR | " + " | ".join(cells) + " |")
+    return lines
+
+
+def never_below_a_side(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """For the last (shipped) ranking: every set and level where it falls more than 0.01
+    below the better of vector and keyword alone, on R@10 or MRR@10."""
+    by_name = {row["variant"]: row for row in rows}
+    shipped = rows[-1]
+    misses = []
+    for name in names:
+        for level in ("chunk", "file"):
+            for metric in LEVEL_METRICS:
+                key = f"{level} {metric}"
+                sides = max(by_name[s]["folds"][name]["scores"][key] for s in ("vector", "keyword"))
+                value = shipped["folds"][name]["scores"][key]
+                if value < sides - 0.01:
+                    misses.append(f"{name} {key} {value:.3f} < {sides:.3f}")
+    verdict = "none" if not misses else "; ".join(misses)
+    return [f"Below the better single side by more than 0.01 ({shipped['variant']}): {verdict}."]
+
+
+def readme_report(results: Path) -> str:
+    """The README's table: each set's headline figures for each side alone and for the
+    shipped ranking, held out."""
+    saved = json.loads(results.read_text())
+    run, rows = saved["run"], saved["rows"]
+    by_name = {row["variant"]: row for row in rows}
+    shown = [("vector", by_name["vector"]), ("keyword", by_name["keyword"]), ("hybrid", rows[-1])]
+    lines = [
+        "| set (questions) | measure | " + " | ".join(n for n, _ in shown) + " |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for name, (recall, mrr) in HEADLINE.items():
+        cells = [
+            f"{fold_scores(row, name)[recall]:.3f} / {fold_scores(row, name)[mrr]:.3f}"
+            for _, row in shown
+        ]
+        label = f"{HEADLINE_LABELS[name]} ({run['sets'][name]})"
+        measure = recall.split("@")[-1]
+        lines.append(f"| {label} | R@{measure} / MRR@10 | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"k = 10; each hybrid figure is held out: its set scored with the ranking chosen on "
+        f"the other four (`bench/quality_pool.py`, at {run['commit']}, {run['date']}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def print_guards(row: dict[str, Any]) -> None:
+    """A row's default's figures on the guards, when there are any."""
+    if row.get("guards"):
+        print_row("    guards (default)", {g: {"scores": f} for g, f in row["guards"].items()})
+
+
+def print_row(name: str, folds: dict[str, dict[str, Any]]) -> None:
+    cells = []
+    for set_name, figures_of in folds.items():
+        first, second = HEADLINE[GUARDS.get(set_name, set_name)]
+        figures = figures_of["scores"]
+        cells.append(f"{figures[first]:.3f}/{figures[second]:.3f}")
+    print(f"{name:32s} " + "  ".join(cells))

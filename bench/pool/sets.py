@@ -1,0 +1,123 @@
+"""The shared sets the protocol scores, one row each in SETS, and the guards beside them.
+
+Adding a set is one row: its name, its questions (a corpus folder for `ragspace eval`, or a
+JSONL question set), the DocSet that holds its corpus, the checkout's tarball when the
+corpus is a repository (indexed with `ragspace add dir`; its top folder must be the set's
+name), and which two figures head its column (HEADLINE_FILES for a repository's questions
+about files). `index` then `candidates --sets NAME` fill it, and every step after reads it
+from here.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def _shared_eval() -> Path:
+    """`shared/eval` next to the checkout or one of its parents (worktrees live deeper)."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "eval"
+        if candidate.is_dir():
+            return candidate
+    return Path(__file__).resolve().parents[3] / "shared" / "eval"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = _shared_eval()
+RESULTS = ROOT / "bench" / "results" / "quality_pool.json"
+DEPTH = 100  # candidates saved per side; the app takes RAGSPACE_RETRIEVAL_CANDIDATES of them
+K = 10
+
+# a set's headline figures (its column in the tables): a recall and MRR@10
+HEADLINE_SECTIONS = ("chunk recall@5", "chunk mrr@10")
+HEADLINE_CHUNKS = ("chunk recall@10", "chunk mrr@10")
+HEADLINE_FILES = ("file recall@10", "file mrr@10")
+
+
+@dataclass(frozen=True)
+class PoolSet:
+    """One shared set: its questions, the DocSet that holds its corpus, how it is indexed,
+    and what its headline figures are about."""
+
+    name: str
+    questions: Path
+    docset: str
+    tarball: Path | None = None  # a checkout, added with `ragspace add dir`
+    headline: tuple[str, str] = HEADLINE_FILES
+    label: str = ""  # what the headline figures are about, in the README's table
+
+
+SETS = (
+    PoolSet(
+        "claude-docs",
+        SHARED / "claude-docs",
+        "eval-claude-docs",
+        headline=HEADLINE_SECTIONS,
+        label="docs sections",
+    ),
+    PoolSet(
+        "codebase",
+        SHARED / "codebase",
+        "eval-codebase",
+        headline=HEADLINE_CHUNKS,
+        label="code chunks",
+    ),
+    PoolSet(
+        "pytest",
+        SHARED / "sweqa-dev/pytest.jsonl",
+        "pytest",
+        SHARED / "sweqa-dev/pytest-5989efe.tar.gz",
+        label="pytest files",
+    ),
+    PoolSet(
+        "sphinx",
+        SHARED / "sweqa-dev/sphinx.jsonl",
+        "sphinx",
+        SHARED / "sweqa-dev/sphinx-6c9e320.tar.gz",
+        label="sphinx files",
+    ),
+    PoolSet(
+        "pylint",
+        SHARED / "sweqa-dev/pylint.jsonl",
+        "pylint",
+        SHARED / "sweqa-dev/pylint-44740e5.tar.gz",
+        label="pylint files",
+    ),
+)
+HEADLINE = {s.name: s.headline for s in SETS}
+HEADLINE_LABELS = {s.name: s.label for s in SETS}
+
+
+# Guards: two sets' questions asked of one DocSet that holds both corpora (the docs pages
+# and the code files side by side, as in a repository with its documentation), so that a
+# ranking that favours code for code questions is also seen on docs questions beside code.
+# A guard is never a fold of its own (its questions are its source set's): a fold that
+# holds its source set out does not see it. Each fold's choice must keep every guard it
+# sees within 0.01 of today's ranking (Choice), and a row is kept only when its default
+# keeps every guard within 0.01 of the row it replaces (wins).
+GUARDS = {"claude-docs beside code": "claude-docs", "codebase beside docs": "codebase"}
+MIXED = PoolSet("mixed", SHARED, "eval-mixed")  # the guards' data folder and DocSet
+
+
+def data_dir(work: Path, pool_set: PoolSet) -> Path:
+    return work / f"data-{pool_set.name}"
+
+
+def set_named(name: str) -> PoolSet:
+    return next(s for s in SETS if s.name == name)
+
+
+def chosen_sets(names: Any) -> tuple[PoolSet, ...]:
+    """The sets named (a sequence of names), all of them for None."""
+    return tuple(s for s in SETS if names is None or s.name in names)
+
+
+def candidates_file(work_and_name: Path) -> Path:
+    """Where a set's (or guard's) candidates are saved: `candidates-<name>.jsonl`."""
+    return work_and_name.parent / f"candidates-{work_and_name.name.replace(' ', '-')}.jsonl"
+
+
+def load_questions(pool_set: PoolSet) -> Any:
+    from ragspace.eval.datasets import load_dataset
+
+    return load_dataset(pool_set.questions)
