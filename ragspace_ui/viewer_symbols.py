@@ -22,10 +22,17 @@ _NAME_SPAN = re.compile(
 )
 REFERENCES_SHOWN = 20
 OUTLINE_SHOWN = 200
+# The theme gives links a padding (`padding: 2px 8px`): inside code that printed spaces that
+# are not in the file, so a link in the code is exactly its text. The lists of uses and the
+# outline wrap between their entries, and inside an entry longer than the box (phones).
 SYMBOLS_CSS = """
-a.rs-sym { color: inherit; text-decoration: underline dotted; }
-.rs-outline, .rs-refs { margin: 0.3em 0; }
-.rs-outline a, .rs-refs a { margin-right: 0.8em; white-space: nowrap; }
+.rs-viewer a.rs-sym { color: inherit; text-decoration: underline dotted; padding: 0 !important;
+  margin: 0 !important; border: 0 !important; background: none !important;
+  display: inline !important; font: inherit !important; border-radius: 0 !important; }
+.rs-viewer a.rs-guess { text-decoration-style: dashed; text-decoration-color: #b45309; }
+.rs-outline, .rs-refs { margin: 0.3em 0; max-width: 100%; overflow-wrap: anywhere; }
+.rs-outline a, .rs-refs a { display: inline-block; max-width: 100%; margin-right: 0.8em;
+  white-space: normal; overflow-wrap: anywhere; }
 """
 
 
@@ -90,7 +97,7 @@ def symbol_head(view: SymbolView) -> list[str]:
         times = "once" if uses.total == 1 else f"{uses.total} times"
         parts.append(
             f'<div class="rs-refs"><code>{name}</code> is used {times}: '
-            + "".join(links)
+            + " ".join(links)
             + f"{more}</div>"
         )
     if view.outline:
@@ -100,7 +107,7 @@ def symbol_head(view: SymbolView) -> list[str]:
         ]
         parts.append(
             f'<details class="rs-outline"><summary>Outline ({len(view.outline)})</summary>'
-            + "".join(links)
+            + " ".join(links)
             + "</details>"
         )
     return parts
