@@ -59,6 +59,16 @@ CHAT_FIRST_ON_PHONES = """() => {
   }
 }"""
 SELECTED_DOCSET_KEY = "ragspace-selected-docset"
+# The DocSet chosen is kept in this browser's storage by the page itself, the moment it
+# changes: a server event (as gr.BrowserState's saving was) could still be queued when the
+# user reloaded, and the reload then selected the DocSet chosen before (issue 67). Every
+# refresh of the DocSet lists reads it back as its third input.
+REMEMBER_DOCSET = f"""(name) => {{
+  localStorage.setItem('{SELECTED_DOCSET_KEY}', name || '');
+  return [];
+}}"""
+WITH_REMEMBERED = f"""(selected, checked, _remembered) =>
+  [selected, checked, localStorage.getItem('{SELECTED_DOCSET_KEY}') || null]"""
 UPLOAD_CACHE_SWEEP = (600, 1800)  # every 10 min, delete cached files older than 30 min
 READ_ONLY_BANNER = (
     "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "
@@ -116,7 +126,7 @@ class Page:
     """The page's tabs, and what the wiring across tabs needs."""
 
     tabs: gr.Tabs
-    remembered: gr.BrowserState  # the DocSet last selected in this browser
+    remembered: gr.Textbox  # the DocSet last selected in this browser (REMEMBER_DOCSET)
     docsets_page: gr.Tab
     chat_page: gr.Tab
     status_page: gr.Tab
@@ -156,8 +166,8 @@ def layout_page(actions: Actions) -> Page:
     """Lay out the header, the mode indicator and every tab."""
     gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
     gr.Markdown(mode_text(actions.mode), elem_id="mode-indicator")
-    # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
-    remembered = gr.BrowserState(None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY)
+    # filled from the browser's storage by each refresh (WITH_REMEMBERED); never shown
+    remembered = gr.Textbox(visible=False)
     if actions.read_only:
         gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
     with gr.Tabs() as tabs:
@@ -192,7 +202,7 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     others = (page.docsets_page, page.chat_page, page.evaluate_page)
     wire_status_tab(actions, page.status, page.status_page, others)
     wire_chat_tab(actions, page.chat)
-    wire_evaluate_panel(actions, page.evaluate, page.evaluate_page)
+    changed.append(wire_evaluate_panel(actions, page.evaluate, page.evaluate_page))
     docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat
 
     @user_errors
@@ -219,7 +229,7 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     ]
     # raw values (preprocess=False): a refresh queued behind another may carry a selection
     # the one before it just removed, which Gradio would refuse as "not in the choices"
-    refresh = {"preprocess": False, **DOCSET_LIST_LANE}
+    refresh = {"preprocess": False, "js": WITH_REMEMBERED, **DOCSET_LIST_LANE}
     for event in changed:
         event.then(refresh_docset_lists, inputs, outputs, **refresh)
     demo.load(refresh_docset_lists, inputs, outputs, **refresh)
@@ -227,9 +237,8 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     wire_line_links(actions, demo, page)
     demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
     # remember the selection in this browser (a reload or a new tab selects it again)
-    docsets_tab.selected.change(
-        lambda name: name, [docsets_tab.selected], [page.remembered], preprocess=False
-    )
+    for picked in (docsets_tab.selected.input, docsets_tab.selected.change):
+        picked(None, [docsets_tab.selected], None, js=REMEMBER_DOCSET)
     # counts change while documents embed: show them fresh whenever a tab is opened
     for tab_page in (page.docsets_page, page.chat_page):
         tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden", **refresh)

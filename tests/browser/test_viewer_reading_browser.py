@@ -121,7 +121,9 @@ def test_code_reads_exactly_as_the_file_and_links_add_no_width(
     )
     assert extra and max(abs(e) for e in extra) < 0.5, extra
     style = page.evaluate(
-        """() => { const s = getComputedStyle(document.querySelector('#source-viewer a.rs-sym'));
-          return [s.paddingLeft, s.paddingRight, s.marginLeft, s.marginRight, s.borderLeftWidth]; }"""
+        """() => {
+          const s = getComputedStyle(document.querySelector('#source-viewer a.rs-sym'));
+          return [s.paddingLeft, s.paddingRight, s.marginLeft, s.marginRight, s.borderLeftWidth];
+        }"""
     )
     assert style == ["0px"] * 5, style
