@@ -256,9 +256,7 @@ def test_status_chart_shows_every_status_with_overall_progress_and_asks_before_r
     expect(docset_filter).to_have_value(STATUS_DOCSET)
 
     summary = page.locator("#status-summary")
-    expect(summary).to_contain_text(
-        re.compile(r"Documents: 4 of 4 done"), timeout=60_000
-    )
+    expect(summary).to_contain_text(re.compile(r"Documents: 4 of 4 done"), timeout=60_000)
     expect(summary).to_contain_text(re.compile(r"Chunks: \d+ of \d+ embedded"))
     chart = page.locator("#status-chart")
     for status in ("pending", "processing", "done", "error"):  # zero counts included
