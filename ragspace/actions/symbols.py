@@ -13,12 +13,14 @@ from ragspace.store.symbols import SymbolIndex
 from ragspace.symbols.names import is_symbol_name, last_part, names_it, normalised
 from ragspace.symbols.questions import symbol_question
 from ragspace.symbols.records import SymbolLocation
+from ragspace.symbols.repo_graph import FILES_SHOWN, RepoGraph, map_links, top_files
 from ragspace.symbols.repo_map import RepoMap, build_repo_map
 from ragspace.text.tokens import count_tokens
 
 MAX_RESULTS = 50
 MAX_MAP_TOKENS = 20_000
 DEFAULT_MAP_TOKENS = 2_000
+MAX_GRAPH_FILES = 40
 # the map a chat model gets for an architecture question, shared by the DocSets asked
 PROMPT_MAP_TOKENS = 1_000
 # identifiers of one viewer page looked up at once
@@ -73,11 +75,23 @@ class SymbolActions:
     def repo_map(
         self, docset_name: str, max_tokens: int = DEFAULT_MAP_TOKENS, ref: str | None = None
     ) -> RepoMap:
-        """Files and their definitions, most referenced first, within `max_tokens`."""
+        """Files and their definitions, most important first, within `max_tokens`."""
         docsets, ref = self._docsets([docset_name], ref)
         budget = max(0, min(int(max_tokens), MAX_MAP_TOKENS))
         entries = self._index.map_entries(docsets[0].id, ref)
         return build_repo_map(docsets[0].name, entries, budget, count_tokens)
+
+    def repo_graph(
+        self, docset_name: str, files: int = FILES_SHOWN, ref: str | None = None
+    ) -> RepoGraph:
+        """The map as a picture's data: the most important files (at most `files`, 1 to 40),
+        their top definitions, and the links the symbol table makes between them."""
+        docsets, ref = self._docsets([docset_name], ref)
+        entries = self._index.map_entries(docsets[0].id, ref)
+        shown, total = top_files(entries, max(1, min(int(files), MAX_GRAPH_FILES)))
+        ids = [f.document_id for f in shown]
+        links = map_links(shown, self._store.symbol_links(ids, ids))
+        return RepoGraph(docsets[0].name, shown, links, total)
 
     def outline(self, docset_name: str, path: str, ref: str = "") -> list[SymbolLocation]:
         """A document's definitions in line order (its outline)."""

@@ -1,23 +1,13 @@
 """What a file's path says: which words name it, and whether it is a test, an example or
-generated or vendored code, which a question rarely wants unless it asks for them."""
+generated or vendored code, which a question rarely wants unless it asks for them (that
+part in `text/file_kinds.py`, which the repository map shares)."""
 
-import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ragspace.ranking.query import QueryProfile, name_parts
+from ragspace.text.file_kinds import is_secondary
 from ragspace.text.terms import terms
-
-_TEST_FILE = re.compile(
-    r"(?:^|/)(?:test_[^/]*|[^/]*_test|[^/]*_spec|[^/]*\.(?:test|spec)|[^/]*Tests?|[^/]*Spec)"
-    r"\.[A-Za-z0-9]+$"
-)
-_TEST_DIR = re.compile(r"(?:^|/)(?:tests?|testing|__tests__|spec|specs)/")
-_EXAMPLE_DIR = re.compile(r"(?:^|/)(?:_?examples?|samples?|demos?)/")
-_GENERATED = re.compile(
-    r"(?:^|/)(?:vendor|vendored|third_party|node_modules|dist|build|generated)/"
-    r"|\.min\.[jc]ss?$|_pb2(?:_grpc)?\.py$|\.pb\.go$|\.generated\.[A-Za-z]+$"
-)
 
 
 @lru_cache(maxsize=4096)
@@ -34,12 +24,4 @@ def name_match(profile: QueryProfile, path: str) -> float:
     return len(named & profile.terms) / len(named) if named else 0.0
 
 
-@lru_cache(maxsize=4096)
-def is_secondary(path: str) -> bool:
-    """A test, an example, or generated or vendored code."""
-    return bool(
-        _TEST_FILE.search(path)
-        or _TEST_DIR.search(path)
-        or _EXAMPLE_DIR.search(path)
-        or _GENERATED.search(path)
-    )
+__all__ = ["is_secondary", "name_match", "name_terms"]

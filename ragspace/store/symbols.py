@@ -200,13 +200,17 @@ class SymbolIndex:
 
     def map_entries(self, docset_id: int, ref: str | None, max_depth: int = 1) -> list[MapEntry]:
         """Definitions down to `max_depth` with how often their name is referenced in the
-        DocSet (by name: a reference is not resolved to one definition)."""
+        DocSet, and by how many files other than their own (by name: a reference is not
+        resolved to one definition; `repo_map.importance` weighs that)."""
         query = """
             with counts as (
-                select name, sum(cardinality(lines)) as uses from symbol_references
-                where docset_id = %(id)s group by name)
-            select d.path, s.name, s.kind, s.signature, s.start_line, s.depth,
-                   coalesce(c.uses, 0) as uses
+                select name, sum(cardinality(lines)) as uses, count(*) as files
+                from symbol_references where docset_id = %(id)s group by name)
+            select d.path, s.name, s.kind, s.signature, s.start_line, s.end_line, s.depth,
+                   s.document_id, s.qualified_name, coalesce(c.uses, 0) as uses,
+                   coalesce(c.files, 0) - (exists (
+                       select 1 from symbol_references r
+                       where r.document_id = s.document_id and r.name = s.name))::int as files
             from symbol_definitions s
             join documents d on d.id = s.document_id
             left join counts c on c.name = s.name
@@ -224,6 +228,10 @@ class SymbolIndex:
                 r["start_line"],
                 r["depth"],
                 r["uses"],
+                referring_files=r["files"],
+                end_line=r["end_line"],
+                document_id=r["document_id"],
+                qualified_name=r["qualified_name"],
             )
             for r in rows
         ]

@@ -71,7 +71,8 @@ class SymbolLocation:
 
 @dataclass(frozen=True)
 class MapEntry:
-    """A definition of the repository map with how often its name is referenced."""
+    """A definition of the repository map with how often its name is referenced: uses in
+    all, and how many other files of the DocSet use the name (`repo_map.importance`)."""
 
     path: str
     name: str
@@ -80,3 +81,7 @@ class MapEntry:
     start_line: int
     depth: int
     references: int
+    referring_files: int = 0
+    end_line: int = 0
+    document_id: int = 0
+    qualified_name: str = ""
