@@ -22,6 +22,7 @@ from ragspace_ui.error_messages import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
 from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
+from ragspace_ui.repo_map_view import MAP_CSS
 from ragspace_ui.status_tab import StatusTab, layout_status_tab, wire_status_tab
 from ragspace_ui.status_view import ALL
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
@@ -48,6 +49,7 @@ CSS = (
 }
 """
     + VIEWER_CSS
+    + MAP_CSS
     + HtmlFormatter().get_style_defs(".rs-viewer")
 )
 # phones open on the Chat tab (the DocSets forms are long); desktops on DocSets
