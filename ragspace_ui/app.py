@@ -20,7 +20,7 @@ from ragspace_ui.docsets_tab import (
 )
 from ragspace_ui.error_messages import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
-from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
+from ragspace_ui.folder_upload import FILE_LIST_CSS, KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
 from ragspace_ui.repo_map_view import MAP_CSS
 from ragspace_ui.status_tab import StatusTab, layout_status_tab, wire_status_tab
@@ -34,6 +34,11 @@ CSS = (
     """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
+/* a header is never broken inside a word ("Ch/un/ks"); a cell's long path breaks at its
+   slashes and dots first, inside a name only when nothing else fits */
+.readable-table th, .readable-table th * { word-break: keep-all; overflow-wrap: normal;
+  hyphens: none; }
+.readable-table .body-cell, .readable-table td { word-break: normal; overflow-wrap: break-word; }
 #mode-indicator p { margin: 0; font-size: var(--text-sm); }
 @media (max-width: 640px) {
   /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
@@ -50,6 +55,7 @@ CSS = (
 """
     + VIEWER_CSS
     + MAP_CSS
+    + FILE_LIST_CSS
     + HtmlFormatter().get_style_defs(".rs-viewer")
 )
 # phones open on the Chat tab (the DocSets forms are long); desktops on DocSets

@@ -12,7 +12,8 @@ from ragspace.links import LineLink, view_url
 from ragspace.symbols.repo_graph import MapFile, RepoGraph
 
 WIDTH = 980
-BOX_WIDTH = 230
+BOX_WIDTH = 240
+LINKS_DRAWN = 16  # the strongest; more only crossed the picture
 LINE_HEIGHT = 17
 TOP_DEFINITIONS = 15
 PATH_CHARS = 30
@@ -21,8 +22,8 @@ MAP_CSS = """
 .rs-map { overflow-x: auto; }
 .rs-map svg { width: 100%; min-width: 720px; height: auto; font-size: 13px; }
 .rs-map .rs-map-file rect { fill: #eef2ff; stroke: #6366f1; }
-.rs-map .rs-map-file a text { fill: currentColor; }
-.rs-map a:hover text { text-decoration: underline; }
+.rs-map .rs-map-file a text { fill: #1f2937; text-decoration: none; }
+.rs-map a:hover text { text-decoration: underline; fill: #4338ca; }
 .rs-map line { stroke: #94a3b8; stroke-opacity: 0.75; }
 .rs-map ol { margin-top: 0.5em; overflow-wrap: anywhere; }
 """
@@ -69,7 +70,8 @@ def _layout(files: list[MapFile]) -> tuple[list[_Box], float]:
     heights = [24 + LINE_HEIGHT * len(f.definitions) for f in files]
     tallest = max(heights)
     count = len(files)
-    ry = 0.0 if count == 1 else max(140.0, 55.0 * count / 2)
+    # eight boxes 45 degrees apart clear each other when ry is at least about 3.4 box heights
+    ry = 0.0 if count == 1 else max(150.0, tallest * 1.2 * count / 2.8)
     rx = (WIDTH - BOX_WIDTH) / 2 - 10
     height = 2 * ry + tallest + 20
     boxes = []
@@ -83,7 +85,7 @@ def _layout(files: list[MapFile]) -> tuple[list[_Box], float]:
 def _links(graph: RepoGraph, boxes: list[_Box]) -> list[str]:
     strongest = max((link.weight for link in graph.links), default=1.0)
     lines = []
-    for link in graph.links:
+    for link in graph.links[:LINKS_DRAWN]:
         (x1, y1), (x2, y2) = boxes[link.first].centre, boxes[link.second].centre
         width = 1 + 4 * link.weight / strongest
         first, second = graph.files[link.first].path, graph.files[link.second].path
@@ -104,9 +106,10 @@ def _file(docset: str, ref: str | None, file: MapFile, box: _Box) -> str:
             place,
             d.start_line,
             d.end_line,
-            _cut(f"{d.kind} {d.qualified_name}", NAME_CHARS),
+            _cut(d.qualified_name, NAME_CHARS),
             box.x + 10,
             box.y + 38 + LINE_HEIGHT * n,
+            kind=d.kind,
         )
         for n, d in enumerate(file.definitions)
     ]
@@ -124,13 +127,16 @@ def _link(
     x: float,
     y: float,
     bold: bool = False,
+    kind: str = "",
 ) -> str:
     """A label at (x, y) linking to lines `start`-`end` of the file `place` names."""
     docset, ref, path = place
     weight = ' font-weight="bold"' if bold else ""
+    where = f"{kind} in " if kind else ""
     return (
-        f'<a href="{_href(docset, ref, path, start, end)}"><title>{html.escape(path)}:{start}'
-        f'</title><text x="{x:.0f}" y="{y:.0f}"{weight}>{html.escape(label)}</text></a>'
+        f'<a href="{_href(docset, ref, path, start, end)}"><title>{html.escape(where)}'
+        f'{html.escape(path)}:{start}</title><text x="{x:.0f}" y="{y:.0f}"{weight}>'
+        f"{html.escape(label)}</text></a>"
     )
 
 

@@ -29,7 +29,7 @@ EMPTY_STATUS = (
     "_No documents yet. Add files or a source on the **DocSets** tab (or add the sample "
     "DocSet there); their embedding progress shows here._"
 )
-CHART_COLUMNS = ["DocSet", "Status", "Documents"]
+CHART_COLUMNS = ["DocSet", "Status", "Documents", "Share"]
 # one fixed colour per status, so a status keeps its colour whichever ones are present
 STATUS_COLORS = {
     EmbeddingStatus.PENDING.value: "#9ca3af",
@@ -80,7 +80,10 @@ def chosen_ids(choices: list[str] | None) -> list[int]:
 
 
 def status_chart(documents: list[Document]) -> pd.DataFrame:
-    """Documents counted per DocSet and status: one bar per DocSet, one colour per status.
+    """Documents counted per DocSet and status: one bar per DocSet, one colour per status,
+    each bar its DocSet's documents as shares of 100 % (`Share`): on one absolute scale a
+    DocSet of 5 documents beside one of 2,000 was an invisible sliver. The counts stay in
+    `Documents`, shown on hover.
 
     Every status has a row for every DocSet, zero or not: the chart fixes its colour
     domain from the statuses it is first given, so a status missing then never shows later.
@@ -92,9 +95,21 @@ def status_chart(documents: list[Document]) -> pd.DataFrame:
     }
     for document in documents:
         counts[(document.docset_name, document.embedding_status.value)] += 1
-    rows = [[docset, status, n] for (docset, status), n in counts.items()]
+    sizes: dict[str, int] = {}
+    for document in documents:
+        sizes[document.docset_name] = sizes.get(document.docset_name, 0) + 1
+    rows = [
+        [docset, status, n, round(100 * n / sizes[docset], 1)]
+        for (docset, status), n in counts.items()
+    ]
     rows.sort(key=lambda row: str(row[0]))
-    return pd.DataFrame(rows, columns=CHART_COLUMNS).astype({"Documents": "int64"})
+    frame = pd.DataFrame(rows, columns=CHART_COLUMNS)
+    return frame.astype({"Documents": "int64", "Share": "float64"})
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 document`, `2 documents`."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def _duration(seconds: float) -> str:
@@ -172,7 +187,7 @@ def status_view(actions: Actions, docset: str | None, status: str | None) -> Sta
     counts = {s: 0 for s in EmbeddingStatus}
     for document in documents:
         counts[document.embedding_status] += 1
-    summary = f"**{len(documents)} documents** · " + " · ".join(
+    summary = f"**{plural(len(documents), 'document')}** · " + " · ".join(
         f"**{s.value}** {n}" for s, n in counts.items()
     )
     summary += f" · searchable: {tier_text(documents)}"

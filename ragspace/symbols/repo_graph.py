@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ragspace.symbols.records import MapEntry
 from ragspace.symbols.repo_map import importance, major
 
-FILES_SHOWN = 12
+FILES_SHOWN = 8  # around one ellipse without overlapping (ragspace_ui/repo_map_view.py)
 DEFINITIONS_PER_FILE = 4
 
 
@@ -60,7 +60,8 @@ def top_files(
 ) -> tuple[list[MapFile], int]:
     """The `files` most important files, each with its `per_file` most important definitions,
     and how many files have definitions at all."""
-    kept = major(entries)
+    # constructors and other dunders say little of what a file is for
+    kept = [e for e in major(entries) if not (e.name.startswith("__") and e.name.endswith("__"))]
     scores = importance(kept)
     by_path: dict[str, list[int]] = defaultdict(list)
     for index, entry in enumerate(kept):

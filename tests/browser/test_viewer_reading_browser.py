@@ -127,3 +127,22 @@ def test_code_reads_exactly_as_the_file_and_links_add_no_width(
         }"""
     )
     assert style == ["0px"] * 5, style
+
+
+def test_the_code_map_draws_the_files_and_opens_a_definition_in_the_viewer(
+    url: str, open_page: OpenPage
+) -> None:
+    page = open_page(url)
+    expect(page.locator("#docset-select input")).to_have_value(DOCSET)  # the only DocSet
+    page.get_by_text("Code map of the selected DocSet").click()
+    page.get_by_role("button", name="Draw the code map").click()
+    drawing = page.locator("#repo-map svg")
+    expect(drawing).to_be_visible()
+    expect(page.locator("#repo-map")).to_contain_text("2 of 2 files with definitions")
+    # helpers.py defines what shapes.py uses: it comes first (at the top), a line joins them
+    expect(drawing.locator(".rs-map-file").first).to_contain_text("helpers.py")
+    expect(drawing.locator("line")).to_have_count(1)
+    drawing.locator("a", has_text="normalise_measurement_value").first.click()
+    viewer = page.locator("#source-viewer")
+    expect(viewer.locator(".rs-viewer-head")).to_contain_text("helpers.py")
+    expect(viewer.locator(".rs-focus").first).to_contain_text("def normalise_measurement_value")

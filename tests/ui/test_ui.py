@@ -213,7 +213,11 @@ def test_status_chart_counts_documents_per_docset_and_status(
         ("beta", "done"): 0,
         ("beta", "error"): 0,
     }
-    assert list(chart.columns) == ["DocSet", "Status", "Documents"]
+    assert list(chart.columns) == ["DocSet", "Status", "Documents", "Share"]
+    # each DocSet's bar is its own 100 %: a small DocSet beside a large one is not a sliver
+    shares = {(r.DocSet, r.Status): r.Share for r in chart.itertuples()}
+    assert shares[("alpha", "pending")] == shares[("alpha", "error")] == 50.0
+    assert shares[("beta", "pending")] == 100.0
     assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
 
 
