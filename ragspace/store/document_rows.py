@@ -26,6 +26,7 @@ _DOCUMENT_COLUMNS = """
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
     d.vector_tier, d.ref,
     coalesce((d.metadata ->> 'file_bytes')::bigint, octet_length(d.content)) as size_bytes,
+    octet_length(d.content) as text_bytes,
     coalesce(d.metadata -> 'redacted_lines', '[]'::jsonb) as redacted_lines
 """
 
