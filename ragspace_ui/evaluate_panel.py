@@ -261,12 +261,6 @@ def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> 
     Returns the event that adds the sample DocSet (the DocSet lists refresh after it)."""
     can_grade = actions.mode.llm_answers
 
-    @inline_errors(outputs=2)
-    def on_sample() -> tuple[str, Any]:
-        name, documents = add_sample(actions)
-        note = "\n\nChoose it below once its documents are embedded (Embedding status tab)."
-        return upload_report(name, documents) + note, gr.update(choices=docset_names(actions))
-
     @user_errors
     def on_open() -> Any:
         return gr.update(choices=docset_names(actions))
@@ -304,14 +298,6 @@ def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> 
         button = gr.update(value=rerank_action(delta), visible=can_choose)
         return text, view.metrics, choices, view.questions, report, rerank_text, button
 
-    @inline_errors(outputs=2)
-    def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
-        return apply_rerank_choice(actions, report), gr.update(visible=False)
-
-    @user_errors
-    def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
-        return evaluation_view(report, chosen).questions if report else []
-
     p = panel
     tab.select(on_open, None, [p.docset])
     p.docset.input(on_evaluated_docset, [p.docset], [p.rerank_text], show_progress="hidden")
@@ -320,6 +306,32 @@ def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> 
         [p.docset, p.upload, p.grade],
         [p.summary, p.metrics, p.mode, p.questions, p.report_state, p.rerank_text, p.apply_rerank],
     )
+    _wire_results(actions, p)
+    return _wire_sample(actions, p)
+
+
+def _wire_results(actions: Actions, p: EvaluatePanel) -> None:
+    """A run's results: the mode whose questions are listed, the rerank choice applied."""
+
+    @inline_errors(outputs=2)
+    def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
+        return apply_rerank_choice(actions, report), gr.update(visible=False)
+
+    @user_errors
+    def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
+        return evaluation_view(report, chosen).questions if report else []
+
     p.apply_rerank.click(on_apply_rerank, [p.report_state], [p.rerank_text, p.apply_rerank])
     p.mode.input(on_mode, [p.report_state, p.mode], [p.questions], show_progress="hidden")
+
+
+def _wire_sample(actions: Actions, p: EvaluatePanel) -> Dependency:
+    """The button adding the sample DocSet (or its files again); returns its event."""
+
+    @inline_errors(outputs=2)
+    def on_sample() -> tuple[str, Any]:
+        name, documents = add_sample(actions)
+        note = "\n\nChoose it below once its documents are embedded (Embedding status tab)."
+        return upload_report(name, documents) + note, gr.update(choices=docset_names(actions))
+
     return p.sample.click(on_sample, None, [p.sample_message, p.docset], **DOCSET_LIST_LANE)

@@ -159,15 +159,7 @@ def layout_sources_panel() -> SourcesPanel:
             web_prefix = gr.Textbox(label="Path prefix (optional)", placeholder="/docs/")
         web_preview = gr.Button("Preview website")
         web_text = gr.Markdown(elem_id="web-preview")
-    with gr.Row(visible=False) as confirm_row:
-        resync_every = gr.Dropdown(
-            label="Re-sync automatically",
-            choices=list(RESYNC_CHOICES),
-            value="off",
-            info="Run by the workers; a GitHub push webhook can also trigger it.",
-        )
-        confirm = gr.Button("Confirm and ingest", variant="primary")
-        cancel = gr.Button("Cancel")
+    confirm_row, resync_every, confirm, cancel = _confirm_row()
     with gr.Accordion("Sources of the selected DocSet", open=False):
         sources_table = gr.Dataframe(headers=SOURCE_HEADERS, interactive=False, wrap=True)
         with gr.Row():
@@ -199,6 +191,20 @@ def layout_sources_panel() -> SourcesPanel:
     )
 
 
+def _confirm_row() -> tuple[gr.Row, gr.Dropdown, gr.Button, gr.Button]:
+    """The row shown under a preview: how often to re-sync, confirm, cancel."""
+    with gr.Row(visible=False) as confirm_row:
+        resync_every = gr.Dropdown(
+            label="Re-sync automatically",
+            choices=list(RESYNC_CHOICES),
+            value="off",
+            info="Run by the workers; a GitHub push webhook can also trigger it.",
+        )
+        confirm = gr.Button("Confirm and ingest", variant="primary")
+        cancel = gr.Button("Cancel")
+    return confirm_row, resync_every, confirm, cancel
+
+
 # --- wiring ---------------------------------------------------------------------------
 
 
@@ -214,16 +220,7 @@ def wire_sources_panel(
 ) -> list[Dependency]:
     """Attach the source forms' handlers; returns the events after which DocSet lists must
     refresh."""
-
-    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
-    def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any, str]:
-        return previewed(actions, github_request(loc, ref, inc, exc))
-
-    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
-    def on_web_preview(
-        url: str, depth: float, pages: float, prefix: str
-    ) -> tuple[Any, str, Any, str]:
-        return previewed(actions, web_request(url, depth, pages, prefix))
+    _wire_previews(actions, panel)
 
     @inline_errors(outputs=5)
     def on_confirm(
@@ -252,6 +249,32 @@ def wire_sources_panel(
         return report_markdown(report), table, picker
 
     p = panel
+    listed = [p.sources_table, p.source_pick]
+    # the handler only needs the name; skip choice validation while the DocSet list refreshes
+    selected.change(on_sources, [selected], listed, preprocess=False)
+    return [
+        p.confirm.click(
+            on_confirm,
+            [selected, p.pending, p.resync_every],
+            [p.sync_text, p.pending, p.confirm_row, *listed],
+        ),
+        p.resync.click(on_resync, [selected, p.source_pick], [p.sync_text, *listed]),
+    ]
+
+
+def _wire_previews(actions: Actions, p: SourcesPanel) -> None:
+    """Each form's preview (or its error) under its own button; cancelling clears both."""
+
+    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
+    def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any, str]:
+        return previewed(actions, github_request(loc, ref, inc, exc))
+
+    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
+    def on_web_preview(
+        url: str, depth: float, pages: float, prefix: str
+    ) -> tuple[Any, str, Any, str]:
+        return previewed(actions, web_request(url, depth, pages, prefix))
+
     p.gh_preview.click(
         on_gh_preview,
         [p.gh_location, p.gh_ref, p.gh_include, p.gh_exclude],
@@ -267,14 +290,3 @@ def wire_sources_panel(
         None,
         [p.pending, p.gh_text, p.confirm_row, p.web_text],
     )
-    listed = [p.sources_table, p.source_pick]
-    # the handler only needs the name; skip choice validation while the DocSet list refreshes
-    selected.change(on_sources, [selected], listed, preprocess=False)
-    return [
-        p.confirm.click(
-            on_confirm,
-            [selected, p.pending, p.resync_every],
-            [p.sync_text, p.pending, p.confirm_row, *listed],
-        ),
-        p.resync.click(on_resync, [selected, p.source_pick], [p.sync_text, *listed]),
-    ]
