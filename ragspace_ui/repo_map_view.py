@@ -22,6 +22,7 @@ MAP_CSS = """
 .rs-map { overflow-x: auto; }
 .rs-map svg { width: 100%; min-width: 720px; height: auto; font-size: 13px; }
 .rs-map .rs-map-file rect { fill: #eef2ff; stroke: #6366f1; }
+.rs-map a { text-decoration: none !important; padding: 0 !important; }
 .rs-map .rs-map-file a text { fill: #1f2937; text-decoration: none; }
 .rs-map a:hover text { text-decoration: underline; fill: #4338ca; }
 .rs-map line { stroke: #94a3b8; stroke-opacity: 0.75; }
