@@ -34,18 +34,19 @@ CSS = (
     """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
-/* a header is never broken inside a word ("Ch/un/ks"); a cell's long path breaks at its
-   slashes and dots first, inside a name only when nothing else fits */
+/* a header breaks between its words, never inside one ("Ch/un/ks") */
 .readable-table th, .readable-table th * { word-break: keep-all; overflow-wrap: normal;
   hyphens: none; }
-.readable-table .body-cell, .readable-table td { word-break: normal; overflow-wrap: break-word; }
 #mode-indicator p { margin: 0; font-size: var(--text-sm); }
 @media (max-width: 640px) {
   /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
   .tab-container button { padding: 4px 7px !important; font-size: 13px !important; }
   /* the question box above the fold: a shorter conversation pane */
   #chatbot { height: 300px !important; min-height: 0 !important; }
-  /* tables scroll sideways instead of squeezing columns to one letter per line */
+}
+@media (max-width: 1024px) {
+  /* tables scroll sideways instead of squeezing columns narrower than their headers (at
+     700 px "Chunks" broke in two, "Progress" too) */
   .readable-table th, .readable-table .body-cell {
     width: 7rem !important; min-width: 7rem !important; max-width: 7rem !important;
     flex: 0 0 7rem !important;
