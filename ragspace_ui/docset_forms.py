@@ -13,6 +13,7 @@ from ragspace.actions import Actions
 from ragspace.actions.source_requests import globs
 from ragspace.models import Document, FolderOptions
 from ragspace.sources.folder import FileOnDisk
+from ragspace_ui.amounts import size_text
 from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md, md_code
 from ragspace_ui.folder_upload import (
@@ -22,7 +23,6 @@ from ragspace_ui.folder_upload import (
     folder_report,
     picked_summary,
 )
-from ragspace_ui.sizes import size_text
 
 NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
 # Events that set the selected DocSet (create, sample, rename, delete, the list refreshes)

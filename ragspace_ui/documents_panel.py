@@ -10,9 +10,9 @@ from gradio.events import Dependency
 from ragspace.actions import Actions
 from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
+from ragspace_ui.amounts import size_text
 from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md
-from ragspace_ui.sizes import size_text
 from ragspace_ui.viewer import EMPTY_VIEWER, open_document
 
 DOCUMENT_HEADERS = ["Path", "Source", "Status", "Chunks", "Size", "Last sync", "Reason"]

@@ -25,6 +25,7 @@ from ragspace.eval.runner import (
 )
 from ragspace.models import DocSet, RetrievalMode
 from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
+from ragspace_ui.amounts import plural
 from ragspace_ui.docset_forms import DOCSET_LIST_LANE, upload_report
 from ragspace_ui.docsets_tab import add_sample
 from ragspace_ui.error_messages import inline_errors, user_errors
@@ -106,7 +107,8 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
     modes = [m.mode for m in report.modes]
     chosen = mode if mode in modes else RetrievalMode.HYBRID.value
     chosen = chosen if chosen in modes else modes[0]
-    lines = [f"**{report.questions} questions** against **{md(report.docset)}**, k = {report.k}."]
+    asked = plural(report.questions, "question")
+    lines = [f"**{asked}** against **{md(report.docset)}**, k = {report.k}."]
     if report.grading is not None:
         lines.append(grading_text(report.grading))
     lines += [f"_{note}_" for note in report.notes]
@@ -150,8 +152,8 @@ def rerank_delta_text(delta: RerankDelta, current: DocSet) -> str:
     )
     table = "\n".join(["| chunk level | fused | reranked | change |", "|---|--:|--:|--:|", *rows])
     return (
-        f"**Reranking on {md(delta.docset)}** ({delta.questions} questions, hybrid against "
-        f"hybrid+rerank):\n\n{table}\n\n{verdict} {rerank_state(current)} now."
+        f"**Reranking on {md(delta.docset)}** ({plural(delta.questions, 'question')}, "
+        f"hybrid against hybrid+rerank):\n\n{table}\n\n{verdict} {rerank_state(current)} now."
     )
 
 

@@ -14,8 +14,8 @@ from pathlib import Path, PurePosixPath
 from ragspace.errors import ValidationError
 from ragspace.models import IncomingFile, SkippedItem, SyncReport
 from ragspace.sources.folder import FileOnDisk
+from ragspace_ui.amounts import size_text
 from ragspace_ui.escape import md, md_code
-from ragspace_ui.sizes import size_text
 
 FOLDER_INPUT_ID = "docset-folder"
 # the file pickers list every file they hold: their lists scroll instead of growing the page

@@ -12,6 +12,7 @@ from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
 from ragspace.models.estimates import ChunkEstimate, estimate_chunks, seconds_left
+from ragspace_ui.amounts import plural
 from ragspace_ui.escape import md
 
 STATUS_HEADERS = [
@@ -106,11 +107,6 @@ def status_chart(documents: list[Document]) -> pd.DataFrame:
     rows.sort(key=lambda row: str(row[0]))
     frame = pd.DataFrame(rows, columns=CHART_COLUMNS)
     return frame.astype({"Documents": "int64", "Share": "float64"})
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 document`, `2 documents`."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def _duration(seconds: float) -> str:

@@ -11,8 +11,8 @@ from ragspace.models import Citation, RetrievalMode, SearchQuery
 from ragspace.sources.files import UploadedFile, error_document
 from ragspace.store import Store
 from ragspace_ui import documents_panel
+from ragspace_ui.amounts import size_text
 from ragspace_ui.documents_panel import document_rows, listing
-from ragspace_ui.sizes import size_text
 from ragspace_ui.viewer import CONTEXT_LINES, open_citation, open_document
 
 DATA = Path(__file__).parent.parent / "data"

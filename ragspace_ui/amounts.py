@@ -1,4 +1,5 @@
-"""Byte counts as people say them, for every panel: 20 MB, 512 KB, 29.6 KB, 90 bytes."""
+"""Amounts as people say them, for every panel: sizes (20 MB, 29.6 KB, 90 bytes) and counts
+(1 document, 2 documents)."""
 
 
 def size_text(size: int) -> str:
@@ -8,3 +9,8 @@ def size_text(size: int) -> str:
             value = size / factor
             return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
     return f"{size} bytes"
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 document`, `2 documents`."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
