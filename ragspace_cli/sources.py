@@ -289,10 +289,14 @@ def _add_files(args: argparse.Namespace) -> int:
     print(f"Preview: {len(uploads)} file(s), {size:,} bytes; skipped {len(hidden)} hidden.")
     _print_paths([f"  hidden {path}" for path in hidden], every_item=False)
     with opened_actions(workers=args.wait) as actions:
-        documents = actions.sources.add_files(args.docset, uploads)
+        returned = actions.sources.add_files(args.docset, uploads)
+        documents = [d for d in returned if d.id]  # id 0: skipped, not stored
+        refused = [
+            SkippedItem(path=d.path, reason=d.error_message or "") for d in returned if not d.id
+        ]
         ids = {d.id for d in documents}
         print(f"Added {len(documents)} document(s) to {args.docset!r}.")
-        _print_skipped([item for d in documents for item in d.redactions])
+        _print_skipped(refused + [item for d in documents for item in d.redactions])
         return _finish(actions, args.docset, args.wait, lambda d: d.id in ids)
 
 

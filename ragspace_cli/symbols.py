@@ -23,7 +23,8 @@ def register(commands: Subcommands) -> None:
     symbols.set_defaults(run=_symbols)
 
     repo_map = commands.add_parser(
-        "map", help="files and their definitions, most referenced first, within a token budget"
+        "map",
+        help="files and their definitions, most used by other files first, within a budget",
     )
     repo_map.add_argument("docset", help="the DocSet to map")
     repo_map.add_argument("--tokens", type=int, default=2000, help="budget (default 2,000)")

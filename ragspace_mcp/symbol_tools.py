@@ -96,10 +96,11 @@ def repo_map(
     max_tokens: int = 2000,
     ref: str | None = None,
 ) -> str:
-    """A map of a DocSet's code: files and their definitions with signatures, most used first.
+    """A map of a DocSet's code: files and definitions with signatures, most important first.
 
     Start here to learn a repository's shape before searching: which files matter (the
-    definitions referenced most across the DocSet come first) and what they define, each
+    definitions the most other files use come first, a name several files define sharing its
+    uses, tests' own definitions last) and what they define, each
     with its line. Cut to max_tokens.
 
     Args:

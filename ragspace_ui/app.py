@@ -20,8 +20,9 @@ from ragspace_ui.docsets_tab import (
 )
 from ragspace_ui.error_messages import user_errors
 from ragspace_ui.evaluate_panel import EvaluatePanel, layout_evaluate_panel, wire_evaluate_panel
-from ragspace_ui.folder_upload import KEEP_FOLDER_PATHS
+from ragspace_ui.folder_upload import FILE_LIST_CSS, KEEP_FOLDER_PATHS
 from ragspace_ui.mcp_tools import register_mcp_tools
+from ragspace_ui.repo_map_view import MAP_CSS
 from ragspace_ui.status_tab import StatusTab, layout_status_tab, wire_status_tab
 from ragspace_ui.status_view import ALL
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
@@ -33,13 +34,19 @@ CSS = (
     """
 #chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
+/* a header breaks between its words, never inside one ("Ch/un/ks") */
+.readable-table th, .readable-table th * { word-break: keep-all; overflow-wrap: normal;
+  hyphens: none; }
 #mode-indicator p { margin: 0; font-size: var(--text-sm); }
 @media (max-width: 640px) {
   /* Gradio moves tabs that do not fit into an unlabelled "…" menu: make all four fit */
   .tab-container button { padding: 4px 7px !important; font-size: 13px !important; }
   /* the question box above the fold: a shorter conversation pane */
   #chatbot { height: 300px !important; min-height: 0 !important; }
-  /* tables scroll sideways instead of squeezing columns to one letter per line */
+}
+@media (max-width: 1024px) {
+  /* tables scroll sideways instead of squeezing columns narrower than their headers (at
+     700 px "Chunks" broke in two, "Progress" too) */
   .readable-table th, .readable-table .body-cell {
     width: 7rem !important; min-width: 7rem !important; max-width: 7rem !important;
     flex: 0 0 7rem !important;
@@ -48,6 +55,8 @@ CSS = (
 }
 """
     + VIEWER_CSS
+    + MAP_CSS
+    + FILE_LIST_CSS
     + HtmlFormatter().get_style_defs(".rs-viewer")
 )
 # phones open on the Chat tab (the DocSets forms are long); desktops on DocSets
@@ -59,6 +68,16 @@ CHAT_FIRST_ON_PHONES = """() => {
   }
 }"""
 SELECTED_DOCSET_KEY = "ragspace-selected-docset"
+# The DocSet chosen is kept in this browser's storage by the page itself, the moment it
+# changes: a server event (as gr.BrowserState's saving was) could still be queued when the
+# user reloaded, and the reload then selected the DocSet chosen before (issue 67). Every
+# refresh of the DocSet lists reads it back as its third input.
+REMEMBER_DOCSET = f"""(name) => {{
+  localStorage.setItem('{SELECTED_DOCSET_KEY}', name || '');
+  return [];
+}}"""
+WITH_REMEMBERED = f"""(selected, checked, _remembered) =>
+  [selected, checked, localStorage.getItem('{SELECTED_DOCSET_KEY}') || null]"""
 UPLOAD_CACHE_SWEEP = (600, 1800)  # every 10 min, delete cached files older than 30 min
 READ_ONLY_BANNER = (
     "🔒 **Read-only.** You can search and chat; creating, changing or deleting DocSets and "
@@ -116,7 +135,7 @@ class Page:
     """The page's tabs, and what the wiring across tabs needs."""
 
     tabs: gr.Tabs
-    remembered: gr.BrowserState  # the DocSet last selected in this browser
+    remembered: gr.Textbox  # the DocSet last selected in this browser (REMEMBER_DOCSET)
     docsets_page: gr.Tab
     chat_page: gr.Tab
     status_page: gr.Tab
@@ -156,8 +175,8 @@ def layout_page(actions: Actions) -> Page:
     """Lay out the header, the mode indicator and every tab."""
     gr.Markdown("# RAGSpace\nChat with your docs and code, with line-exact citations.")
     gr.Markdown(mode_text(actions.mode), elem_id="mode-indicator")
-    # a fixed key, so the choice outlives a restart (it is only a DocSet name, no secret)
-    remembered = gr.BrowserState(None, storage_key=SELECTED_DOCSET_KEY, secret=SELECTED_DOCSET_KEY)
+    # filled from the browser's storage by each refresh (WITH_REMEMBERED); never shown
+    remembered = gr.Textbox(visible=False)
     if actions.read_only:
         gr.Markdown(READ_ONLY_BANNER, elem_id="read-only-banner")
     with gr.Tabs() as tabs:
@@ -192,7 +211,7 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     others = (page.docsets_page, page.chat_page, page.evaluate_page)
     wire_status_tab(actions, page.status, page.status_page, others)
     wire_chat_tab(actions, page.chat)
-    wire_evaluate_panel(actions, page.evaluate, page.evaluate_page)
+    changed.append(wire_evaluate_panel(actions, page.evaluate, page.evaluate_page))
     docsets_tab, status_tab, chat_tab = page.docsets, page.status, page.chat
 
     @user_errors
@@ -219,7 +238,7 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     ]
     # raw values (preprocess=False): a refresh queued behind another may carry a selection
     # the one before it just removed, which Gradio would refuse as "not in the choices"
-    refresh = {"preprocess": False, **DOCSET_LIST_LANE}
+    refresh = {"preprocess": False, "js": WITH_REMEMBERED, **DOCSET_LIST_LANE}
     for event in changed:
         event.then(refresh_docset_lists, inputs, outputs, **refresh)
     demo.load(refresh_docset_lists, inputs, outputs, **refresh)
@@ -227,9 +246,8 @@ def wire_page(actions: Actions, demo: gr.Blocks, page: Page) -> None:
     wire_line_links(actions, demo, page)
     demo.load(None, js=KEEP_FOLDER_PATHS)  # a folder upload keeps its files' paths
     # remember the selection in this browser (a reload or a new tab selects it again)
-    docsets_tab.selected.change(
-        lambda name: name, [docsets_tab.selected], [page.remembered], preprocess=False
-    )
+    for picked in (docsets_tab.selected.input, docsets_tab.selected.change):
+        picked(None, [docsets_tab.selected], None, js=REMEMBER_DOCSET)
     # counts change while documents embed: show them fresh whenever a tab is opened
     for tab_page in (page.docsets_page, page.chat_page):
         tab_page.select(refresh_docset_lists, inputs, outputs, show_progress="hidden", **refresh)

@@ -13,9 +13,16 @@ from ragspace.actions import Actions
 from ragspace.actions.source_requests import globs
 from ragspace.models import Document, FolderOptions
 from ragspace.sources.folder import FileOnDisk
+from ragspace_ui.amounts import size_text
 from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md, md_code
-from ragspace_ui.folder_upload import FOLDER_INPUT_ID, FOLDER_PATHS_ID, folder_files, folder_report
+from ragspace_ui.folder_upload import (
+    FOLDER_INPUT_ID,
+    FOLDER_PATHS_ID,
+    folder_files,
+    folder_report,
+    picked_summary,
+)
 
 NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
 # Events that set the selected DocSet (create, sample, rename, delete, the list refreshes)
@@ -23,15 +30,6 @@ NO_DOCSET_SELECTED = "_Create or select a DocSet to add files to it._"
 # loaded must not land after a DocSet created since and select nothing again (seen under
 # load, after which the dropdown kept firing its change event).
 DOCSET_LIST_LANE: dict[str, Any] = {"concurrency_id": "docset-list", "concurrency_limit": 1}
-
-
-def size_text(size: int) -> str:
-    """A byte count as people say it: 20 MB, 512 KB."""
-    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
 
 
 def upload_limits_text(actions: Actions) -> str:
@@ -97,6 +95,7 @@ class UploadForm:
     folder_paths: gr.Textbox
     folder_include: gr.Textbox
     folder_exclude: gr.Textbox
+    folder_summary: gr.Markdown  # the folder picked: its files counted by type
     add_folder: gr.Button
     upload_message: gr.Markdown
 
@@ -116,6 +115,7 @@ def layout_upload_form(actions: Actions) -> UploadForm:
     )
     # where each file sits in the folder, filled in by the page (folder_upload.py)
     folder_paths = gr.Textbox(visible="hidden", elem_id=FOLDER_PATHS_ID)
+    folder_summary = gr.Markdown(elem_id="folder-summary")
     with gr.Row():
         folder_include = gr.Textbox(label="Folder: include globs", placeholder="src/**")
         folder_exclude = gr.Textbox(label="Folder: exclude globs", placeholder="tests/**")
@@ -128,6 +128,7 @@ def layout_upload_form(actions: Actions) -> UploadForm:
         folder_paths,
         folder_include,
         folder_exclude,
+        folder_summary,
         add_folder,
         upload_message,
     )
@@ -165,6 +166,9 @@ def wire_upload_form(actions: Actions, form: UploadForm, selected: gr.Dropdown) 
         return button, gr.update(interactive=chosen), upload_hint(chosen, message)
 
     f = form
+    f.folder_paths.change(
+        picked_summary, [f.folder_paths], [f.folder_summary], show_progress="hidden"
+    )
     selected.change(
         on_docset_chosen,
         [selected, f.upload_message],

@@ -17,6 +17,7 @@ from ragspace_ui.docset_forms import (
     UploadForm,
     layout_manage_form,
     layout_upload_form,
+    required_docset,
     select_docset,
     upload_report,
     wire_manage_form,
@@ -27,8 +28,9 @@ from ragspace_ui.documents_panel import (
     layout_documents_panel,
     wire_documents_panel,
 )
-from ragspace_ui.error_messages import inline_errors
+from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
+from ragspace_ui.repo_map_view import map_html
 from ragspace_ui.sources_panel import SourcesPanel, layout_sources_panel, wire_sources_panel
 
 DOCSET_HEADERS = ["DocSet", "Description", "Documents", "Chunks", "Embedding model", "Last sync"]
@@ -92,6 +94,8 @@ class DocsetsTab:
     manage: ManageForm
     sources: SourcesPanel
     documents: DocumentsPanel
+    draw_map: gr.Button
+    code_map: gr.HTML
 
 
 def layout_docsets_tab(actions: Actions) -> DocsetsTab:
@@ -134,6 +138,9 @@ def layout_docsets_tab(actions: Actions) -> DocsetsTab:
         gr.Markdown("### Sources\nPreview a GitHub repository, file or website, then confirm.")
         sources = layout_sources_panel()
     documents = layout_documents_panel(actions)
+    with gr.Accordion("Code map of the selected DocSet", open=False, elem_id="code-map-panel"):
+        draw_map = gr.Button("Draw the code map")
+        code_map = gr.HTML(elem_id="repo-map")
     return DocsetsTab(
         empty_state=empty_state,
         sample=sample,
@@ -148,6 +155,8 @@ def layout_docsets_tab(actions: Actions) -> DocsetsTab:
         manage=manage,
         sources=sources,
         documents=documents,
+        draw_map=draw_map,
+        code_map=code_map,
     )
 
 
@@ -171,6 +180,11 @@ def wire_docsets_tab(actions: Actions, tab: DocsetsTab) -> list[Dependency]:
         name, documents = add_sample(actions)
         return upload_report(name, documents), select_docset(actions, name)
 
+    @user_errors
+    def on_draw_map(docset: str | None) -> str:
+        return map_html(actions.symbols.repo_graph(required_docset(docset)))
+
+    t.draw_map.click(on_draw_map, [t.selected], [t.code_map])
     changed = [
         t.create.click(
             on_create,

@@ -10,6 +10,7 @@ from gradio.events import Dependency
 from ragspace.actions import Actions
 from ragspace.errors import NotFoundError
 from ragspace.models import Document, Source, SourceKind
+from ragspace_ui.amounts import size_text
 from ragspace_ui.error_messages import inline_errors
 from ragspace_ui.escape import md
 from ragspace_ui.viewer import EMPTY_VIEWER, open_document
@@ -65,15 +66,6 @@ def chosen_documents(actions: Actions, docset: str, keys: list[str]) -> list[Doc
     """The documents of a DocSet chosen by their keys (see `document_key`), in that order."""
     documents = {document_key(d.path, d.ref): d for d in actions.documents.all(docset)}
     return [documents[key] for key in keys if key in documents]
-
-
-def size_text(size_bytes: int) -> str:
-    """A byte count the way people read it: 512 B, 12.3 KB, 4.1 MB."""
-    if size_bytes < 1_000:
-        return f"{size_bytes} B"
-    if size_bytes < 1_000_000:
-        return f"{size_bytes / 1_000:.1f} KB"
-    return f"{size_bytes / 1_000_000:.1f} MB"
 
 
 def source_label(source: Source) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from gradio.events import Dependency
 
 from ragspace.actions import Actions
 from ragspace.errors import ValidationError
@@ -24,6 +25,9 @@ from ragspace.eval.runner import (
 )
 from ragspace.models import DocSet, RetrievalMode
 from ragspace.sample import SAMPLE_DOCSET, sample_questions_path
+from ragspace_ui.amounts import plural
+from ragspace_ui.docset_forms import DOCSET_LIST_LANE, upload_report
+from ragspace_ui.docsets_tab import add_sample
 from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md
 
@@ -34,8 +38,12 @@ FORMAT_HELP = (
     "(`answer` is optional and used only for answer grading). Each question is searched in "
     "every retrieval mode; with a chat model configured, reranking is measured too and you "
     "can keep it or turn it off for the DocSet. Not sure where to start? Download the sample "
-    "question set below: "
-    f"it goes with the sample DocSet (`{SAMPLE_DOCSET}`, one click on the DocSets tab)."
+    f"question set below: it goes with the sample DocSet (`{SAMPLE_DOCSET}`), which the "
+    "button beside it adds (or refreshes)."
+)
+SAMPLE_HINT = (
+    f" The sample question set goes with the sample DocSet (`{SAMPLE_DOCSET}`): add it with "
+    "the button above, then evaluate that one."
 )
 METRIC_HELP = (
     "**What the numbers mean** (each between 0 and 1, higher is better; `@k`: among the "
@@ -81,8 +89,17 @@ def run_evaluation(
     if not upload:
         raise ValidationError("Upload a question set (.jsonl) first.")
     questions = read_question_set(Path(upload))
-    report = actions.evaluation.run(docset, questions, EvalOptions(grade=grade), progress)
+    try:
+        report = actions.evaluation.run(docset, questions, EvalOptions(grade=grade), progress)
+    except ValidationError as exc:  # the sample questions against another DocSet: say which
+        if docset == SAMPLE_DOCSET or not _is_sample(Path(upload)):
+            raise
+        raise ValidationError(str(exc) + SAMPLE_HINT) from None
     return evaluation_view(report), report
+
+
+def _is_sample(upload: Path) -> bool:
+    return upload.read_bytes() == sample_questions_path().read_bytes()
 
 
 def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationView:
@@ -90,7 +107,8 @@ def evaluation_view(report: EvalReport, mode: str | None = None) -> EvaluationVi
     modes = [m.mode for m in report.modes]
     chosen = mode if mode in modes else RetrievalMode.HYBRID.value
     chosen = chosen if chosen in modes else modes[0]
-    lines = [f"**{report.questions} questions** against **{md(report.docset)}**, k = {report.k}."]
+    asked = plural(report.questions, "question")
+    lines = [f"**{asked}** against **{md(report.docset)}**, k = {report.k}."]
     if report.grading is not None:
         lines.append(grading_text(report.grading))
     lines += [f"_{note}_" for note in report.notes]
@@ -134,8 +152,8 @@ def rerank_delta_text(delta: RerankDelta, current: DocSet) -> str:
     )
     table = "\n".join(["| chunk level | fused | reranked | change |", "|---|--:|--:|--:|", *rows])
     return (
-        f"**Reranking on {md(delta.docset)}** ({delta.questions} questions, hybrid against "
-        f"hybrid+rerank):\n\n{table}\n\n{verdict} {rerank_state(current)} now."
+        f"**Reranking on {md(delta.docset)}** ({plural(delta.questions, 'question')}, "
+        f"hybrid against hybrid+rerank):\n\n{table}\n\n{verdict} {rerank_state(current)} now."
     )
 
 
@@ -173,17 +191,22 @@ class EvaluatePanel:
     rerank_text: gr.Markdown  # reranking's measured change on the DocSet, and its choice
     apply_rerank: gr.Button  # saves what the evaluation suggests; hidden until one reranked
     report_state: gr.State  # the last EvalReport, for the per-mode question table
+    sample: gr.Button  # adds the sample DocSet, whatever DocSets there are already
+    sample_message: gr.Markdown
 
 
 def layout_evaluate_panel(actions: Actions) -> EvaluatePanel:
     """Lay out the panel: help, sample download, the run form and its results."""
     can_grade = actions.mode.llm_answers
     gr.Markdown(FORMAT_HELP)
-    gr.DownloadButton(
-        "Download the sample question set (.jsonl)",
-        value=str(sample_questions_path()),
-        elem_id="sample-questions",
-    )
+    with gr.Row():
+        gr.DownloadButton(
+            "Download the sample question set (.jsonl)",
+            value=str(sample_questions_path()),
+            elem_id="sample-questions",
+        )
+        sample = gr.Button("Add the sample DocSet", visible=not actions.read_only)
+    sample_message = gr.Markdown(elem_id="evaluate-sample-message")
     with gr.Row():
         docset = gr.Dropdown(label="DocSet to evaluate", choices=[], interactive=True)
         upload = gr.File(label="Question set (.jsonl)", file_types=[".jsonl"], type="filepath")
@@ -227,14 +250,17 @@ def layout_evaluate_panel(actions: Actions) -> EvaluatePanel:
         rerank_text=rerank_text,
         apply_rerank=apply_rerank,
         report_state=report_state,
+        sample=sample,
+        sample_message=sample_message,
     )
 
 
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> None:
-    """Attach the run and mode handlers; the DocSet list refreshes whenever `tab` is opened."""
+def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> Dependency:
+    """Attach the run and mode handlers; the DocSet list refreshes whenever `tab` is opened.
+    Returns the event that adds the sample DocSet (the DocSet lists refresh after it)."""
     can_grade = actions.mode.llm_answers
 
     @user_errors
@@ -274,14 +300,6 @@ def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> 
         button = gr.update(value=rerank_action(delta), visible=can_choose)
         return text, view.metrics, choices, view.questions, report, rerank_text, button
 
-    @inline_errors(outputs=2)
-    def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
-        return apply_rerank_choice(actions, report), gr.update(visible=False)
-
-    @user_errors
-    def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
-        return evaluation_view(report, chosen).questions if report else []
-
     p = panel
     tab.select(on_open, None, [p.docset])
     p.docset.input(on_evaluated_docset, [p.docset], [p.rerank_text], show_progress="hidden")
@@ -290,5 +308,32 @@ def wire_evaluate_panel(actions: Actions, panel: EvaluatePanel, tab: gr.Tab) -> 
         [p.docset, p.upload, p.grade],
         [p.summary, p.metrics, p.mode, p.questions, p.report_state, p.rerank_text, p.apply_rerank],
     )
+    _wire_results(actions, p)
+    return _wire_sample(actions, p)
+
+
+def _wire_results(actions: Actions, p: EvaluatePanel) -> None:
+    """A run's results: the mode whose questions are listed, the rerank choice applied."""
+
+    @inline_errors(outputs=2)
+    def on_apply_rerank(report: EvalReport | None) -> tuple[Any, ...]:
+        return apply_rerank_choice(actions, report), gr.update(visible=False)
+
+    @user_errors
+    def on_mode(report: EvalReport | None, chosen: str | None) -> Any:
+        return evaluation_view(report, chosen).questions if report else []
+
     p.apply_rerank.click(on_apply_rerank, [p.report_state], [p.rerank_text, p.apply_rerank])
     p.mode.input(on_mode, [p.report_state, p.mode], [p.questions], show_progress="hidden")
+
+
+def _wire_sample(actions: Actions, p: EvaluatePanel) -> Dependency:
+    """The button adding the sample DocSet (or its files again); returns its event."""
+
+    @inline_errors(outputs=2)
+    def on_sample() -> tuple[str, Any]:
+        name, documents = add_sample(actions)
+        note = "\n\nChoose it below once its documents are embedded (Embedding status tab)."
+        return upload_report(name, documents) + note, gr.update(choices=docset_names(actions))
+
+    return p.sample.click(on_sample, None, [p.sample_message, p.docset], **DOCSET_LIST_LANE)

@@ -154,6 +154,9 @@ def launch_options(
         "max_file_size": settings.limits.max_upload_bytes,
         "show_error": False,
         "css": CSS,
+        # Gradio's English has no `common.complete` (nor `common.error`): its screen-reader
+        # live region announced the key itself after every event
+        "i18n": gr.I18n(en={"common.complete": "Done", "common.error": "Error"}),
         # Gradio keeps a copy of every block's config per session, and every HTTP API or
         # MCP call is a session of its own: at Gradio's default of 10,000 that is gigabytes
         "state_session_capacity": settings.limits.session_capacity,

@@ -25,8 +25,9 @@ from ragspace_ui.error_messages import inline_errors, user_errors
 from ragspace_ui.escape import md, md_code
 
 PREVIEW_ITEMS_SHOWN = 50
-# a failed preview leaves nothing to confirm: no pending request, no confirm button
-NO_PREVIEW: dict[int, Any] = {0: None, 2: gr.update(visible=False)}
+# a failed preview leaves nothing to confirm: no pending request, no confirm button, and the
+# other form's earlier preview (no longer the one a confirmation would add) cleared
+NO_PREVIEW: dict[int, Any] = {0: None, 2: gr.update(visible=False), 3: ""}
 SOURCE_HEADERS = [
     "#",
     "Kind",
@@ -122,7 +123,8 @@ class SourcesPanel:
     web_pages: gr.Number
     web_prefix: gr.Textbox
     web_preview: gr.Button
-    preview_text: gr.Markdown
+    gh_text: gr.Markdown  # the GitHub form's preview or error, under its button
+    web_text: gr.Markdown  # the website form's, under its button
     confirm_row: gr.Row
     resync_every: gr.Dropdown
     confirm: gr.Button
@@ -146,6 +148,7 @@ def layout_sources_panel() -> SourcesPanel:
             gh_include = gr.Textbox(label="Include globs", placeholder="docs/**, *.py")
             gh_exclude = gr.Textbox(label="Exclude globs", placeholder="tests/**")
         gh_preview = gr.Button("Preview GitHub source")
+        gh_text = gr.Markdown(elem_id="github-preview")
     with gr.Accordion("Add a documentation website", open=False):
         web_url = gr.Textbox(label="Start URL", placeholder="https://docs.example.com/")
         with gr.Row():
@@ -155,16 +158,8 @@ def layout_sources_panel() -> SourcesPanel:
             )
             web_prefix = gr.Textbox(label="Path prefix (optional)", placeholder="/docs/")
         web_preview = gr.Button("Preview website")
-    preview_text = gr.Markdown(elem_id="source-preview")
-    with gr.Row(visible=False) as confirm_row:
-        resync_every = gr.Dropdown(
-            label="Re-sync automatically",
-            choices=list(RESYNC_CHOICES),
-            value="off",
-            info="Run by the workers; a GitHub push webhook can also trigger it.",
-        )
-        confirm = gr.Button("Confirm and ingest", variant="primary")
-        cancel = gr.Button("Cancel")
+        web_text = gr.Markdown(elem_id="web-preview")
+    confirm_row, resync_every, confirm, cancel = _confirm_row()
     with gr.Accordion("Sources of the selected DocSet", open=False):
         sources_table = gr.Dataframe(headers=SOURCE_HEADERS, interactive=False, wrap=True)
         with gr.Row():
@@ -183,7 +178,8 @@ def layout_sources_panel() -> SourcesPanel:
         web_pages=web_pages,
         web_prefix=web_prefix,
         web_preview=web_preview,
-        preview_text=preview_text,
+        gh_text=gh_text,
+        web_text=web_text,
         confirm_row=confirm_row,
         resync_every=resync_every,
         confirm=confirm,
@@ -195,13 +191,28 @@ def layout_sources_panel() -> SourcesPanel:
     )
 
 
+def _confirm_row() -> tuple[gr.Row, gr.Dropdown, gr.Button, gr.Button]:
+    """The row shown under a preview: how often to re-sync, confirm, cancel."""
+    with gr.Row(visible=False) as confirm_row:
+        resync_every = gr.Dropdown(
+            label="Re-sync automatically",
+            choices=list(RESYNC_CHOICES),
+            value="off",
+            info="Run by the workers; a GitHub push webhook can also trigger it.",
+        )
+        confirm = gr.Button("Confirm and ingest", variant="primary")
+        cancel = gr.Button("Cancel")
+    return confirm_row, resync_every, confirm, cancel
+
+
 # --- wiring ---------------------------------------------------------------------------
 
 
-def previewed(actions: Actions, request: SourceRequest) -> tuple[Any, str, Any]:
-    """The request kept for confirming, its preview, and the confirm row shown."""
+def previewed(actions: Actions, request: SourceRequest) -> tuple[Any, str, Any, str]:
+    """The request kept for confirming, its preview, the confirm row shown, and the other
+    form's message cleared (its preview is no longer the one to confirm)."""
     preview = actions.sources.preview(*request)
-    return request, preview_markdown(preview), gr.update(visible=True)
+    return request, preview_markdown(preview), gr.update(visible=True), ""
 
 
 def wire_sources_panel(
@@ -209,14 +220,7 @@ def wire_sources_panel(
 ) -> list[Dependency]:
     """Attach the source forms' handlers; returns the events after which DocSet lists must
     refresh."""
-
-    @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
-    def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any]:
-        return previewed(actions, github_request(loc, ref, inc, exc))
-
-    @inline_errors(outputs=3, message_at=1, reset=NO_PREVIEW)
-    def on_web_preview(url: str, depth: float, pages: float, prefix: str) -> tuple[Any, str, Any]:
-        return previewed(actions, web_request(url, depth, pages, prefix))
+    _wire_previews(actions, panel)
 
     @inline_errors(outputs=5)
     def on_confirm(
@@ -245,14 +249,6 @@ def wire_sources_panel(
         return report_markdown(report), table, picker
 
     p = panel
-    previewing = [p.pending, p.preview_text, p.confirm_row]
-    p.gh_preview.click(
-        on_gh_preview, [p.gh_location, p.gh_ref, p.gh_include, p.gh_exclude], previewing
-    )
-    p.web_preview.click(
-        on_web_preview, [p.web_url, p.web_depth, p.web_pages, p.web_prefix], previewing
-    )
-    p.cancel.click(lambda: (None, "", gr.update(visible=False)), None, previewing)
     listed = [p.sources_table, p.source_pick]
     # the handler only needs the name; skip choice validation while the DocSet list refreshes
     selected.change(on_sources, [selected], listed, preprocess=False)
@@ -264,3 +260,33 @@ def wire_sources_panel(
         ),
         p.resync.click(on_resync, [selected, p.source_pick], [p.sync_text, *listed]),
     ]
+
+
+def _wire_previews(actions: Actions, p: SourcesPanel) -> None:
+    """Each form's preview (or its error) under its own button; cancelling clears both."""
+
+    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
+    def on_gh_preview(loc: str, ref: str, inc: str, exc: str) -> tuple[Any, str, Any, str]:
+        return previewed(actions, github_request(loc, ref, inc, exc))
+
+    @inline_errors(outputs=4, message_at=1, reset=NO_PREVIEW)
+    def on_web_preview(
+        url: str, depth: float, pages: float, prefix: str
+    ) -> tuple[Any, str, Any, str]:
+        return previewed(actions, web_request(url, depth, pages, prefix))
+
+    p.gh_preview.click(
+        on_gh_preview,
+        [p.gh_location, p.gh_ref, p.gh_include, p.gh_exclude],
+        [p.pending, p.gh_text, p.confirm_row, p.web_text],
+    )
+    p.web_preview.click(
+        on_web_preview,
+        [p.web_url, p.web_depth, p.web_pages, p.web_prefix],
+        [p.pending, p.web_text, p.confirm_row, p.gh_text],
+    )
+    p.cancel.click(
+        lambda: (None, "", gr.update(visible=False), ""),
+        None,
+        [p.pending, p.gh_text, p.confirm_row, p.web_text],
+    )

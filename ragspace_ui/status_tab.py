@@ -52,14 +52,15 @@ def chart_component() -> gr.BarPlot:
     """Documents by status per DocSet, one colour per status."""
     return gr.BarPlot(
         x="DocSet",
-        y="Documents",
+        y="Share",
         color="Status",
         color_map=STATUS_COLORS,
         colors_in_legend=list(STATUS_COLORS),
-        y_lim=[0, None],
-        label="Documents by status per DocSet",
+        y_lim=[0, 100],
+        tooltip=["DocSet", "Status", "Documents", "Share"],
+        label="Documents by status per DocSet (each DocSet's share, %)",
         x_title="DocSet",
-        y_title="Documents",
+        y_title="Share of its documents (%)",
         elem_id="status-chart",
     )
 

@@ -11,6 +11,8 @@ import pandas as pd
 from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
+from ragspace.models.estimates import ChunkEstimate, estimate_chunks, seconds_left
+from ragspace_ui.amounts import plural
 from ragspace_ui.escape import md
 
 STATUS_HEADERS = [
@@ -29,7 +31,7 @@ EMPTY_STATUS = (
     "_No documents yet. Add files or a source on the **DocSets** tab (or add the sample "
     "DocSet there); their embedding progress shows here._"
 )
-CHART_COLUMNS = ["DocSet", "Status", "Documents"]
+CHART_COLUMNS = ["DocSet", "Status", "Documents", "Share"]
 # one fixed colour per status, so a status keeps its colour whichever ones are present
 STATUS_COLORS = {
     EmbeddingStatus.PENDING.value: "#9ca3af",
@@ -80,7 +82,10 @@ def chosen_ids(choices: list[str] | None) -> list[int]:
 
 
 def status_chart(documents: list[Document]) -> pd.DataFrame:
-    """Documents counted per DocSet and status: one bar per DocSet, one colour per status.
+    """Documents counted per DocSet and status: one bar per DocSet, one colour per status,
+    each bar its DocSet's documents as shares of 100 % (`Share`): on one absolute scale a
+    DocSet of 5 documents beside one of 2,000 was an invisible sliver. The counts stay in
+    `Documents`, shown on hover.
 
     Every status has a row for every DocSet, zero or not: the chart fixes its colour
     domain from the statuses it is first given, so a status missing then never shows later.
@@ -92,9 +97,16 @@ def status_chart(documents: list[Document]) -> pd.DataFrame:
     }
     for document in documents:
         counts[(document.docset_name, document.embedding_status.value)] += 1
-    rows = [[docset, status, n] for (docset, status), n in counts.items()]
+    sizes: dict[str, int] = {}
+    for document in documents:
+        sizes[document.docset_name] = sizes.get(document.docset_name, 0) + 1
+    rows = [
+        [docset, status, n, round(100 * n / sizes[docset], 1)]
+        for (docset, status), n in counts.items()
+    ]
     rows.sort(key=lambda row: str(row[0]))
-    return pd.DataFrame(rows, columns=CHART_COLUMNS).astype({"Documents": "int64"})
+    frame = pd.DataFrame(rows, columns=CHART_COLUMNS)
+    return frame.astype({"Documents": "int64", "Share": "float64"})
 
 
 def _duration(seconds: float) -> str:
@@ -111,27 +123,45 @@ def overall_progress(documents: list[Document], now: datetime | None = None) -> 
         return ""
     now = now or datetime.now(UTC)
     progress = ingestion_progress(documents)  # the same counts as MCP's job_status
-    embedded, known_total = progress.chunks_embedded, progress.chunks_total
-    done = [d for d in documents if d.embedding_status == EmbeddingStatus.DONE]
-    # a pending document's chunks are unknown until it is chunked: estimate from finished ones
-    per_document = sum(d.chunk_count for d in done) / len(done) if done else None
-    estimate = round(per_document * progress.pending) if per_document is not None else 0
+    # a pending document's chunks are unknown until it is chunked: estimated from the text
+    # sizes known from the start (models/estimates.py), a range until every one is chunked
+    estimate = estimate_chunks(documents)
     parts = [f"**Documents:** {progress.done} of {len(documents)} done"]
     if progress.error:
         parts[0] += f" ({progress.error} failed)"
-    about = "about " if progress.pending and estimate else ""
-    parts.append(f"**Chunks:** {embedded:,} of {about}{known_total + estimate:,} embedded")
+    parts.append(f"**Chunks:** {estimate.embedded:,} of {_total_text(estimate)} embedded")
     if progress.finished:
         return " · ".join(parts)
     rate = embedding_rate(documents, now)
-    remaining = known_total + estimate - embedded
     if rate is None:
         parts.append("**Rate:** measuring…")
-    else:
-        parts.append(f"**Rate:** {rate:.1f} chunks/s")
-        if remaining > 0 and (per_document is not None or not progress.pending):
-            parts.append(f"**ETA:** about {_duration(remaining / rate)}")
+        return " · ".join(parts)
+    parts.append(f"**Rate:** {rate:.1f} chunks/s")
+    if not estimate.stable:  # too little chunked yet: an ETA now would be a guess
+        parts.append("**ETA:** estimating…")
+    elif estimate.expected > estimate.embedded:
+        low, _, high = seconds_left(estimate, rate)
+        parts.append(f"**ETA:** {_duration_range(low, high)}")
     return " · ".join(parts)
+
+
+def _total_text(estimate: ChunkEstimate) -> str:
+    if estimate.exact:
+        return f"{estimate.expected:,}"
+    if not estimate.stable:
+        return f"about {estimate.expected:,} so far"
+    if estimate.low == estimate.high:
+        return f"about {estimate.expected:,}"
+    return f"about {estimate.low:,}-{estimate.high:,}"
+
+
+def _duration_range(low: float, high: float) -> str:
+    """`about 3 min`, `2-5 min`, `40 s-2 min`."""
+    first, last = _duration(low), _duration(high)
+    if first == last:
+        return f"about {first}"
+    unit, other = first.split(" ", 1)[-1], last.split(" ", 1)[-1]
+    return f"{first.split(' ', 1)[0]}-{last}" if unit == other else f"{first}-{last}"
 
 
 def embedding_rate(documents: list[Document], now: datetime) -> float | None:
@@ -172,7 +202,7 @@ def status_view(actions: Actions, docset: str | None, status: str | None) -> Sta
     counts = {s: 0 for s in EmbeddingStatus}
     for document in documents:
         counts[document.embedding_status] += 1
-    summary = f"**{len(documents)} documents** · " + " · ".join(
+    summary = f"**{plural(len(documents), 'document')}** · " + " · ".join(
         f"**{s.value}** {n}" for s, n in counts.items()
     )
     summary += f" · searchable: {tier_text(documents)}"

@@ -130,7 +130,7 @@ def _viewer(
     body = numbered_html(
         document.text, document.document.language, document.start_line, passage, focus
     )
-    view = symbol_view(actions, document, body, passage[0]) if actions else None
+    view = symbol_view(actions, document, passage[0]) if actions else None
     extra = ""
     if view is not None:
         body = linked_body(body, view)

@@ -310,6 +310,11 @@ def symbol_extraction() -> str:
     return "\n".join(lines) + "\n"
 
 
+def eta_estimate() -> str:
+    """bench/eta_estimate.py's report: the status tab's ETA error, before and after issue 67."""
+    return _bench_report("eta_estimate", RESULTS / "eta_estimate.json")
+
+
 def mcp_startup() -> str:
     """`ragspace mcp` over stdio: time to initialize and to the first searches."""
     data = read_json("mcp_startup.json")
@@ -395,6 +400,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "ranking_latency": ranking_latency,
     "languages": languages,
     "symbol_extraction": symbol_extraction,
+    "eta_estimate": eta_estimate,
     "big_repo": big_repo,
     "workers_scale": workers_scale,
     "worker_threads": worker_threads,
@@ -416,6 +422,7 @@ PAGES = {
         "big_repo",
         "workers_scale",
         "worker_threads",
+        "eta_estimate",
         "mcp_startup",
         "llms_txt",
         "secret_redactions",

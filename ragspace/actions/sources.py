@@ -2,7 +2,7 @@
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ragspace.actions.read_only import changes
@@ -11,6 +11,7 @@ from ragspace.errors import ConfigError, ValidationError
 from ragspace.models import (
     DocSet,
     Document,
+    EmbeddingStatus,
     FetchOptions,
     FolderOptions,
     IncomingFile,
@@ -68,7 +69,10 @@ class SourceActions:
 
     @changes("add files")
     def add_files(self, docset_name: str, files: Sequence[IncomingFile]) -> list[Document]:
-        """Store uploaded files as documents; readable ones are queued for embedding.
+        """Store the readable uploaded files as documents, queued for embedding; the stored
+        documents come first, then one unstored `error` document (id 0) per file skipped,
+        with why (empty, binary, too large...): a skipped file is reported, not kept as a
+        failed document the DocSet counts (issue 67).
 
         Files are read one at a time, each only if its size fits what is left of the
         upload's text budget; a path too long to store becomes an error document."""
@@ -83,12 +87,16 @@ class SourceActions:
                 for document in read_upload(f, self._max_upload_bytes, self._limits, budget)
             ]
         )
+        readable = [d for d in documents if not d.error_message]
+        skipped = [_skipped(docset, d) for d in documents if d.error_message]
+        if not readable:
+            return skipped
         location = ", ".join(f.name for f in files)[:500]
         source = self._store.sources.create(docset.id, SourceKind.UPLOAD, location)
         with self._removed_on_failure(source):
-            ids = self._store.documents.upsert(docset.id, source.id, documents)
+            ids = self._store.documents.upsert(docset.id, source.id, readable)
         self._on_new_work()
-        return [self._store.documents.get(document_id) for document_id in ids]
+        return [self._store.documents.get(document_id) for document_id in ids] + skipped
 
     def preview_folder(self, path: Path, options: FolderOptions | None = None) -> SourcePreview:
         """A dry run of a local folder: files indexed, and every skip with its reason."""
@@ -262,4 +270,24 @@ def folder_preview(
         skipped=list(skipped),
         total_bytes=sum(len(d.content.encode()) for d in documents),
         estimated_chunks=sum(max(1, len(d.content) // 1000) for d in documents),
+    )
+
+
+def _skipped(docset: DocSet, document: NewDocument) -> Document:
+    """An upload that is not stored, as the document it would have been, with its reason."""
+    now = datetime.now(UTC)
+    return Document(
+        id=0,
+        docset_id=docset.id,
+        docset_name=docset.name,
+        source_id=None,
+        path=document.path,
+        title=document.title,
+        language=document.language,
+        content_hash=document.content_hash,
+        embedding_status=EmbeddingStatus.ERROR,
+        error_message=document.error_message,
+        chunk_count=0,
+        created_at=now,
+        updated_at=now,
     )

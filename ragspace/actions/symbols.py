@@ -12,19 +12,31 @@ from ragspace.store import Store
 from ragspace.store.symbols import SymbolIndex
 from ragspace.symbols.names import is_symbol_name, last_part, names_it, normalised
 from ragspace.symbols.questions import symbol_question
-from ragspace.symbols.records import SymbolLocation
+from ragspace.symbols.records import NameTarget, SymbolLocation
+from ragspace.symbols.repo_graph import FILES_SHOWN, RepoGraph, map_links, top_files
 from ragspace.symbols.repo_map import RepoMap, build_repo_map
 from ragspace.text.tokens import count_tokens
 
 MAX_RESULTS = 50
 MAX_MAP_TOKENS = 20_000
 DEFAULT_MAP_TOKENS = 2_000
+MAX_GRAPH_FILES = 40
 # the map a chat model gets for an architecture question, shared by the DocSets asked
 PROMPT_MAP_TOKENS = 1_000
 # identifiers of one viewer page looked up at once
 MAX_NAMES_LOOKED_UP = 5_000
+# definitions read per name: enough to tell one from several, and to resolve among them
+TARGETS_PER_NAME = 20
 # rows read before a dotted name narrows them (`Session.request` among every `request`)
 _CANDIDATES = 500
+
+
+@dataclass(frozen=True)
+class ShownUses:
+    """The uses on a range of a document, and the definitions their names may refer to."""
+
+    uses: dict[tuple[str, int], set[str]]  # (name, line) -> the uses' kinds (call, class...)
+    targets: dict[str, list[NameTarget]]
 
 
 @dataclass(frozen=True)
@@ -73,27 +85,42 @@ class SymbolActions:
     def repo_map(
         self, docset_name: str, max_tokens: int = DEFAULT_MAP_TOKENS, ref: str | None = None
     ) -> RepoMap:
-        """Files and their definitions, most referenced first, within `max_tokens`."""
+        """Files and their definitions, most important first, within `max_tokens`."""
         docsets, ref = self._docsets([docset_name], ref)
         budget = max(0, min(int(max_tokens), MAX_MAP_TOKENS))
         entries = self._index.map_entries(docsets[0].id, ref)
         return build_repo_map(docsets[0].name, entries, budget, count_tokens)
+
+    def repo_graph(
+        self, docset_name: str, files: int = FILES_SHOWN, ref: str | None = None
+    ) -> RepoGraph:
+        """The map as a picture's data: the most important files (at most `files`, 1 to 40),
+        their top definitions, and the links the symbol table makes between them."""
+        docsets, ref = self._docsets([docset_name], ref)
+        entries = self._index.map_entries(docsets[0].id, ref)
+        shown, total = top_files(entries, max(1, min(int(files), MAX_GRAPH_FILES)))
+        ids = [f.document_id for f in shown]
+        links = map_links(shown, self._store.symbol_links(ids, ids))
+        return RepoGraph(docsets[0].name, shown, links, total)
 
     def outline(self, docset_name: str, path: str, ref: str = "") -> list[SymbolLocation]:
         """A document's definitions in line order (its outline)."""
         docset = self._store.docsets.named(docset_name)
         return self._index.outline(docset.id, path, ref)
 
-    def definitions_of_names(
-        self, docset_name: str, names: Sequence[str], path: str, ref: str = ""
-    ) -> dict[str, tuple[str, int, int]]:
-        """Which of `names` (identifiers on screen) have a definition in the DocSet at `ref`:
-        name -> (path, first line, last line), a definition in `path` itself preferred."""
-        wanted = sorted({n for n in names if is_symbol_name(n)})[:MAX_NAMES_LOOKED_UP]
+    def shown_uses(
+        self, docset_name: str, document_id: int, path: str, lines: tuple[int, int], ref: str = ""
+    ) -> ShownUses:
+        """What the viewer may link on lines `lines` of a document: the uses its parse
+        recorded there (name, line), and the DocSet's definitions of those names at `ref`
+        (at most TARGETS_PER_NAME each, those in `path` itself first)."""
+        uses = self._index.uses_in(document_id, *lines)
+        wanted = sorted({name for name, _ in uses if is_symbol_name(name)})[:MAX_NAMES_LOOKED_UP]
         if not wanted:
-            return {}
+            return ShownUses(uses, {})
         docset = self._store.docsets.named(docset_name)
-        return self._index.defined_among(docset.id, wanted, path, ref)
+        targets = self._index.targets_among(docset.id, wanted, path, ref, TARGETS_PER_NAME)
+        return ShownUses(uses, targets)
 
     def map_for_prompt(self, docset_ids: Sequence[int], ref: str | None) -> str:
         """The DocSets' repository maps within PROMPT_MAP_TOKENS, each under its name."""

@@ -102,6 +102,15 @@ class Dataset:
     skipped_gold: int = 0
 
 
+def files_missing(dataset: Dataset, paths: Sequence[str]) -> tuple[list[str], int]:
+    """The files a question set's line ranges point to that none of `paths` (a DocSet's
+    documents) is, as `Span.matches` compares them, and how many files it points to."""
+    wanted = sorted({g.path for q in dataset.queries for g in q.gold if isinstance(g, Span)})
+    held = set(paths)
+    suffixes = {p.split("/", i)[-1] for p in held for i in range(1, p.count("/") + 1)}
+    return [w for w in wanted if w not in held and w not in suffixes], len(wanted)
+
+
 @dataclass
 class Scores:
     """Mean metrics over all queries of one run."""

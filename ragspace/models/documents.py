@@ -50,7 +50,8 @@ class Document(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     vector_tier: VectorTier | None = None
-    size_bytes: int = 0  # of the stored text
+    size_bytes: int = 0  # of the file (a PDF's, a page's), else of the stored text
+    text_bytes: int = 0  # of the stored text: what the ETA estimates its chunks from
     ref: str = ""  # the GitHub branch, tag or commit it was synced at ('' for other sources)
     # lines of its text replaced because they looked like secrets: [(line, reason), ...]
     redacted_lines: list[tuple[int, str]] = Field(default_factory=list)

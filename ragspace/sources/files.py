@@ -17,6 +17,10 @@ from ragspace.sources.path_limits import path_problem
 from ragspace.sources.secret_scan import REDACTED_LINES, redact_secrets
 from ragspace.text.hashing import content_hash
 
+# the size of the file itself, in a document's metadata when its text is not the file (a PDF's
+# extracted text, a page's markdown): what the documents panel shows as its size
+FILE_BYTES = "file_bytes"
+
 __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 
 
@@ -154,6 +158,8 @@ def classify_bytes(
         )
     text, redactions = redact_secrets(extracted.text)
     metadata = {**extracted.metadata, "cite": cite or {}}
+    if len(data) != len(text.encode()):  # a PDF, a page, a notebook: its size is the file's
+        metadata[FILE_BYTES] = len(data)
     if redactions:  # listed with the source's skips (sync.store_fetched)
         metadata[REDACTED_LINES] = [[r.line, r.reason] for r in redactions]
     return NewDocument(

@@ -20,6 +20,7 @@ import httpx
 
 from ragspace.errors import SourceError
 from ragspace.sources.deadlines import bounded_transport
+from ragspace.sources.network_errors import network_problem
 
 Resolver = Callable[[str, int], list[str]]
 """host, port -> the IP addresses a connection could go to."""
@@ -43,7 +44,8 @@ def system_resolver(host: str, port: int) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise SourceError(f"The host {host!r} could not be resolved ({exc}).") from None
+        # in words: the resolver's own text (`[Errno -2] Name or service not known`) is not
+        raise SourceError(f"Nothing could be fetched: {network_problem(exc, host)}.") from None
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 

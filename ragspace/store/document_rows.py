@@ -24,7 +24,9 @@ _DOCUMENT_COLUMNS = """
     d.id, d.docset_id, ds.name as docset_name, d.source_id, d.path, d.title, d.language,
     d.content_hash, d.embedding_status, d.error_message, d.chunk_count,
     d.created_at, d.updated_at, d.chunks_embedded, d.chunks_total, d.started_at, d.finished_at,
-    d.vector_tier, octet_length(d.content) as size_bytes, d.ref,
+    d.vector_tier, d.ref,
+    coalesce((d.metadata ->> 'file_bytes')::bigint, octet_length(d.content)) as size_bytes,
+    octet_length(d.content) as text_bytes,
     coalesce(d.metadata -> 'redacted_lines', '[]'::jsonb) as redacted_lines
 """
 

@@ -10,7 +10,13 @@ from psycopg_pool import ConnectionPool
 
 from ragspace.store.document_cards import refresh_card
 from ragspace.store.write_lock import lock_docset_writes
-from ragspace.symbols.records import FileSymbols, MapEntry, ReferenceDraft, SymbolLocation
+from ragspace.symbols.records import (
+    FileSymbols,
+    MapEntry,
+    NameTarget,
+    ReferenceDraft,
+    SymbolLocation,
+)
 
 # The lines of a definition a lookup returns as its content (a long class is cut).
 CONTENT_LINES = 60
@@ -200,13 +206,17 @@ class SymbolIndex:
 
     def map_entries(self, docset_id: int, ref: str | None, max_depth: int = 1) -> list[MapEntry]:
         """Definitions down to `max_depth` with how often their name is referenced in the
-        DocSet (by name: a reference is not resolved to one definition)."""
+        DocSet, and by how many files other than their own (by name: a reference is not
+        resolved to one definition; `repo_map.importance` weighs that)."""
         query = """
             with counts as (
-                select name, sum(cardinality(lines)) as uses from symbol_references
-                where docset_id = %(id)s group by name)
-            select d.path, s.name, s.kind, s.signature, s.start_line, s.depth,
-                   coalesce(c.uses, 0) as uses
+                select name, sum(cardinality(lines)) as uses, count(*) as files
+                from symbol_references where docset_id = %(id)s group by name)
+            select d.path, s.name, s.kind, s.signature, s.start_line, s.end_line, s.depth,
+                   s.document_id, s.qualified_name, coalesce(c.uses, 0) as uses,
+                   coalesce(c.files, 0) - (exists (
+                       select 1 from symbol_references r
+                       where r.document_id = s.document_id and r.name = s.name))::int as files
             from symbol_definitions s
             join documents d on d.id = s.document_id
             left join counts c on c.name = s.name
@@ -224,6 +234,10 @@ class SymbolIndex:
                 r["start_line"],
                 r["depth"],
                 r["uses"],
+                referring_files=r["files"],
+                end_line=r["end_line"],
+                document_id=r["document_id"],
+                qualified_name=r["qualified_name"],
             )
             for r in rows
         ]
@@ -240,20 +254,52 @@ class SymbolIndex:
         rows = self._rows(query, {"id": docset_id, "path": path, "ref": ref})
         return [_location(row) for row in rows]
 
-    def defined_among(
-        self, docset_id: int, names: Sequence[str], path: str, ref: str
-    ) -> dict[str, tuple[str, int, int]]:
-        """For each of `names` with a definition in the DocSet (at `ref`): its path and lines,
-        one per name (in `path` itself first, then the outermost)."""
+    def targets_among(
+        self, docset_id: int, names: Sequence[str], path: str, ref: str, per_name: int
+    ) -> dict[str, list[NameTarget]]:
+        """For each of `names` defined in the DocSet (at `ref`): its definitions, at most
+        `per_name` (those in `path` itself first, then the outermost)."""
         query = """
-            select distinct on (s.name) s.name, d.path, s.start_line, s.end_line
-            from symbol_definitions s join documents d on d.id = s.document_id
-            where s.docset_id = %(id)s and s.name = any(%(names)s) and d.ref = %(ref)s
-            order by s.name, (d.path = %(path)s) desc, s.depth, d.path, s.start_line
+            select * from (
+                select s.name, s.qualified_name, d.path, s.kind, s.depth, s.start_line,
+                       s.end_line,
+                       row_number() over (
+                           partition by s.name
+                           order by (d.path = %(path)s) desc, s.depth, d.path, s.start_line
+                       ) as place
+                from symbol_definitions s join documents d on d.id = s.document_id
+                where s.docset_id = %(id)s and s.name = any(%(names)s) and d.ref = %(ref)s
+            ) ranked where place <= %(most)s
+            order by name, place
         """
         params = {"id": docset_id, "names": list(names), "path": path, "ref": ref}
-        rows = self._rows(query, params)
-        return {r["name"]: (r["path"], r["start_line"], r["end_line"]) for r in rows}
+        found: dict[str, list[NameTarget]] = {}
+        for r in self._rows(query, {**params, "most": per_name}):
+            target = NameTarget(
+                r["name"],
+                r["qualified_name"],
+                r["path"],
+                r["kind"],
+                r["depth"],
+                r["start_line"],
+                r["end_line"],
+            )
+            found.setdefault(r["name"], []).append(target)
+        return found
+
+    def uses_in(self, document_id: int, first: int, last: int) -> dict[tuple[str, int], set[str]]:
+        """The kinds (call, class...) of the uses the document's parse recorded on lines
+        first-last, by (name, line)."""
+        query = """
+            select s.name, u.line, u.kind from symbol_references s
+            cross join lateral unnest(s.lines, s.kinds) as u(line, kind)
+            where s.document_id = %(id)s and u.line between %(first)s and %(last)s
+        """
+        params = {"id": document_id, "first": first, "last": last}
+        found: dict[tuple[str, int], set[str]] = {}
+        for r in self._rows(query, params):
+            found.setdefault((r["name"], r["line"]), set()).add(r["kind"])
+        return found
 
     def counts(self, docset_id: int) -> tuple[int, int]:
         """How many definitions and references the DocSet's table holds."""

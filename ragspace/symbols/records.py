@@ -70,8 +70,22 @@ class SymbolLocation:
 
 
 @dataclass(frozen=True)
+class NameTarget:
+    """A definition a name on screen may refer to (the viewer resolves which)."""
+
+    name: str
+    qualified_name: str
+    path: str
+    kind: str
+    depth: int
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
 class MapEntry:
-    """A definition of the repository map with how often its name is referenced."""
+    """A definition of the repository map with how often its name is referenced: uses in
+    all, and how many other files of the DocSet use the name (`repo_map.importance`)."""
 
     path: str
     name: str
@@ -80,3 +94,7 @@ class MapEntry:
     start_line: int
     depth: int
     references: int
+    referring_files: int = 0
+    end_line: int = 0
+    document_id: int = 0
+    qualified_name: str = ""

@@ -298,7 +298,7 @@ UPLOADS = {
 
 
 @pytest.mark.parametrize("case", UPLOADS.values(), ids=UPLOADS.keys())
-def test_bad_upload_is_an_error_document_and_the_rest_is_done(
+def test_bad_upload_is_refused_with_its_reason_and_the_rest_is_done(
     case: Upload,
     corpus_store: Store,
     embedder: Embedder,
@@ -306,9 +306,11 @@ def test_bad_upload_is_an_error_document_and_the_rest_is_done(
     corpus_ingestor: Ingestor,
 ) -> None:
     service, docset = make_service(corpus_store, embedder, corpus_settings)
-    service.sources.add_files(docset, case.files)
+    returned = {d.path: d for d in service.sources.add_files(docset, case.files)}
     documents = finish(service, docset, corpus_ingestor)
-    bad = documents[case.bad_path]
+    # refused on upload: reported, not stored (id 0); else failed while ingested: stored
+    bad = documents.get(case.bad_path) or returned[case.bad_path]
+    assert (bad.id == 0) == (case.bad_path not in documents)
     assert bad.embedding_status == "error"
     assert case.message in (bad.error_message or ""), bad.error_message
     for path in case.also_done:
@@ -749,7 +751,7 @@ def test_an_upload_has_one_text_budget_counted_while_decompressing(
     assert "RAGSPACE_UPLOAD_TEXT_BUDGET_BYTES" in message
     stored = _stored_text(corpus_store, docset)
     assert stored["parts.zip/part0.txt"] == 80_000
-    assert stored["parts.zip/part1.txt"] == stored["parts.zip/part2.txt"] == 0
+    assert "parts.zip/part1.txt" not in stored and "parts.zip/part2.txt" not in stored
     # the budget is per upload: the next upload starts afresh
     [again] = service.sources.add_files(docset, [UploadedFile("again.txt", members["part0.txt"])])
     assert again.embedding_status == "pending"
@@ -763,7 +765,7 @@ def test_a_document_over_the_chunk_limit_stores_no_text(
     [document] = service.sources.add_files(docset, [UploadedFile("long.md", long_text)])
     assert document.embedding_status == "error"  # refused before any chunking
     assert "RAGSPACE_MAX_CHUNKS_PER_DOCUMENT" in (document.error_message or "")
-    assert _stored_text(corpus_store, docset)["long.md"] == 0
+    assert "long.md" not in _stored_text(corpus_store, docset)  # reported, not stored
 
 
 def test_an_exception_while_extracting_fails_that_file_alone(
@@ -775,8 +777,9 @@ def test_an_exception_while_extracting_fails_that_file_alone(
     service, docset = make_service(corpus_store, embedder, corpus_settings)
     deep = b'{"cells": ' + b"[" * 60_000 + b"]" * 60_000 + b"}"  # under the size cap
     sibling = UploadedFile("sibling.md", b"# Sibling\n\nStill added.\n")
-    service.sources.add_files(docset, [UploadedFile("deep.ipynb", deep), sibling])
+    returned = service.sources.add_files(docset, [UploadedFile("deep.ipynb", deep), sibling])
     documents = finish(service, docset, corpus_ingestor)
-    assert documents["deep.ipynb"].embedding_status == "error"
-    assert "nested too deeply" in (documents["deep.ipynb"].error_message or "")
+    [deep_one] = [d for d in returned if d.path == "deep.ipynb"]
+    assert deep_one.embedding_status == "error" and "deep.ipynb" not in documents
+    assert "nested too deeply" in (deep_one.error_message or "")
     assert documents["sibling.md"].embedding_status == "done"

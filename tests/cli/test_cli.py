@@ -282,15 +282,16 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert paths == {"notes/api/index.md", "notes/guide/index.md", "glossary.rst"}
 
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    failed = cli("add", "files", "notes", str(tmp_path / "logo.png"), "--wait")
-    assert failed.code == 1
-    assert "1 document(s): 1 error." in failed.out
-    assert "ragspace: error: 1 document(s) ended in error:\n  logo.png: " in failed.err
+    # a binary file is skipped with its reason, not stored as a failed document
+    skipped = cli("add", "files", "notes", str(tmp_path / "logo.png"), "--wait")
+    assert skipped.code == 0, skipped.err
+    assert "Added 0 document(s)" in skipped.out
+    assert "Skipped 1:\n  logo.png: logo.png looks binary" in skipped.out
 
     shown = cli("status", "notes")
     assert shown.code == 0
-    assert "4 document(s): 0 pending, 0 processing, 3 done, 1 error" in shown.out
-    assert "notes  logo.png: " in shown.out
+    assert "3 document(s): 0 pending, 0 processing, 3 done, 0 error" in shown.out
+    assert "logo.png" not in shown.out
     assert cli("status", "nowhere").code == 1
     absent = cli("add", "files", "notes", str(tmp_path / "absent.md"))
     assert absent.code == 1 and "absent.md" in absent.err

@@ -79,15 +79,20 @@ def test_evaluate_scores_every_mode_at_chunk_and_file_level(
 
 
 def test_a_question_whose_gold_is_missing_scores_zero(service: Actions, ingestor: Ingestor) -> None:
-    """Gold in a file the DocSet does not hold: no hit, rank None, metrics 0."""
+    """Gold in a file the DocSet does not hold: no hit, rank None, and a note says so; when
+    no question's file is there, the run is refused (all zeros would say nothing)."""
     handbook_docset(service, ingestor)
-    questions = parse_question_set('{"question": "install", "relevant": ["other.md"]}', "q")
-    report = service.evaluation.run(
-        "handbook", questions, EvalOptions(modes=("keyword",), grade=False)
-    )
-    assert report.modes[0].file == dict.fromkeys(report.modes[0].file, 0.0)
+    lines = [
+        '{"question": "install", "relevant": ["other.md"]}',
+        '{"question": "invoices", "relevant": ["billing.md"]}',
+    ]
+    options = EvalOptions(modes=("keyword",), grade=False)
+    report = service.evaluation.run("handbook", parse_question_set("\n".join(lines), "q"), options)
     assert report.outcomes[0].rank is None
-    assert report.notes == []
+    assert report.notes[0].startswith("1 of the 2 files the questions point to are not in")
+    assert "(other.md)" in report.notes[0]
+    with pytest.raises(ValidationError, match=r"None of the files .* \(other.md\) is in DocSet"):
+        service.evaluation.run("handbook", parse_question_set(lines[0], "q"), options)
 
 
 def test_evaluate_refuses_unknown_and_empty_docsets(service: Actions) -> None:

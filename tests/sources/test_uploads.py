@@ -33,6 +33,7 @@ def test_pdf_text_per_page_and_citations_give_pages(
     service.docsets.create("field")
     [document] = service.sources.add_files("field", [_upload("sample.pdf")])
     assert document.embedding_status is EmbeddingStatus.PENDING
+    assert document.size_bytes == len(_upload("sample.pdf").data)  # the file's, not its text's
     _small_chunk_ingestor(store, embedder).process_all()
     chunks = store.chunks.of_document(document.id)
     assert "heron migration" in chunks[0].content

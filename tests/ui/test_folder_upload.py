@@ -13,7 +13,7 @@ from ragspace.models import EmbeddingStatus
 from ragspace.runtime import build_actions
 from ragspace.settings import Settings
 from ragspace.store import Store
-from ragspace_ui.folder_upload import UNMATCHED, folder_files, folder_report
+from ragspace_ui.folder_upload import UNMATCHED, folder_files, folder_report, picked_summary
 
 
 def cached(tmp_path: Path, files: dict[str, bytes]) -> tuple[list[str], str]:
@@ -95,7 +95,14 @@ def test_the_service_indexes_the_folder_with_gitignore_and_skips(
     }
     assert report.errors == []
     text = folder_report("proj", name, report)
-    assert "4 new or changed file(s)" in text and "skipped `proj/logo.png`" in text
+    assert "4 new or changed file(s)" in text
+    # summarised: counts by type and by reason, each list folded under its count
+    assert "**Indexed by type:** .py 2, no extension 1, .md 1" in text
+    assert "**Skipped by reason:** ignored by .gitignore 1, binary content 1, empty file 1" in text
+    assert "<details><summary>3 skipped file(s)</summary>" in text
+    assert "- `proj/logo.png`: binary content" in text
+    picked = picked_summary(listing)
+    assert picked.startswith("Picked `proj`: 7 file(s), 154 bytes") and ".py 3" in picked
 
 
 def test_a_folder_upload_counts_against_the_upload_text_budget(

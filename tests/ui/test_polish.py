@@ -112,6 +112,7 @@ def test_overall_progress_counts_documents_and_chunks_with_rate_and_eta() -> Non
             1,
             EmbeddingStatus.DONE,
             chunk_count=40,
+            text_bytes=40_000,
             started_at=started,
             finished_at=NOW - timedelta(seconds=10),
         ),
@@ -120,20 +121,42 @@ def test_overall_progress_counts_documents_and_chunks_with_rate_and_eta() -> Non
             EmbeddingStatus.PROCESSING,
             chunks_embedded=20,
             chunks_total=60,
+            text_bytes=60_000,
             started_at=NOW - timedelta(seconds=10),
         ),
-        _document(3, EmbeddingStatus.PENDING),
+        _document(3, EmbeddingStatus.PENDING, text_bytes=40_000),
         _document(4, EmbeddingStatus.ERROR, error_message="broken"),
     ]
     text = overall_progress(documents, NOW)
-    # 60 chunks in 20 s: 3/s; left: 40 of document 2 and about 40 of document 3
+    # 100 chunks of 100,000 bytes chunked: document 3's 40,000 bytes make about 40 more; two
+    # documents chunked are too few to tell when it ends
     assert "**Documents:** 1 of 4 done (1 failed)" in text
-    assert "**Chunks:** 60 of about 140 embedded" in text
-    assert "**Rate:** 3.0 chunks/s" in text and "**ETA:** about 27 s" in text
+    assert "**Chunks:** 60 of about 140 so far embedded" in text
+    assert "**Rate:** 3.0 chunks/s" in text and "**ETA:** estimating…" in text
     finished = overall_progress([_document(1, EmbeddingStatus.DONE, chunk_count=5)], NOW)
     assert finished == "**Documents:** 1 of 1 done · **Chunks:** 5 of 5 embedded"
-    waiting = overall_progress([_document(1, EmbeddingStatus.PENDING)], NOW)
+    waiting = overall_progress([_document(1, EmbeddingStatus.PENDING, text_bytes=9)], NOW)
     assert "measuring" in waiting and "ETA" not in waiting
+
+
+def test_the_eta_is_a_range_from_the_text_sizes_known_at_the_start() -> None:
+    """Five documents of 10,000 bytes chunked into 6-14 chunks (1 per 1,000 bytes in all,
+    0.6-1.4 from the 10th to the 90th percentile): 50,000 bytes more make 80-120 in all; 50
+    embedded in 25 s."""
+    done = [
+        _document(
+            n,
+            EmbeddingStatus.DONE,
+            chunk_count=chunks,
+            text_bytes=10_000,
+            started_at=NOW - timedelta(seconds=25),
+            finished_at=NOW - timedelta(seconds=1),
+        )
+        for n, chunks in enumerate((6, 8, 10, 12, 14), start=1)
+    ]
+    text = overall_progress([*done, _document(6, EmbeddingStatus.PENDING, text_bytes=50_000)], NOW)
+    assert "**Chunks:** 50 of about 80-120 embedded" in text
+    assert "**Rate:** 2.0 chunks/s" in text and "**ETA:** 15-35 s" in text
 
 
 def test_uploads_report_empty_and_binary_files_as_skipped(service: Actions) -> None:

@@ -189,14 +189,18 @@ def test_sources_panel_says_what_the_quote_check_found() -> None:
     assert "quote" not in sources_markdown(_cited("[1]", [_citation(1)]), None)
 
 
-def test_status_chart_counts_documents_per_docset_and_status(service: Actions) -> None:
+def test_status_chart_counts_documents_per_docset_and_status(
+    service: Actions, store: Store
+) -> None:
     assert status_chart([]).empty
     for name in ("alpha", "beta"):
         service.docsets.create(name)
     service.sources.add_files(
-        "alpha", [UploadedFile("a.md", b"# A\n\nalpha"), UploadedFile("b.md", b"")]
+        "alpha", [UploadedFile("a.md", b"# A\n\nalpha"), UploadedFile("b.md", b"# B\n\nbeta")]
     )
     service.sources.add_files("beta", [UploadedFile("c.md", b"# C\n\ngamma")])
+    failed = next(d for d in service.documents.all("alpha") if d.path == "b.md")
+    store.documents.mark_error(failed.id, "The embedding API was down.")
     chart = status_chart(service.documents.all())
     rows = {(r.DocSet, r.Status): r.Documents for r in chart.itertuples()}
     assert rows == {
@@ -209,7 +213,11 @@ def test_status_chart_counts_documents_per_docset_and_status(service: Actions) -
         ("beta", "done"): 0,
         ("beta", "error"): 0,
     }
-    assert list(chart.columns) == ["DocSet", "Status", "Documents"]
+    assert list(chart.columns) == ["DocSet", "Status", "Documents", "Share"]
+    # each DocSet's bar is its own 100 %: a small DocSet beside a large one is not a sliver
+    shares = {(r.DocSet, r.Status): r.Share for r in chart.itertuples()}
+    assert shares[("alpha", "pending")] == shares[("alpha", "error")] == 50.0
+    assert shares[("beta", "pending")] == 100.0
     assert set(STATUS_COLORS) == {s.value for s in EmbeddingStatus}
 
 
