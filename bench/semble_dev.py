@@ -266,6 +266,8 @@ def evaluate(work: Path, sets: Sequence[TarballSet], depth: int, peer: Path | No
     for one in sets:
         phase = "full" if (data_dir(work, one) / "indexed").exists() else "keywords"
         questions = load(work, one, phase)
+        if not questions and phase == "full":  # its vectors are in, its candidates not yet
+            phase, questions = "keywords", load(work, one, "keywords")
         if not questions:
             continue
         row: dict[str, Any] = {"set": one.name, "kind": one.kind, "language": one.language}

@@ -19,7 +19,7 @@ import pickle
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,15 @@ SNAKE_WHOLE = (
     "coalesce((select string_agg(replace(m[1], '_', ''), ' ') from regexp_matches("
     "c.content, '([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)', 'g') as m), '')"
 )
+# migration 20261205000000_code_path_words.sql's path_words(): the last three directories
+LAST_DIRS = (
+    "repeat(regexp_replace(regexp_replace(d.path, '^.*/', ''), '\\.[^.]*$', '') || ' ', 2)"
+    " || array_to_string((string_to_array(d.path, '/'))"
+    "[greatest(1, cardinality(string_to_array(d.path, '/')) - 3):"
+    "cardinality(string_to_array(d.path, '/')) - 1], ' ')"
+)
 VARIANTS = {
+    "last dirs": f"{TODAY} || ' ' || {LAST_DIRS} || ' ' || identifier_words({LAST_DIRS})",
     "today": TODAY,
     "paths": f"{TODAY} || ' ' || {PATH_TEXT}",
     "paths+snake": f"{TODAY} || ' ' || {PATH_TEXT} || ' ' || {SNAKE_WHOLE}",
@@ -233,6 +241,7 @@ def main() -> None:
     parser.add_argument("--sets", help="comma-separated (default: every indexed set)")
     parser.add_argument("--variants", default="today")
     parser.add_argument("--grid", action="store_true", help="k1, b and term choice too")
+    parser.add_argument("--points", help="k1:b:terms:matches,... (terms 0: every term)")
     args = parser.parse_args()
     names = args.sets.split(",") if args.sets else sorted(
         p.name.removeprefix("data-") for p in args.work.glob("data-*") if (p / "keywords").exists()
@@ -246,12 +255,17 @@ def main() -> None:
             for b in (0.5, 0.6, 0.75, 0.9)
             for terms in (8, None)
         ]
+    if args.points:
+        grid = []
+        for point in args.points.split(","):
+            k1, b, terms, matches = point.split(":")
+            grid.append(Bm25(float(k1), float(b), int(terms) or None, int(matches)))
     table = evaluate(args.work, names, variants, grid)
     print("| variant | k1 | b | terms | " + " | ".join(names) + " | mean |")
     for variant in variants:
         for point in grid:
             cells = [mean(table[(n, variant, point)]) for n in names]
-            terms = point.max_terms or "all"
+            terms = f"{point.max_terms or 'all'}/{point.max_matches}"
             print(
                 f"| {variant} | {point.k1} | {point.b} | {terms} | "
                 + " | ".join(f"{c:.3f}" for c in cells)
