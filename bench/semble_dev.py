@@ -347,7 +347,9 @@ def main() -> None:
     parser.add_argument("step", choices=("index", "candidates", "evaluate"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/ragspace-semble-dev"))
     parser.add_argument("--sets", help="comma-separated subset (default: every set)")
-    parser.add_argument("--phase", choices=("keywords", "full"), default="full")
+    # keywords: after the keyword phase; full: with the vectors; any other name: the
+    # keyword-phase candidates again under that name (after a change to the keyword side)
+    parser.add_argument("--phase", default="full")
     parser.add_argument("--depth", type=int, default=RETRIEVAL_CANDIDATES)
     parser.add_argument("--peer", type=Path, help="semble_peer.py's --json output")
     parser.add_argument("--write", action="store_true", help="save bench/results/semble_dev.json")

@@ -1,19 +1,24 @@
 """A code chunk is found by its file's name and folders, which most of its chunks never say."""
 
 from ragspace.actions import Actions
+from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
 from ragspace.models import RetrievalMode
+from ragspace.ranking.ranker import RankingOptions, fusion_only
+from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.text.languages import PROSE_LANGUAGES
 
 # neither file says "synchronization" or "barrier" in its text: only their paths do
-LOCKS = "class Gate:\n    def wait_for_all(self, parties: int) -> None:\n        self.count = parties\n"
+LOCKS = (
+    "class Gate:\n    def wait_for_all(self, parties: int) -> None:\n        self.count = parties\n"
+)
 GUIDE = "# Waiting\n\nEvery party waits at the gate until all have arrived.\n"
 
 
 def test_code_is_found_by_its_folders_and_file_name_and_prose_is_not(
-    service: Actions, ingestor: Ingestor, store: Store
+    service: Actions, ingestor: Ingestor, store: Store, embedder: Embedder
 ) -> None:
     service.docsets.create("pkg")
     files = {
@@ -23,10 +28,14 @@ def test_code_is_found_by_its_folders_and_file_name_and_prose_is_not(
     }
     service.sources.add_files("pkg", [UploadedFile(n, t.encode()) for n, t in files.items()])
     ingestor.process_all()
-    hits = service.search.hits("synchronization", ["pkg"], k=5, mode=RetrievalMode.KEYWORD)
+    # the chunks' side alone (the file cards hold every file's path: code and prose alike)
+    alone = fusion_only(RankingOptions())
+    retriever = Retriever(store, embedder, RetrievalOptions(keyword_ranking=alone))
+    docset = [store.docsets.named("pkg").id]
+    hits = retriever.search("synchronization", docset, 5, RetrievalMode.KEYWORD)
     assert [hit.path for hit in hits] == ["pkg/synchronization/barrier.py"]
     # the file's name counts more than a word of its header (both files are named barrier)
-    hits = service.search.hits("barrier", ["pkg"], k=5, mode=RetrievalMode.KEYWORD)
+    hits = retriever.search("barrier", docset, 5, RetrievalMode.KEYWORD)
     assert [hit.path for hit in hits][:1] == ["pkg/synchronization/barrier.py"]
 
 
@@ -37,7 +46,7 @@ def test_path_words_and_prose_languages(store: Store) -> None:
         ).fetchone()
         prose = conn.execute(
             "select array_agg(l) from unnest(%s::text[]) l where is_prose_language(l)",
-            (sorted(PROSE_LANGUAGES) + ["python", "rust"],),
+            ([*sorted(PROSE_LANGUAGES), "python", "rust"],),
         ).fetchone()
     assert words == ("mutex mutex tokio src sync", "lib lib")
     assert prose is not None and set(prose[0]) == PROSE_LANGUAGES

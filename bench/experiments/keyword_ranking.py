@@ -1,0 +1,241 @@
+"""What should a keyword-only search (before the vectors land) be ranked with? (issue 68)
+
+A keyword-only search is ranked by its side alone today (`fusion_only`). Over the candidates
+bench/semble_dev.py saved in the keyword phase (every side but the vector one: chunks, whole
+documents, file cards), this ranks each question with the app's ranking signals that need no
+vector, over a grid, and chooses the point under leave-one-set-out over every set (each
+semble-dev repository a set, docs-dev's two sites too): each fold's point is the best mean
+objective on the other sets, scored on the held-out one. Also tries one signal the ranking
+does not have yet (`rare_definitions`: a name defined in more than RARE candidate files, a
+namespace like `absl` in `absl::Mutex`, is no evidence of which file defines what is asked).
+
+    python bench/experiments/keyword_ranking.py --work /work/semble-pool [--sets a,b]
+"""
+
+import argparse
+import dataclasses
+import itertools
+import multiprocessing
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+import semble_dev  # noqa: E402
+from quality_pool import ranked  # noqa: E402
+
+from ragspace.ranking.candidates import Candidate, Side  # noqa: E402
+from ragspace.ranking.ranker import RankingOptions, fusion_only  # noqa: E402
+
+RARE = 3  # candidate files a name may be defined in and still single one out
+
+
+@dataclass(frozen=True)
+class Point:
+    """The app's options and the prototype signals."""
+
+    options: RankingOptions
+    rare_definitions: bool = False
+    # a question whose keyword side's best candidates are mostly prose is ranked by that side
+    # alone: the code-aware signals lift every section of a page alike (docs-dev's recall)
+    prose_alone: bool = False
+
+    def label(self) -> str:
+        base = fusion_only(RankingOptions())
+        changed = [
+            f"{f.name}={getattr(self.options, f.name)}"
+            for f in dataclasses.fields(self.options)
+            if getattr(self.options, f.name) != getattr(base, f.name)
+        ]
+        if self.rare_definitions:
+            changed.append("rare_definitions")
+        if self.prose_alone:
+            changed.append("prose_alone")
+        return ", ".join(changed) or "fusion only"
+
+
+def keyword_sides(question: Any) -> Any:
+    """The question with its vector side's evidence removed (what a keyword-only search has)."""
+    offered = [
+        Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
+        for c in question.candidates
+        if any(s is not Side.VECTOR for s in c.evidence)
+    ]
+    return dataclasses.replace(question, candidates=offered, parts=[])
+
+
+def rare_only(question: Any) -> Any:
+    """The question whose Offer counts as definitions only names defined in at most RARE of
+    its candidate files."""
+    from ragspace.ranking.offer import _defines
+
+    names = question.offer.profile.symbols
+    files: dict[str, set[int]] = {}
+    for c in question.offer.candidates:
+        for name in names:
+            if _defines(c.hit, (name,)):
+                files.setdefault(name, set()).add(c.hit.document_id)
+    kept = tuple(n for n in names if len(files.get(n, ())) <= RARE)
+    fresh = dataclasses.replace(question)  # a new Offer, its own cached properties
+    fresh.offer.__dict__["defining"] = frozenset(
+        c.hit.chunk_id for c in fresh.offer.candidates if kept and _defines(c.hit, kept)
+    )
+    return fresh
+
+
+def objective(one: Any, figures: dict[str, float]) -> float:
+    if one.kind == "docs":
+        return (figures["mrr@10"] + figures["recall@5"]) / 2
+    return figures["ndcg@10"]
+
+
+# the first run's axes (433 points; every fold chose file_weight 0.5, name_boost 0.5,
+# coherence_boost 0.2, secondary_factor 0.3, file_decay 0.5, neighbour_weight 0.3 and no
+# definition boost, rare or not), then around that point where it was at an edge
+FIRST_AXES = {
+    "file_weight": (0.0, 0.5, 1.0),
+    "definition_boost": (0.0, 2.0),
+    "name_boost": (0.0, 0.5, 1.0),
+    "secondary_factor": (1.0, 0.3),
+    "file_decay": (1.0, 0.5),
+    "coherence_boost": (0.0, 0.2),
+    "neighbour_weight": (0.0, 0.3),
+}
+# the second run (these axes, docs-dev's guards) chose name_boost and coherence_boost 0 on
+# most folds: they cost vite's Recall@5; the third keeps them from prose questions
+SECOND_AXES = {
+    "file_weight": (0.5, 1.0),
+    "definition_boost": (0.0,),
+    "name_boost": (0.0, 0.5, 1.0, 2.0),
+    "secondary_factor": (1.0, 0.3, 0.15),
+    "file_decay": (1.0, 0.5, 0.3),
+    "coherence_boost": (0.0, 0.1, 0.2, 0.4),
+    "neighbour_weight": (0.3,),
+}
+AXES = {
+    "file_weight": (0.5, 1.0),
+    "definition_boost": (0.0,),
+    "name_boost": (0.0, 0.5, 1.0),
+    "secondary_factor": (0.3, 0.15),
+    "file_decay": (0.5, 0.3),
+    "coherence_boost": (0.0, 0.1, 0.2, 0.4),
+    "neighbour_weight": (0.3,),
+}
+PROSE_SHARE = 0.5  # of the keyword side's first PROSE_TOP candidates
+PROSE_TOP = 10
+GUARD_METRICS = ("mrr@10", "recall@5")
+
+
+def grid() -> list[Point]:
+    base = RankingOptions()
+    axes = AXES
+    points = [Point(fusion_only(base))]
+    for values in itertools.product(*axes.values()):
+        options = dataclasses.replace(base, **dict(zip(axes, values, strict=True)))
+        for rare in (False, True):
+            if rare and not options.definition_boost:
+                continue
+            points.append(Point(options, rare, prose_alone=True))
+    return points
+
+
+_STATE: tuple[dict[str, list[Any]], dict[str, list[Any]], list[Any], list[Point]] | None = None
+
+
+def _point_row(index: int) -> dict[str, dict[str, float]]:
+    assert _STATE is not None
+    plain, rare, sets, points = _STATE
+    point = points[index]
+    row = {}
+    alone = fusion_only(point.options)
+
+    def ranking(question: Any) -> list[Any]:
+        prose = point.prose_alone and mostly_prose(question)
+        return ranked(question, alone if prose else point.options)
+
+    for one in sets:
+        questions = rare[one.name] if point.rare_definitions else plain[one.name]
+        row[one.name] = semble_dev.set_scores(questions, ranking, one)
+    return row
+
+
+def mostly_prose(question: Any) -> bool:
+    """The keyword side's first PROSE_TOP candidates are mostly prose (docs pages)."""
+    from ragspace.ranking.selection import hit_is_prose
+
+    found = sorted(
+        (c for c in question.candidates if c.on(Side.KEYWORD)), key=lambda c: c.on(Side.KEYWORD).rank
+    )[:PROSE_TOP]
+    return bool(found) and sum(hit_is_prose(c.hit) for c in found) >= PROSE_SHARE * len(found)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path("/work/semble-pool"))
+    parser.add_argument("--sets")
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--phase", default="keywords", help="which saved candidates")
+    args = parser.parse_args()
+    loaded = {s.name: semble_dev.load(args.work, s, args.phase) for s in semble_dev.chosen(args.sets)}
+    sets = [s for s in semble_dev.chosen(args.sets) if loaded[s.name]]
+    plain = {s.name: [keyword_sides(q) for q in loaded[s.name]] for s in sets}
+    rare = {name: [rare_only(q) for q in qs] for name, qs in plain.items()}
+    points = grid()
+    print(f"{len(points)} points x {len(sets)} sets", file=sys.stderr)
+    global _STATE
+    _STATE = (plain, rare, sets, points)
+    with multiprocessing.get_context("fork").Pool(args.processes) as workers:
+        table = workers.map(_point_row, range(len(points)), chunksize=8)
+    names = [s.name for s in sets]
+
+    guards = [s.name for s in sets if s.kind == "docs"]
+
+    def shortfall(index: int) -> float:
+        """How far the point falls below fusion only less 0.01 on the docs guards."""
+        return sum(
+            max(0.0, table[0][g][m] - 0.01 - table[index][g][m]) for g in guards for m in GUARD_METRICS
+        )
+
+    def value(index: int, training: Sequence[str]) -> float:
+        training = [n for n in training if n not in guards]
+        mean = sum(objective(semble_dev_set(n), table[index][n]) for n in training) / len(training)
+        return mean - shortfall(index)
+
+    by_name = {s.name: s for s in sets}
+
+    def semble_dev_set(name: str) -> Any:
+        return by_name[name]
+
+    print("| held-out set | fusion only (today) | chosen on the others | point |")
+    print("|---|---:|---:|---|")
+    held, today = [], []
+    for name in names:
+        training = [n for n in names if n != name]
+        best = max(range(len(points)), key=lambda i: value(i, training))
+        got = objective(by_name[name], table[best][name])
+        was = objective(by_name[name], table[0][name])
+        held.append((name, got))
+        today.append((name, was))
+        if name in guards:
+            continue
+        print(f"| {name} | {was:.3f} | {got:.3f} | {points[best].label()} |", flush=True)
+    code = [n for n in names if by_name[n].kind == "code"]
+    mean_held = sum(g for n, g in held if n in code) / len(code)
+    mean_today = sum(g for n, g in today if n in code) / len(code)
+    print(f"| code repo mean | {mean_today:.3f} | {mean_held:.3f} | |")
+    everywhere = max(range(len(points)), key=lambda i: value(i, names))
+    print(f"chosen on every set: {points[everywhere].label()}")
+    for guard in guards:
+        today_cells = " / ".join(f"{table[0][guard][m]:.3f}" for m in GUARD_METRICS)
+        cells = " / ".join(f"{table[everywhere][guard][m]:.3f}" for m in GUARD_METRICS)
+        print(f"guard {guard} MRR / R@5: fusion only {today_cells}, chosen {cells}")
+
+
+if __name__ == "__main__":
+    main()
