@@ -78,7 +78,8 @@ def semble_sets() -> list[TarballSet]:
 
 def docs_sets() -> list[TarballSet]:
     return [
-        TarballSet(n, DOCS / f"{n}.tar.gz", DOCS / f"{n}.jsonl", "docs") for n in ("fastapi", "vite")
+        TarballSet(n, DOCS / f"{n}.tar.gz", DOCS / f"{n}.jsonl", "docs")
+        for n in ("fastapi", "vite")
     ]
 
 
@@ -98,7 +99,7 @@ def data_dir(work: Path, one: TarballSet) -> Path:
 # Step 1: index
 
 
-def cli(env: dict[str, str], *arguments: str) -> list[str]:
+def cli(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "ragspace_cli", *arguments]
 
 
@@ -108,7 +109,7 @@ def set_env(work: Path, one: TarballSet) -> dict[str, str]:
 
 def tiers(env: dict[str, str], docset: str) -> dict[str, int]:
     done = subprocess.run(
-        cli(env, "status", docset, "--json"), env=env, capture_output=True, text=True, check=True
+        cli("status", docset, "--json"), env=env, capture_output=True, text=True, check=True
     )
     counts: dict[str, int] = json.loads(done.stdout)["tiers"]
     return counts
@@ -126,10 +127,10 @@ def index_keywords(work: Path, one: TarballSet) -> None:
     log = (work / f"index-{one.name}.log").open("a")
     started = time.perf_counter()
     if not (folder / "created").exists():
-        subprocess.run(cli(env, "docset", "create", one.docset), env=env, stdout=log, check=True)
+        subprocess.run(cli("docset", "create", one.docset), env=env, stdout=log, check=True)
         (folder / "created").touch()
     adding = subprocess.Popen(
-        cli(env, "add", "dir", one.docset, str(work / "src" / one.name), "--wait"),
+        cli("add", "dir", one.docset, str(work / "src" / one.name), "--wait"),
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -159,7 +160,7 @@ def index_vectors(work: Path, one: TarballSet) -> None:
     started = time.perf_counter()
     with (work / f"index-{one.name}.log").open("a") as log:
         subprocess.run(
-            cli(env, "status", one.docset, "--wait"),
+            cli("status", one.docset, "--wait"),
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -231,52 +232,103 @@ def set_scores(
     return {key: value / len(questions) for key, value in totals.items()}
 
 
-def modes(depth: int) -> dict[str, Callable[[Any], list[Any]]]:
-    """The rankings scored: each side alone and the app's hybrid (as the app ranks them
-    today), and a keyword-only search given the shipped ranking's signals."""
-    from quality_pool import at_depth, ranked, side_alone
+def keyword_sides(question: Any) -> Any:
+    """The question with its vector side's evidence removed: what a keyword-only search has."""
+    import dataclasses
 
     from ragspace.ranking.candidates import Candidate, Side
+
+    offered = [
+        Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
+        for c in question.candidates
+        if any(s is not Side.VECTOR for s in c.evidence)
+    ]
+    return dataclasses.replace(question, candidates=offered, parts=[])
+
+
+def with_vectors_of(question: Any, full: Any) -> Any:
+    """`question`'s keyword-side candidates (saved before a keyword-side change) with the
+    vector side of `full` (saved after it): the hybrid search as it was before the change."""
+    import dataclasses
+
+    from ragspace.ranking.candidates import Candidate, Side
+
+    merged = {c.hit.chunk_id: c for c in keyword_sides(question).candidates}
+    for c in full.candidates:
+        vector = c.evidence.get(Side.VECTOR)
+        if vector is None:
+            continue
+        known = merged.get(c.hit.chunk_id)
+        evidence = {**(known.evidence if known else {}), Side.VECTOR: vector}
+        merged[c.hit.chunk_id] = Candidate(known.hit if known else c.hit, evidence)
+    return dataclasses.replace(question, candidates=list(merged.values()), parts=[])
+
+
+# (mode, phase of the candidates, how they are ranked): `keywords` is the keyword phase
+# before the path words (today's keyword side), `paths` the same phase after them, `full`
+# the candidates with the vectors in (after them), `before` today's keyword side with the
+# vectors of `full`
+MODES = (
+    ("keyword (today)", "keywords", "side"),
+    ("keyword", "paths", "side"),
+    ("keyword-only ranking", "paths", "keyword-only"),
+    ("vector", "full", "vector"),
+    ("hybrid (today)", "before", "hybrid"),
+    ("hybrid", "full", "hybrid"),
+)
+
+
+def ranking_of(how: str, depth: int) -> Callable[[Any], list[Any]]:
+    from quality_pool import at_depth, ranked, side_alone
+
+    from ragspace.ranking.candidates import Side
     from ragspace.ranking.ranker import RankingOptions
+    from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
 
-    shipped = RankingOptions()
+    if how == "side":
+        return at_depth(side_alone(Side.KEYWORD), depth)
+    if how == "vector":
+        return at_depth(side_alone(Side.VECTOR), depth)
+    if how == "keyword-only":
+        options = keyword_only_ranking()
 
-    def keyword_full(question: Any) -> list[Any]:
-        offered = [
-            Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
-            for c in question.candidates
-            if any(s is not Side.VECTOR for s in c.evidence)
-        ]
-        import dataclasses
+        def keyword_only(question: Any) -> list[Any]:
+            alone = keyword_sides(question)
+            return ranked(alone, for_candidates(options, alone.candidates))
 
-        return ranked(dataclasses.replace(question, candidates=offered, parts=[]), shipped)
-
-    return {
-        "keyword": at_depth(side_alone(Side.KEYWORD), depth),
-        "vector": at_depth(side_alone(Side.VECTOR), depth),
-        "hybrid": at_depth(lambda q: ranked(q, shipped), depth),
-        "keyword, full ranking": at_depth(keyword_full, depth),
-    }
+        return at_depth(keyword_only, depth)
+    return at_depth(lambda q: ranked(q, RankingOptions()), depth)
 
 
-def evaluate(work: Path, sets: Sequence[TarballSet], depth: int, peer: Path | None) -> dict[str, Any]:
+def phase_questions(work: Path, one: TarballSet, phase: str) -> list[Any]:
+    if phase != "before":
+        return load(work, one, phase)
+    before, full = load(work, one, "keywords"), load(work, one, "full")
+    if not before or not full:
+        return []
+    by_text = {q.text: q for q in full}
+    return [with_vectors_of(q, by_text[q.text]) for q in before]
+
+
+def evaluate(
+    work: Path, sets: Sequence[TarballSet], depth: int, peer: Path | None, folds: Path | None
+) -> dict[str, Any]:
     published = json.loads((SEMBLE / "published.json").read_text())["repos"]
     peer_rows = {r["repo"]: r for r in json.loads(peer.read_text())["rows"]} if peer else {}
+    held_out = json.loads(folds.read_text())["folds"] if folds else {}
     rows = []
     for one in sets:
-        phase = "full" if (data_dir(work, one) / "indexed").exists() else "keywords"
-        questions = load(work, one, phase)
-        if not questions and phase == "full":  # its vectors are in, its candidates not yet
-            phase, questions = "keywords", load(work, one, "keywords")
-        if not questions:
-            continue
         row: dict[str, Any] = {"set": one.name, "kind": one.kind, "language": one.language}
-        row.update({"phase": phase, "questions": len(questions)})
-        row["modes"] = {
-            mode: set_scores(questions, ranking, one)
-            for mode, ranking in modes(depth).items()
-            if phase == "full" or mode.startswith("keyword")
-        }
+        row["modes"] = {}
+        for mode, phase, how in MODES:
+            questions = phase_questions(work, one, phase)
+            if questions:
+                row["questions"] = len(questions)
+                row["modes"][mode] = set_scores(questions, ranking_of(how, depth), one)
+        if one.name in held_out:
+            row["modes"]["keyword-only ranking, held out"] = held_out[one.name]["scores"]
+        if not row["modes"]:
+            continue
         if one.kind == "code":
             methods = published[one.name]["methods"]
             row["published"] = {m: v["ndcg10"] if v else None for m, v in methods.items()}
@@ -286,27 +338,57 @@ def evaluate(work: Path, sets: Sequence[TarballSet], depth: int, peer: Path | No
     return {"depth": depth, "rows": rows}
 
 
-def report(result: dict[str, Any]) -> str:
+SHOWN = (
+    "keyword (today)",
+    "keyword",
+    "keyword-only ranking, held out",
+    "vector",
+    "hybrid (today)",
+    "hybrid",
+)
+
+
+def cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def report(results: Path) -> str:
+    """The results file as markdown (docs/benchmarks.md's generated section)."""
+    saved = json.loads(results.read_text())
+    run = saved.get("run", {})
+    lines = [
+        f"`{run.get('command', 'python bench/semble_dev.py evaluate --write')}` on "
+        f"{run.get('date', '-')}, commit {run.get('commit', '-')}; {saved['depth']} candidates "
+        "a side, k = 10; semble's chunk NDCG@10 (`score_semble.py`'s definition). "
+        "`peer`: `semble_peer.py` (semble 0.7.0's BM25 and code ranking, no dense side) run "
+        "on this machine; `semble`, `CRE Hybrid`, `BM25`: `published.json`. `-`: not measured "
+        "(vectors not embedded in the run) or not published.",
+        "",
+        *table(saved),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def table(result: dict[str, Any]) -> list[str]:
     """Per repository, per language and the means, then the docs guards."""
     code = [r for r in result["rows"] if r["kind"] == "code"]
-    names = ["keyword", "keyword, full ranking", "vector", "hybrid"]
-    head = "| set | language | n | " + " | ".join(names) + " | peer | semble | CRE Hybrid | BM25 |"
-    lines = [head, "|---|---|---:|" + "---:|" * (len(names) + 4)]
-
-    def cell(value: float | None) -> str:
-        return "-" if value is None else f"{value:.3f}"
-
+    head = "| set | language | n | " + " | ".join(SHOWN) + " | peer | semble | CRE Hybrid | BM25 |"
+    lines = [head, "|---|---|---:|" + "---:|" * (len(SHOWN) + 4)]
     for row in code:
-        got = [row["modes"].get(m, {}).get("ndcg@10") for m in names]
+        got = [row["modes"].get(m, {}).get("ndcg@10") for m in SHOWN]
         pub = row.get("published", {})
-        refs = [row.get("peer"), pub.get("semble"), pub.get("CodeRankEmbed Hybrid"), pub.get("BM25")]
+        refs = [
+            row.get("peer"),
+            pub.get("semble"),
+            pub.get("CodeRankEmbed Hybrid"),
+            pub.get("BM25"),
+        ]
         lines.append(
             f"| {row['set']} | {row['language']} | {row['questions']} | "
             + " | ".join(cell(v) for v in got + refs)
             + " |"
         )
-    lines += ["", *language_table(code, names), "", *docs_table(result["rows"])]
-    return "\n".join(lines) + "\n"
+    return [*lines, "", *language_table(code), "", *docs_table(result["rows"])]
 
 
 def mean(values: Sequence[float | None]) -> float | None:
@@ -314,16 +396,23 @@ def mean(values: Sequence[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
-def language_table(code: Sequence[dict[str, Any]], names: Sequence[str]) -> list[str]:
+def language_table(code: Sequence[dict[str, Any]]) -> list[str]:
+    """Means per language and over the repositories (over those a mode has: see n)."""
     languages = sorted({r["language"] for r in code})
-    lines = ["| language | repos | " + " | ".join(names) + " | peer |", "|---|---:|" + "---:|" * (len(names) + 1)]
+    lines = [
+        "| language | repos | " + " | ".join(SHOWN) + " | peer |",
+        "|---|---:|" + "---:|" * (len(SHOWN) + 1),
+    ]
     groups = [(lang, [r for r in code if r["language"] == lang]) for lang in languages]
     groups.append(("repo mean", list(code)))
     for label, rows in groups:
-        cells = [mean([r["modes"].get(m, {}).get("ndcg@10") for r in rows]) for m in names]
-        cells.append(mean([r.get("peer") for r in rows]))
-        text = " | ".join("-" if v is None else f"{v:.3f}" for v in cells)
-        lines.append(f"| {label} | {len(rows)} | {text} |")
+        cells = []
+        for mode in SHOWN:
+            values = [r["modes"][mode]["ndcg@10"] for r in rows if mode in r["modes"]]
+            shown = cell(mean(values))
+            cells.append(shown if len(values) == len(rows) else f"{shown} ({len(values)})")
+        cells.append(cell(mean([r.get("peer") for r in rows])))
+        lines.append(f"| {label} | {len(rows)} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -340,6 +429,13 @@ def docs_table(rows: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def git_commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
 def main() -> None:
     from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
@@ -352,6 +448,7 @@ def main() -> None:
     parser.add_argument("--phase", default="full")
     parser.add_argument("--depth", type=int, default=RETRIEVAL_CANDIDATES)
     parser.add_argument("--peer", type=Path, help="semble_peer.py's --json output")
+    parser.add_argument("--folds", type=Path, help="keyword_ranking.py's --json output")
     parser.add_argument("--write", action="store_true", help="save bench/results/semble_dev.json")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -364,10 +461,16 @@ def main() -> None:
     elif args.step == "candidates":
         dump_candidates(args.work, sets, args.phase)
     else:
-        result = evaluate(args.work, sets, args.depth, args.peer)
-        print(report(result), end="")
+        result = evaluate(args.work, sets, args.depth, args.peer, args.folds)
+        print("\n".join(table(result)))
         if args.write:
-            result["date"] = time.strftime("%Y-%m-%d", time.gmtime())
+            result["run"] = {
+                "command": "python bench/semble_dev.py evaluate --peer PEER.json --folds "
+                "FOLDS.json --write",
+                "date": time.strftime("%Y-%m-%d", time.gmtime()),
+                "commit": git_commit(),
+                "load": os.getloadavg()[0],
+            }
             RESULTS.write_text(json.dumps(result, indent=1) + "\n")
 
 

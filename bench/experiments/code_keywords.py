@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import pickle
-import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -124,9 +123,12 @@ def load_chunks(folder: Path, variant: str, cache: Path) -> Chunks:
     return chunks
 
 
-def query_lexemes(folder: Path, questions: Sequence[str], cache: Path) -> dict[str, list[str]]:
+def query_lexemes(
+    folder: Path, questions: Sequence[str], cache: Path, split: bool = False
+) -> dict[str, list[str]]:
     """Each question's lexemes as the keyword side makes them (keyword_terms, then
-    to_tsvector), in one connection."""
+    to_tsvector), in one connection; with `split`, its identifiers' words too
+    (`StrAppend` -> str, append, as semble's query tokens)."""
     if cache.exists():
         loaded: dict[str, list[str]] = json.loads(cache.read_text())
         return loaded
@@ -138,8 +140,9 @@ def query_lexemes(folder: Path, questions: Sequence[str], cache: Path) -> dict[s
             q: list(
                 conn.execute(
                     "select coalesce(array_agg(distinct lexeme), '{}') from"
-                    " unnest(tsvector_to_array(to_tsvector('english', %s))) lexeme",
-                    (" ".join(keyword_terms(q)),),
+                    " unnest(tsvector_to_array(to_tsvector('english', %s || ' ' ||"
+                    " case when %s then identifier_words(%s) else '' end))) lexeme",
+                    (" ".join(keyword_terms(q)), split, q),
                 ).fetchone()[0]
             )
             for q in questions
@@ -186,7 +189,9 @@ def ranked(chunks: Chunks, lexemes: Sequence[str], bm25: Bm25, depth: int = K) -
         for index in chunks.postings[lexeme]:
             tf = chunks.counts[index][lexeme]
             norm = 1 - bm25.b + bm25.b * chunks.lengths[index] / chunks.average
-            scores[index] = scores.get(index, 0.0) + idf * tf * (bm25.k1 + 1) / (tf + bm25.k1 * norm)
+            scores[index] = scores.get(index, 0.0) + idf * tf * (bm25.k1 + 1) / (
+                tf + bm25.k1 * norm
+            )
     order = sorted(scores, key=lambda i: (-scores[i], chunks.ids[i]))
     return order[:depth]
 
@@ -210,7 +215,11 @@ def question_score(chunks: Chunks, order: Sequence[int], question: dict[str, Any
 
 
 def evaluate(
-    work: Path, names: Sequence[str], variants: Sequence[str], grid: Sequence[Bm25]
+    work: Path,
+    names: Sequence[str],
+    variants: Sequence[str],
+    grid: Sequence[Bm25],
+    split: bool = False,
 ) -> dict[tuple[str, str, Bm25], list[float]]:
     """Per (set, variant, BM25 point) the questions' scores."""
     table: dict[tuple[str, str, Bm25], list[float]] = {}
@@ -219,7 +228,10 @@ def evaluate(
     for name in names:
         folder = work / f"data-{name}"
         questions = set_questions(name)
-        lexemes = query_lexemes(folder, [q["question"] for q in questions], cache / f"{name}.q.json")
+        suffix = ".split" if split else ""
+        lexemes = query_lexemes(
+            folder, [q["question"] for q in questions], cache / f"{name}.q{suffix}.json", split
+        )
         for variant in variants:
             chunks = load_chunks(folder, variant, cache / f"{name}.{variant}.pickle")
             for point in grid:
@@ -241,10 +253,17 @@ def main() -> None:
     parser.add_argument("--sets", help="comma-separated (default: every indexed set)")
     parser.add_argument("--variants", default="today")
     parser.add_argument("--grid", action="store_true", help="k1, b and term choice too")
+    parser.add_argument("--split-query", action="store_true", help="identifiers' words too")
     parser.add_argument("--points", help="k1:b:terms:matches,... (terms 0: every term)")
     args = parser.parse_args()
-    names = args.sets.split(",") if args.sets else sorted(
-        p.name.removeprefix("data-") for p in args.work.glob("data-*") if (p / "keywords").exists()
+    names = (
+        args.sets.split(",")
+        if args.sets
+        else sorted(
+            p.name.removeprefix("data-")
+            for p in args.work.glob("data-*")
+            if (p / "keywords").exists()
+        )
     )
     variants = args.variants.split(",")
     grid = [Bm25()]
@@ -260,7 +279,7 @@ def main() -> None:
         for point in args.points.split(","):
             k1, b, terms, matches = point.split(":")
             grid.append(Bm25(float(k1), float(b), int(terms) or None, int(matches)))
-    table = evaluate(args.work, names, variants, grid)
+    table = evaluate(args.work, names, variants, grid, args.split_query)
     print("| variant | k1 | b | terms | " + " | ".join(names) + " | mean |")
     for variant in variants:
         for point in grid:

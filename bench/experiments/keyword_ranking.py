@@ -15,8 +15,8 @@ namespace like `absl` in `absl::Mutex`, is no evidence of which file defines wha
 import argparse
 import dataclasses
 import itertools
+import json
 import multiprocessing
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
 import semble_dev  # noqa: E402
-from quality_pool import ranked  # noqa: E402
+from quality_pool import HEADLINE, candidates_file, ranked, scores  # noqa: E402
 
 from ragspace.ranking.candidates import Candidate, Side  # noqa: E402
 from ragspace.ranking.ranker import RankingOptions, fusion_only  # noqa: E402
@@ -118,7 +118,11 @@ SECOND_AXES = {
     "coherence_boost": (0.0, 0.1, 0.2, 0.4),
     "neighbour_weight": (0.3,),
 }
-AXES = {
+# the third (today's keyword side, prose questions kept from the signals) chose file_weight 1,
+# name_boost 0.5, coherence_boost 0.4, secondary_factor 0.3, file_decay 0.3 on every fold
+# (held out repo mean 0.839, docs-dev unchanged); the fourth, on the keyword side with the
+# path words (--phase paths), around it
+THIRD_AXES = {
     "file_weight": (0.5, 1.0),
     "definition_boost": (0.0,),
     "name_boost": (0.0, 0.5, 1.0),
@@ -127,9 +131,33 @@ AXES = {
     "coherence_boost": (0.0, 0.1, 0.2, 0.4),
     "neighbour_weight": (0.3,),
 }
-PROSE_SHARE = 0.5  # of the keyword side's first PROSE_TOP candidates
-PROSE_TOP = 10
+# the fourth (--phase paths, docs-dev guards) chose the grid's edges again (coherence_boost
+# 0.8, file_decay 0.15, secondary_factor 0.15; held out 0.850), and that point costs codebase
+# (the protocol's chunk-level code set) chunk R@10 0.902 -> 0.76: FOURTH_AXES; the fifth adds
+# codebase and claude-docs as guards (--pool) over a grid that holds points near fusion only
+FOURTH_AXES = {
+    "file_weight": (0.5, 1.0),
+    "definition_boost": (0.0,),
+    "name_boost": (0.5, 1.0),
+    "secondary_factor": (0.3, 0.15),
+    "file_decay": (0.5, 0.3, 0.15),
+    "coherence_boost": (0.2, 0.4, 0.8),
+    "neighbour_weight": (0.3,),
+}
+AXES = {
+    "file_weight": (0.0, 0.5, 1.0),
+    "definition_boost": (0.0,),
+    "name_boost": (0.0, 0.5, 1.0),
+    "secondary_factor": (1.0, 0.3),
+    "file_decay": (1.0, 0.5, 0.3),
+    "coherence_boost": (0.0, 0.2, 0.4),
+    "neighbour_weight": (0.0, 0.3),
+}
+
 GUARD_METRICS = ("mrr@10", "recall@5")
+# a guard's shortfall below fusion only less 0.01 costs this many times its size: in effect a
+# point that costs a guard is not chosen while one that does not is there
+GUARD_WEIGHT = 10.0
 
 
 def grid() -> list[Point]:
@@ -161,18 +189,48 @@ def _point_row(index: int) -> dict[str, dict[str, float]]:
 
     for one in sets:
         questions = rare[one.name] if point.rare_definitions else plain[one.name]
-        row[one.name] = semble_dev.set_scores(questions, ranking, one)
+        if isinstance(one, PoolGuard):
+            row[one.name] = scores(questions, ranking)
+        else:
+            row[one.name] = semble_dev.set_scores(questions, ranking, one)
     return row
 
 
-def mostly_prose(question: Any) -> bool:
-    """The keyword side's first PROSE_TOP candidates are mostly prose (docs pages)."""
-    from ragspace.ranking.selection import hit_is_prose
+@dataclass(frozen=True)
+class PoolGuard:
+    """One of the protocol's corpus sets (its candidates saved from a copy of its data
+    folder, as `save_candidates` names them: `<phase>-<name>`), a guard here."""
 
-    found = sorted(
-        (c for c in question.candidates if c.on(Side.KEYWORD)), key=lambda c: c.on(Side.KEYWORD).rank
-    )[:PROSE_TOP]
-    return bool(found) and sum(hit_is_prose(c.hit) for c in found) >= PROSE_SHARE * len(found)
+    name: str
+    kind: str = "pool"
+
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(HEADLINE[self.name])
+
+
+def pool_guards(folder: Path | None, phase: str) -> list[tuple[PoolGuard, list[Any]]]:
+    from quality_pool import PoolSet, load_questions_with_candidates
+
+    if folder is None:
+        return []
+    found = []
+    for name in ("codebase", "claude-docs"):
+        source = PoolSet(name, semble_dev.SHARED / name, f"eval-{name}")
+        if candidates_file(folder / f"{phase}-{name}").exists():
+            found.append(
+                (
+                    PoolGuard(name),
+                    load_questions_with_candidates(folder / f"{phase}-{name}", source),
+                )
+            )
+    return found
+
+
+def mostly_prose(question: Any) -> bool:
+    """The keyword side's first candidates are mostly prose (the app's rule)."""
+    from ragspace.search.keyword_ranking import mostly_prose as app_rule
+
+    return app_rule(question.candidates)
 
 
 def main() -> None:
@@ -181,9 +239,19 @@ def main() -> None:
     parser.add_argument("--sets")
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--phase", default="keywords", help="which saved candidates")
+    parser.add_argument("--json", type=Path, help="write the folds (for semble_dev.py --folds)")
+    parser.add_argument(
+        "--pool", type=Path, help="a folder with codebase's and claude-docs' candidates"
+    )
+    parser.add_argument("--pool-phase", default="paths")
     args = parser.parse_args()
-    loaded = {s.name: semble_dev.load(args.work, s, args.phase) for s in semble_dev.chosen(args.sets)}
-    sets = [s for s in semble_dev.chosen(args.sets) if loaded[s.name]]
+    loaded = {
+        s.name: semble_dev.load(args.work, s, args.phase) for s in semble_dev.chosen(args.sets)
+    }
+    sets: list[Any] = [s for s in semble_dev.chosen(args.sets) if loaded[s.name]]
+    for guard, questions in pool_guards(args.pool, args.pool_phase):
+        sets.append(guard)
+        loaded[guard.name] = questions
     plain = {s.name: [keyword_sides(q) for q in loaded[s.name]] for s in sets}
     rare = {name: [rare_only(q) for q in qs] for name, qs in plain.items()}
     points = grid()
@@ -194,20 +262,25 @@ def main() -> None:
         table = workers.map(_point_row, range(len(points)), chunksize=8)
     names = [s.name for s in sets]
 
-    guards = [s.name for s in sets if s.kind == "docs"]
+    guards = [s.name for s in sets if s.kind != "code"]
+    by_name = {s.name: s for s in sets}
+
+    def guard_metrics(name: str) -> tuple[str, ...]:
+        one = by_name[name]
+        return one.metrics() if isinstance(one, PoolGuard) else GUARD_METRICS
 
     def shortfall(index: int) -> float:
-        """How far the point falls below fusion only less 0.01 on the docs guards."""
+        """How far the point falls below fusion only less 0.01 on the guards."""
         return sum(
-            max(0.0, table[0][g][m] - 0.01 - table[index][g][m]) for g in guards for m in GUARD_METRICS
+            max(0.0, table[0][g][m] - 0.01 - table[index][g][m])
+            for g in guards
+            for m in guard_metrics(g)
         )
 
     def value(index: int, training: Sequence[str]) -> float:
         training = [n for n in training if n not in guards]
         mean = sum(objective(semble_dev_set(n), table[index][n]) for n in training) / len(training)
-        return mean - shortfall(index)
-
-    by_name = {s.name: s for s in sets}
+        return mean - GUARD_WEIGHT * shortfall(index)
 
     def semble_dev_set(name: str) -> Any:
         return by_name[name]
@@ -215,12 +288,14 @@ def main() -> None:
     print("| held-out set | fusion only (today) | chosen on the others | point |")
     print("|---|---:|---:|---|")
     held, today = [], []
+    folds: dict[str, Any] = {}
     for name in names:
         training = [n for n in names if n != name]
         best = max(range(len(points)), key=lambda i: value(i, training))
         got = objective(by_name[name], table[best][name])
         was = objective(by_name[name], table[0][name])
         held.append((name, got))
+        folds[name] = {"chosen": points[best].label(), "scores": table[best][name]}
         today.append((name, was))
         if name in guards:
             continue
@@ -232,9 +307,17 @@ def main() -> None:
     everywhere = max(range(len(points)), key=lambda i: value(i, names))
     print(f"chosen on every set: {points[everywhere].label()}")
     for guard in guards:
-        today_cells = " / ".join(f"{table[0][guard][m]:.3f}" for m in GUARD_METRICS)
-        cells = " / ".join(f"{table[everywhere][guard][m]:.3f}" for m in GUARD_METRICS)
-        print(f"guard {guard} MRR / R@5: fusion only {today_cells}, chosen {cells}")
+        shown = guard_metrics(guard)
+        today_cells = " / ".join(f"{table[0][guard][m]:.3f}" for m in shown)
+        cells = " / ".join(f"{table[everywhere][guard][m]:.3f}" for m in shown)
+        print(f"guard {guard} {' / '.join(shown)}: fusion only {today_cells}, chosen {cells}")
+    if args.json:
+        everywhere_label = points[everywhere].label()
+        guard_rows = {
+            g: {"fusion only": table[0][g], "chosen": table[everywhere][g]} for g in guards
+        }
+        out = {"phase": args.phase, "folds": folds, "everywhere": everywhere_label}
+        args.json.write_text(json.dumps({**out, "guards": guard_rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

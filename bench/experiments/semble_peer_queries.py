@@ -16,7 +16,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-SEMBLE_DEV = next(p / "shared/eval/semble-dev" for p in HERE.parents if (p / "shared/eval").is_dir())
+SEMBLE_DEV = next(
+    p / "shared/eval/semble-dev" for p in HERE.parents if (p / "shared/eval").is_dir()
+)
 sys.path.insert(0, str(SEMBLE_DEV))
 from score_semble import first_hit_rank, load_questions, semble_ndcg  # noqa: E402
 from semble_peer import stand_in_model  # noqa: E402
@@ -40,7 +42,9 @@ def main() -> int:
                 row = {"repo": repo, "id": q["id"], "question": q["question"]}
                 for name, rerank in (("bm25", False), ("peer", True)):
                     results = index.search(q["question"], top_k=10, alpha=0.0, rerank=rerank)
-                    hits = [(r.chunk.file_path, r.chunk.start_line, r.chunk.end_line) for r in results]
+                    hits = [
+                        (r.chunk.file_path, r.chunk.start_line, r.chunk.end_line) for r in results
+                    ]
                     row[name] = {
                         "ndcg@10": semble_ndcg(hits, q["targets"], 10),
                         "rank": first_hit_rank(hits, q["targets"]),

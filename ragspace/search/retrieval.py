@@ -16,7 +16,7 @@ from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.query import sub_questions
 from ragspace.ranking.ranker import RankingOptions, fusion_only, rank
 from ragspace.ranking.selection import hit_is_prose
-from ragspace.search.keyword_ranking import keyword_only_ranking
+from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.store import SearchRequest, Store
 from ragspace.text.terms import covers
@@ -169,6 +169,8 @@ class Retriever:
         # keyword-only search, ranked as one
         offered = uses_vector and any(Side.VECTOR in c.evidence for c in candidates)
         ranking = self._ranking(bool(request.keyword_terms), offered)
+        if ranking is self.options.keyword_ranking:
+            ranking = for_candidates(ranking, candidates)
         parts: list[tuple[str, list[Candidate]]] = []
         if ranking.sub_question_weight:
             if embed is not None:
