@@ -50,7 +50,7 @@ SNAKE_WHOLE = (
     "coalesce((select string_agg(replace(m[1], '_', ''), ' ') from regexp_matches("
     "c.content, '([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)', 'g') as m), '')"
 )
-# migration 20261205000000_code_path_words.sql's path_words(): the last three directories
+# migration 20261206000000_code_path_words.sql's path_words(): the last three directories
 LAST_DIRS = (
     "repeat(regexp_replace(regexp_replace(d.path, '^.*/', ''), '\\.[^.]*$', '') || ' ', 2)"
     " || array_to_string((string_to_array(d.path, '/'))"

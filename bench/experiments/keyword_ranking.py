@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 import semble_dev  # noqa: E402
 from quality_pool import HEADLINE, candidates_file, ranked, scores  # noqa: E402
+from semble_dev import keyword_sides  # noqa: E402
 
-from ragspace.ranking.candidates import Candidate, Side  # noqa: E402
 from ragspace.ranking.ranker import RankingOptions, fusion_only  # noqa: E402
 
 RARE = 3  # candidate files a name may be defined in and still single one out
@@ -58,16 +58,6 @@ class Point:
         if self.prose_alone:
             changed.append("prose_alone")
         return ", ".join(changed) or "fusion only"
-
-
-def keyword_sides(question: Any) -> Any:
-    """The question with its vector side's evidence removed (what a keyword-only search has)."""
-    offered = [
-        Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
-        for c in question.candidates
-        if any(s is not Side.VECTOR for s in c.evidence)
-    ]
-    return dataclasses.replace(question, candidates=offered, parts=[])
 
 
 def rare_only(question: Any) -> Any:
@@ -134,7 +124,10 @@ THIRD_AXES = {
 # the fourth (--phase paths, docs-dev guards) chose the grid's edges again (coherence_boost
 # 0.8, file_decay 0.15, secondary_factor 0.15; held out 0.850), and that point costs codebase
 # (the protocol's chunk-level code set) chunk R@10 0.902 -> 0.76: FOURTH_AXES; the fifth adds
-# codebase and claude-docs as guards (--pool) over a grid that holds points near fusion only
+# codebase and claude-docs as guards (--pool) over a grid that holds points near fusion only:
+# run 5 (codebase's candidates before its path words) chose cards 1.0, names 0.5, links 0.3
+# (held out 0.803); run 6 (after them) cards 0.5, names 0.5, links 0.3 (held out 0.773): the
+# shipped values (ragspace/search/keyword_ranking.py)
 FOURTH_AXES = {
     "file_weight": (0.5, 1.0),
     "definition_boost": (0.0,),
@@ -258,8 +251,13 @@ def main() -> None:
     print(f"{len(points)} points x {len(sets)} sets", file=sys.stderr)
     global _STATE
     _STATE = (plain, rare, sets, points)
-    with multiprocessing.get_context("fork").Pool(args.processes) as workers:
-        table = workers.map(_point_row, range(len(points)), chunksize=8)
+    cache = args.work / f"keyword-ranking-{args.phase}-{len(points)}x{len(sets)}.json"
+    if cache.exists():  # the same grid over the same sets, scored before
+        table = json.loads(cache.read_text())
+    else:
+        with multiprocessing.get_context("fork").Pool(args.processes) as workers:
+            table = workers.map(_point_row, range(len(points)), chunksize=8)
+        cache.write_text(json.dumps(table))
     names = [s.name for s in sets]
 
     guards = [s.name for s in sets if s.kind != "code"]
@@ -290,6 +288,8 @@ def main() -> None:
     held, today = [], []
     folds: dict[str, Any] = {}
     for name in names:
+        if name in guards:
+            continue
         training = [n for n in names if n != name]
         best = max(range(len(points)), key=lambda i: value(i, training))
         got = objective(by_name[name], table[best][name])
@@ -297,8 +297,6 @@ def main() -> None:
         held.append((name, got))
         folds[name] = {"chosen": points[best].label(), "scores": table[best][name]}
         today.append((name, was))
-        if name in guards:
-            continue
         print(f"| {name} | {was:.3f} | {got:.3f} | {points[best].label()} |", flush=True)
     code = [n for n in names if by_name[n].kind == "code"]
     mean_held = sum(g for n, g in held if n in code) / len(code)

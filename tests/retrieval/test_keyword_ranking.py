@@ -11,7 +11,8 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 
-# the module the question is about says its words once; its test says them over and over
+# the module the question is about is named for it and says its words once; a helper
+# elsewhere says them over and over
 TOKENS = (
     "class Lexer:\n"
     "    def next_token(self, text: str) -> str:\n"
@@ -19,15 +20,23 @@ TOKENS = (
     "    def stream(self, text: str) -> list[str]:\n"
     "        return text.split()\n"
 )
-TEST_TOKENS = "".join(
-    f"def test_token_stream_{n}() -> None:\n"
-    f"    assert token_stream('a b') == ['a', 'b']  # token stream {n}\n\n"
-    for n in range(6)
+HELPERS = "".join(
+    f"def check_{n}(value: str) -> None:\n"
+    f"    assert value  # a token stream, token by token: the stream of tokens {n}\n\n"
+    for n in range(2)
 )
-FILES = {"parser/tokens.py": TOKENS, "tests/test_tokens.py": TEST_TOKENS}
+# and other modules, two of which say one of its words once in a longer text
+OTHERS = {
+    f"util/mod{n}.py": "".join(
+        f"def step_{n}_{m}(x: int) -> int:\n    return x + {m}\n\n" for m in range(8)
+    )
+    + ("def reader() -> None:\n    pass  # reads one token\n" if n < 2 else "")
+    for n in range(8)
+}
+FILES = {"parser/tokens.py": TOKENS, "util/checks.py": HELPERS, **OTHERS}
 
 
-def test_keyword_only_searches_lower_tests_and_lift_the_file_the_question_names(
+def test_keyword_only_searches_lift_the_file_the_question_names(
     store: Store, embedder: Embedder, settings: Settings
 ) -> None:
     service = build_actions(settings, store, embedder)
@@ -42,8 +51,8 @@ def test_keyword_only_searches_lower_tests_and_lift_the_file_the_question_names(
     for mode in (RetrievalMode.KEYWORD, RetrievalMode.HYBRID):
         hits = service.search.hits("token stream", ["lexer"], k=5, mode=mode)
         assert [hit.path for hit in hits][:1] == ["parser/tokens.py"], mode
-    # the side alone ranks the test first: its words, many times over
+    # the side alone ranks the helper first: the question's words, many times over
     alone = RetrievalOptions(keyword_ranking=fusion_only(RankingOptions()))
     docset = store.docsets.named("lexer").id
     hits = Retriever(store, embedder, alone).search("token stream", [docset], 5)
-    assert [hit.path for hit in hits][:1] == ["tests/test_tokens.py"]
+    assert [hit.path for hit in hits][:1] == ["util/checks.py"]
