@@ -248,19 +248,24 @@ def keyword_sides(question: Any) -> Any:
 
 def with_vectors_of(question: Any, full: Any) -> Any:
     """`question`'s keyword-side candidates (saved before a keyword-side change) with the
-    vector side of `full` (saved after it): the hybrid search as it was before the change."""
+    vector side of `full` (saved after it): the hybrid search as it was before the change.
+    A chunk is matched by its place (path and lines): the vector pass stores a document's
+    chunks again, under new ids."""
     import dataclasses
 
     from ragspace.ranking.candidates import Candidate, Side
 
-    merged = {c.hit.chunk_id: c for c in keyword_sides(question).candidates}
+    def place(c: Any) -> tuple[str, int, int]:
+        return (c.hit.path, c.hit.start_line, c.hit.end_line)
+
+    merged = {place(c): c for c in keyword_sides(question).candidates}
     for c in full.candidates:
         vector = c.evidence.get(Side.VECTOR)
         if vector is None:
             continue
-        known = merged.get(c.hit.chunk_id)
+        known = merged.get(place(c))
         evidence = {**(known.evidence if known else {}), Side.VECTOR: vector}
-        merged[c.hit.chunk_id] = Candidate(known.hit if known else c.hit, evidence)
+        merged[place(c)] = Candidate(known.hit if known else c.hit, evidence)
     return dataclasses.replace(question, candidates=list(merged.values()), parts=[])
 
 
