@@ -3,7 +3,7 @@
 from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import Ingestor
-from ragspace.models import RetrievalMode
+from ragspace.models import RetrievalMode, SearchQuery
 from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.sources.files import UploadedFile
@@ -32,10 +32,11 @@ def test_code_is_found_by_its_folders_and_file_name_and_prose_is_not(
     alone = fusion_only(RankingOptions())
     retriever = Retriever(store, embedder, RetrievalOptions(keyword_ranking=alone))
     docset = [store.docsets.named("pkg").id]
-    hits = retriever.search("synchronization", docset, 5, RetrievalMode.KEYWORD)
+    keyword = RetrievalMode.KEYWORD
+    hits = retriever.search(SearchQuery(question="synchronization", mode=keyword).within(docset), 5)
     assert [hit.path for hit in hits] == ["pkg/synchronization/barrier.py"]
     # the file's name counts more than a word of its header (both files are named barrier)
-    hits = retriever.search("barrier", docset, 5, RetrievalMode.KEYWORD)
+    hits = retriever.search(SearchQuery(question="barrier", mode=keyword).within(docset), 5)
     assert [hit.path for hit in hits][:1] == ["pkg/synchronization/barrier.py"]
 
 

@@ -3,7 +3,7 @@ is ranked with every ranking signal that needs no vector, not by its side alone.
 
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import IngestOptions, Ingestor
-from ragspace.models import RetrievalMode, VectorTier
+from ragspace.models import RetrievalMode, SearchQuery, VectorTier
 from ragspace.ranking.ranker import RankingOptions, fusion_only
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.search.retrieval import RetrievalOptions, Retriever
@@ -49,10 +49,12 @@ def test_keyword_only_searches_lift_the_file_the_question_names(
         assert ingestor.process_next()
     assert {d.vector_tier for d in service.documents.all("lexer")} == {VectorTier.KEYWORDS}
     for mode in (RetrievalMode.KEYWORD, RetrievalMode.HYBRID):
-        hits = service.search.hits("token stream", ["lexer"], k=5, mode=mode)
+        query = SearchQuery(question="token stream", docsets=("lexer",), mode=mode, limit=5)
+        hits = service.search.hits(query)
         assert [hit.path for hit in hits][:1] == ["parser/tokens.py"], mode
     # the side alone ranks the helper first: the question's words, many times over
     alone = RetrievalOptions(keyword_ranking=fusion_only(RankingOptions()))
     docset = store.docsets.named("lexer").id
-    hits = Retriever(store, embedder, alone).search("token stream", [docset], 5)
+    query = SearchQuery(question="token stream", mode=RetrievalMode.KEYWORD).within([docset])
+    hits = Retriever(store, embedder, alone).search(query, 5)
     assert [hit.path for hit in hits][:1] == ["util/checks.py"]
