@@ -34,6 +34,7 @@ from ragspace.ingestion.symbol_backfill import SymbolBackfill
 from ragspace.ingestion.worker import IngestOptions, Ingestor, WorkerPool
 from ragspace.models import RetrievalMode
 from ragspace.ranking.options import RankingOptions
+from ragspace.search.keyword_ranking import keyword_only_ranking
 from ragspace.search.retrieval import RelevanceFloor, RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.sources.files import ArchiveLimits
@@ -179,13 +180,15 @@ def build_actions(
 
 def build_retriever(settings: Settings, store: Store, embedder: Embedder) -> Retriever:
     """Hybrid retrieval with the configured tuning."""
+    ranking = RankingOptions.from_settings(settings.retrieval)
     return Retriever(
         store,
         embedder,
         RetrievalOptions(
             mode=RetrievalMode(settings.retrieval.retrieval_mode),
             candidates=settings.retrieval.retrieval_candidates,
-            ranking=RankingOptions.from_settings(settings.retrieval),
+            ranking=ranking,
+            keyword_ranking=keyword_only_ranking(ranking),
             ef_search=settings.retrieval.hnsw_ef_search,
             exact_max_chunks=settings.retrieval.exact_search_max_chunks,
         ),

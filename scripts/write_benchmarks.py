@@ -133,6 +133,11 @@ def quality_pool() -> str:
     return _bench_report("quality_pool", RESULTS / "quality_pool.json")
 
 
+def semble_dev() -> str:
+    """bench/semble_dev.py's own report: semble-dev per repository and language, docs-dev."""
+    return _bench_report("semble_dev", RESULTS / "semble_dev.json")
+
+
 def ranking_latency() -> str:
     """filtered_search.py's report of the ranking's side-by-side latency run."""
     return _bench_report("filtered_search", RESULTS / "ranking_latency.jsonl")
@@ -397,6 +402,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "shared_sets": shared_sets,
     "readme_quality": readme_quality,
     "retrieval_quality": quality_pool,
+    "semble_dev": semble_dev,
     "ranking_latency": ranking_latency,
     "languages": languages,
     "symbol_extraction": symbol_extraction,
@@ -412,6 +418,7 @@ TABLES: dict[str, Callable[[], str]] = {
 PAGES = {
     BENCHMARKS_PAGE: (
         "retrieval_quality",
+        "semble_dev",
         "load_test",
         "memory",
         "shared_sets",

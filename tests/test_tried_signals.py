@@ -6,7 +6,6 @@ import dataclasses
 
 import pytest
 
-from bench.experiments.tried_signals.file_names import name_match
 from bench.experiments.tried_signals.files_best_chunks import best_chunks_mean
 from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import (
@@ -24,6 +23,7 @@ from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import QueryProfile
+from ragspace.ranking.signals.file_names import name_match
 from tests.ranking.made import candidate, hit
 
 

@@ -38,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import quality_pool as qp
 
-from bench.experiments.tried_signals.file_names import name_match
 from bench.experiments.tried_signals.tests_lowered import is_secondary
 from bench.experiments.tried_signals.whole_documents import DOCUMENT
 from ragspace.eval.evaluation import match_hits, whole_files
@@ -48,6 +47,7 @@ from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.ranker import scored
 from ragspace.ranking.selection import hit_is_prose, one_per_section
+from ragspace.ranking.signals.file_names import name_match
 
 SIDES = (Side.VECTOR, Side.KEYWORD, Side.FILE, DOCUMENT)
 FEATURES = (

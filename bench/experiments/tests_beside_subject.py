@@ -28,9 +28,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import quality_pool as qp
 
-from bench.experiments.tried_signals.file_names import name_terms
 from bench.experiments.tried_signals.tests_lowered import is_secondary
 from ragspace.ranking.options import RankingOptions
+from ragspace.ranking.signals.file_names import name_terms
 
 # stems of the words that make a file name a test's or an example's (terms.terms stems them)
 _ROLE_WORDS = frozenset({"test", "spec", "exampl", "sampl", "demo"})

@@ -47,6 +47,9 @@ class RankingOptions:
     # alike less; 0: a fixed weight
     file_confidence_power: float = 2.0
     definition_boost: float = 2.0  # a chunk defining a symbol the question names
+    # times the share of the file's name words the question uses (signals/file_names.py);
+    # off in hybrid search, on in the keyword-only ranking (search/keyword_ranking.py)
+    name_boost: float = 0.0
     # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code)
     prose_factor: float = 0.5
     # files the symbol table links to the best files (one uses what the other defines) lift
@@ -72,6 +75,7 @@ OFF: dict[str, Any] = {
     "lift_best_chunk": False,
     "file_confidence_power": 0.0,
     "definition_boost": 0.0,
+    "name_boost": 0.0,
     "prose_factor": 1.0,
     "neighbour_weight": 0.0,
 }

@@ -14,6 +14,7 @@ from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.selection import Scored, one_per_section
 from ragspace.ranking.signals.defined_symbols import defined_symbols
 from ragspace.ranking.signals.file_cards import file_cards
+from ragspace.ranking.signals.file_names import file_names
 from ragspace.ranking.signals.fused_sides import fused_sides
 from ragspace.ranking.signals.linked_files import LinkSource, linked_files
 from ragspace.ranking.signals.prose_for_code import lowered_prose, prose_for_code
@@ -40,7 +41,7 @@ class Signals(Generic[OptionsT]):
 SIGNALS: Signals[RankingOptions] = Signals(
     fusion=fused_sides,
     files=(file_cards,),
-    question=(defined_symbols, prose_for_code),
+    question=(defined_symbols, file_names, prose_for_code),
     links=linked_files,
 )
 

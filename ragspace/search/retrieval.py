@@ -11,10 +11,11 @@ import numpy.typing as npt
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import VectorsPendingError
 from ragspace.models import Hit, RetrievalMode, ScopedQuery
-from ragspace.ranking.candidates import Candidate
+from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.options import RankingOptions, fusion_only
 from ragspace.ranking.ranker import rank
 from ragspace.ranking.selection import hit_is_prose
+from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
 from ragspace.settings import EXACT_SEARCH_MAX_CHUNKS, HNSW_EF_SEARCH, RETRIEVAL_CANDIDATES
 from ragspace.store import SearchRequest, Store
 from ragspace.text.terms import covers
@@ -31,6 +32,8 @@ class RetrievalOptions:
     mode: RetrievalMode = RetrievalMode.HYBRID
     candidates: int = RETRIEVAL_CANDIDATES
     ranking: RankingOptions = field(default_factory=RankingOptions)
+    # a search with only its keyword side (keyword mode; hybrid before the vectors are in)
+    keyword_ranking: RankingOptions = field(default_factory=keyword_only_ranking)
     ef_search: int = HNSW_EF_SEARCH
     exact_max_chunks: int = EXACT_SEARCH_MAX_CHUNKS  # exact vector ranking up to this many
 
@@ -149,15 +152,23 @@ class Retriever:
         """Rank the request's candidates; with `embed` the request has no vector yet and
         `embed` gives it (called once the keyword side runs)."""
         uses_vector = embed is not None or request.query_vector is not None
-        ranking = self._ranking(bool(request.keyword_terms), uses_vector)
         candidates = self._store.chunks.search(request, embed)
+        # a hybrid search whose vector side offered nothing (no vectors embedded yet) is a
+        # keyword-only search, ranked as one
+        offered = uses_vector and any(Side.VECTOR in c.evidence for c in candidates)
+        ranking = self._ranking(bool(request.keyword_terms), offered)
+        if ranking is self.options.keyword_ranking:
+            ranking = for_candidates(ranking, candidates)
         return rank(candidates, ranking, query, depth, per_section, self._store.symbol_links)
 
     def _ranking(self, uses_keywords: bool, uses_vectors: bool = True) -> RankingOptions:
-        """Hybrid search ranks with every signal; one side alone is shown as it ranks
+        """Hybrid search ranks with every signal; the keyword side alone with every signal
+        that needs no vector (keyword_ranking.py); the vector side alone as it ranks
         (fusion_only)."""
         if uses_keywords and uses_vectors:
             return self.options.ranking
+        if uses_keywords:
+            return self.options.keyword_ranking
         return fusion_only(self.options.ranking)
 
     def _request(
@@ -174,15 +185,18 @@ class Retriever:
         mode = mode or self.options.mode
         use_vector = embed and _uses_vector(mode)
         use_keywords = mode in (RetrievalMode.HYBRID, RetrievalMode.KEYWORD)
-        # the file side only when the ranking reads it (hybrid)
-        ranking = self._ranking(use_keywords, _uses_vector(mode))
+        # the file side only when the ranking reads it, or the keyword-only ranking a hybrid
+        # search falls back to before its vectors are in
+        rankings = [self._ranking(use_keywords, _uses_vector(mode))]
+        if use_keywords:
+            rankings.append(self.options.keyword_ranking)
         return SearchRequest(
             docset_ids=docset_ids,
             dimensions=self._embedder.dimensions,
             query_vector=self._embedder.embed([query])[0] if use_vector else None,
             keyword_terms=keyword_terms(query) if use_keywords else (),
             candidates=max(depth, self.options.candidates),
-            files=use_keywords and ranking.file_weight > 0,
+            files=use_keywords and any(r.file_weight > 0 for r in rankings),
             ef_search=max(depth, self.options.ef_search),
             exact_max_chunks=self.options.exact_max_chunks,
             ref=ref,

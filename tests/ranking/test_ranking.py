@@ -12,6 +12,7 @@ from ragspace.ranking.fusion import confidence, distribution, min_max
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import OFF, RankingOptions, fusion_only
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
+from ragspace.search.keyword_ranking import keyword_only_ranking
 from ragspace.ranking.ranker import SIGNALS, canonical, rank, rank_offer
 from tests.ranking.made import candidate, hit
 
@@ -62,9 +63,11 @@ def test_scalings_place_each_score_in_its_sides_distribution() -> None:
 
 def test_every_signal_the_app_holds_is_on_and_listed_once() -> None:
     """A signal that lost the protocol leaves the app for bench/experiments/tried_signals/:
-    each option in OFF is on by default, and SIGNALS lists each signal once."""
-    defaults = RankingOptions()
-    assert all(getattr(defaults, field) != off for field, off in OFF.items())
+    each option in OFF is on by default in hybrid search or in the keyword-only ranking (the
+    file names: on there only), and SIGNALS lists each signal once."""
+    defaults, keyword_only = RankingOptions(), keyword_only_ranking()
+    for field, off in OFF.items():
+        assert getattr(defaults, field) != off or getattr(keyword_only, field) != off, field
     fields = {f.name for f in dataclasses.fields(RankingOptions)}
     assert set(OFF) <= fields
     listed = [SIGNALS.fusion, *SIGNALS.files, *SIGNALS.question, SIGNALS.links]

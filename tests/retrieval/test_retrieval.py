@@ -147,7 +147,8 @@ def test_convex_scores_add_each_sides_scaled_score(
         store,
         embedder,
         RetrievalOptions(
-            ranking=fusion_only(RankingOptions(fusion=Fusion.CONVEX, vector_share=share))
+            ranking=fusion_only(RankingOptions(fusion=Fusion.CONVEX, vector_share=share)),
+            keyword_ranking=fusion_only(RankingOptions(vector_share=share)),
         ),
     )
 
@@ -187,9 +188,8 @@ def test_keyword_scores_follow_bm25(
     ingestor.process_all()
     docset = store.docsets.named("animals").id
     share = 0.5
-    retriever = Retriever(
-        store, embedder, RetrievalOptions(ranking=fusion_only(RankingOptions(vector_share=share)))
-    )
+    alone = fusion_only(RankingOptions(vector_share=share))
+    retriever = Retriever(store, embedder, RetrievalOptions(ranking=alone, keyword_ranking=alone))
     hits = retriever.fused("zebra", [docset], 10, RetrievalMode.KEYWORD)
     assert [h.path for h in hits] == ["thrice.md", "once.md", "long.md"]
     with store.pool.connection() as conn:
@@ -401,7 +401,9 @@ def test_the_keyword_ranking_weighs_as_configured(store: Store, embedder: Embedd
 
 
 @pytest.mark.usefixtures("corpus")
-def test_only_the_hybrid_ranking_asks_for_the_file_side(store: Store, embedder: Embedder) -> None:
+def test_only_the_rankings_with_keywords_ask_for_the_file_side(
+    store: Store, embedder: Embedder
+) -> None:
     # "worker internals" is lease-table.md's heading: its card holds it
     question = "How do the worker internals assign shards?"
     ops = [store.docsets.named("ops").id]
@@ -412,4 +414,6 @@ def test_only_the_hybrid_ranking_asks_for_the_file_side(store: Store, embedder: 
         return [c.hit.path for c in found if c.on(Side.FILE)]
 
     assert file_side(RetrievalMode.HYBRID)[:1] == ["lease-table.md"]
-    assert file_side(RetrievalMode.KEYWORD) == []  # ranked by its own side: no cards read
+    # a keyword-only search reads the cards too (search/keyword_ranking.py); vectors alone not
+    assert file_side(RetrievalMode.KEYWORD)[:1] == ["lease-table.md"]
+    assert file_side(RetrievalMode.VECTOR) == []

@@ -26,7 +26,6 @@ class TriedOptions(RankingOptions):
     symbol_vector_share: float | None = None
     # each side's weight times its confidence (fusion.confidence) to this power
     confidence_power: float = 0.0
-    name_boost: float = 0.0  # times the share of the file's name words the question uses
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
@@ -40,7 +39,6 @@ OFF: dict[str, Any] = {
     "document_weight": 0.0,
     "file_vector_weight": 0.0,
     "file_keyword_weight": 0.0,
-    "name_boost": 0.0,
     "coherence_boost": 0.0,
     "secondary_factor": 1.0,
     "file_decay": 1.0,

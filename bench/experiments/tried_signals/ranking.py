@@ -4,7 +4,6 @@ the app's: what bench/quality_pool.py ranks a grid point of TriedOptions with.""
 from collections.abc import Sequence
 
 from bench.experiments.tried_signals.file_coherence import file_coherence
-from bench.experiments.tried_signals.file_names import file_names
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import TriedOptions
@@ -17,6 +16,7 @@ from ragspace.ranking.offer import Offer
 from ragspace.ranking.ranker import Signals, ordered, scored, selected
 from ragspace.ranking.signals.defined_symbols import defined_symbols
 from ragspace.ranking.signals.file_cards import file_cards
+from ragspace.ranking.signals.file_names import file_names
 from ragspace.ranking.signals.linked_files import LinkSource, linked_files
 from ragspace.ranking.signals.prose_for_code import prose_for_code
 

@@ -1,15 +1,20 @@
-"""A file whose name the question uses rises: `fixtures.py` for a question about fixtures."""
+"""A file whose name the question uses rises: `fixtures.py` for a question about fixtures.
+
+Off in hybrid search (the protocol left it off there); on in the keyword-only ranking
+(search/keyword_ranking.py), where semble-dev's folds chose it (issue 68)."""
 
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from bench.experiments.tried_signals.options import TriedOptions
 from ragspace.ranking.offer import Offer
+from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import QueryProfile, name_parts
 from ragspace.text.terms import terms
 
 
-def file_names(offer: Offer, scores: dict[int, float], options: TriedOptions, unit: float) -> None:
+def file_names(
+    offer: Offer, scores: dict[int, float], options: RankingOptions, unit: float
+) -> None:
     """Each chunk gains `name_boost` times the best score (`unit`) times the share of its
     file's name words the question uses, in place."""
     if options.name_boost:

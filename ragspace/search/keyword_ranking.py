@@ -1,0 +1,57 @@
+"""The ranking of a search that has only its keyword side: keyword mode, and a hybrid search
+of DocSets whose vectors are not embedded yet (between "keywords 230/230" and "vectors
+230/230", the first minutes after adding a repository).
+
+Its side alone (`fusion_only`) was all such a search got. These are the ranking's signals
+that need no vector, at the values bench/experiments/keyword_ranking.py chose under
+leave-one-set-out over semble-dev's 15 repositories (each a set), with docs-dev's two sites and
+the protocol's codebase and claude-docs sets as guards (issue 68; docs/benchmarks.md): the
+file cards, a file whose name the question uses, and files the symbol table links to the best
+ones. The file-level signals semble-dev's whole-file answers also reward (a file with several
+matching chunks, each further chunk of a listed file counted less, tests lowered) cost
+codebase's chunk-level answers (chunk R@10 0.902 -> 0.764) and are left off: held out,
+semble-dev's repo mean NDCG@10 0.680 -> 0.773 (0.850 with them, unguarded). They and the
+cards lift every section of a documentation page alike and cost docs-dev's Recall@5 (vite
+0.708 -> 0.667), so a question whose keyword candidates are mostly prose keeps its side's own
+order.
+"""
+
+import dataclasses
+from collections.abc import Sequence
+
+from ragspace.ranking.candidates import Candidate, Side
+from ragspace.ranking.options import RankingOptions, fusion_only
+from ragspace.ranking.selection import hit_is_prose
+
+# a question is about prose when at least this share of the keyword side's first PROSE_TOP
+# candidates is prose (docs pages)
+PROSE_SHARE = 0.5
+PROSE_TOP = 10
+
+
+def keyword_only_ranking(hybrid: RankingOptions | None = None) -> RankingOptions:
+    """The options for a search without a vector side, from the hybrid ones (their fusion
+    settings kept: with one side, only its scaling matters)."""
+    return dataclasses.replace(
+        hybrid or RankingOptions(),
+        file_weight=0.5,
+        lift_best_chunk=True,
+        file_confidence_power=2.0,
+        definition_boost=0.0,
+        name_boost=0.5,
+        neighbour_weight=0.3,
+    )
+
+
+def mostly_prose(candidates: Sequence[Candidate]) -> bool:
+    """The keyword side's first PROSE_TOP candidates are mostly prose."""
+    keyword = [c for c in candidates if c.on(Side.KEYWORD)]
+    keyword.sort(key=lambda c: c.evidence[Side.KEYWORD].rank)
+    first = keyword[:PROSE_TOP]
+    return bool(first) and sum(hit_is_prose(c.hit) for c in first) >= PROSE_SHARE * len(first)
+
+
+def for_candidates(options: RankingOptions, candidates: Sequence[Candidate]) -> RankingOptions:
+    """The keyword-only options for this question: its side's own order when it is about
+    prose (see the module's docstring)."""
+    return fusion_only(options) if mostly_prose(candidates) else options

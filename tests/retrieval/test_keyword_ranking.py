@@ -1,0 +1,60 @@
+"""A search with only its keyword side (keyword mode, or hybrid before the vectors are in)
+is ranked with every ranking signal that needs no vector, not by its side alone."""
+
+from ragspace.embedding.embedders import Embedder
+from ragspace.ingestion.worker import IngestOptions, Ingestor
+from ragspace.models import RetrievalMode, SearchQuery, VectorTier
+from ragspace.ranking.options import RankingOptions, fusion_only
+from ragspace.runtime import build_actions, build_chunker
+from ragspace.search.retrieval import RetrievalOptions, Retriever
+from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
+from ragspace.store import Store
+
+# the module the question is about is named for it and says its words once; a helper
+# elsewhere says them over and over
+TOKENS = (
+    "class Lexer:\n"
+    "    def next_token(self, text: str) -> str:\n"
+    "        return text.split()[0]\n\n"
+    "    def stream(self, text: str) -> list[str]:\n"
+    "        return text.split()\n"
+)
+HELPERS = "".join(
+    f"def check_{n}(value: str) -> None:\n"
+    f"    assert value  # a token stream, token by token: the stream of tokens {n}\n\n"
+    for n in range(2)
+)
+# and other modules, two of which say one of its words once in a longer text
+OTHERS = {
+    f"util/mod{n}.py": "".join(
+        f"def step_{n}_{m}(x: int) -> int:\n    return x + {m}\n\n" for m in range(8)
+    )
+    + ("def reader() -> None:\n    pass  # reads one token\n" if n < 2 else "")
+    for n in range(8)
+}
+FILES = {"parser/tokens.py": TOKENS, "util/checks.py": HELPERS, **OTHERS}
+
+
+def test_keyword_only_searches_lift_the_file_the_question_names(
+    store: Store, embedder: Embedder, settings: Settings
+) -> None:
+    service = build_actions(settings, store, embedder)
+    ingestor = Ingestor(
+        store, build_chunker(settings), embedder, IngestOptions(keywords_first=True)
+    )
+    service.docsets.create("lexer")
+    service.sources.add_files("lexer", [UploadedFile(n, t.encode()) for n, t in FILES.items()])
+    for _ in FILES:  # the keyword passes only
+        assert ingestor.process_next()
+    assert {d.vector_tier for d in service.documents.all("lexer")} == {VectorTier.KEYWORDS}
+    for mode in (RetrievalMode.KEYWORD, RetrievalMode.HYBRID):
+        query = SearchQuery(question="token stream", docsets=("lexer",), mode=mode, limit=5)
+        hits = service.search.hits(query)
+        assert [hit.path for hit in hits][:1] == ["parser/tokens.py"], mode
+    # the side alone ranks the helper first: the question's words, many times over
+    alone = RetrievalOptions(keyword_ranking=fusion_only(RankingOptions()))
+    docset = store.docsets.named("lexer").id
+    query = SearchQuery(question="token stream", mode=RetrievalMode.KEYWORD).within([docset])
+    hits = Retriever(store, embedder, alone).search(query, 5)
+    assert [hit.path for hit in hits][:1] == ["util/checks.py"]
