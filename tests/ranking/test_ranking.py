@@ -12,8 +12,8 @@ from ragspace.ranking.fusion import confidence, distribution, min_max
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import OFF, RankingOptions, fusion_only
 from ragspace.ranking.query import QueryProfile, looks_like_symbol, name_parts
-from ragspace.search.keyword_ranking import keyword_only_ranking
 from ragspace.ranking.ranker import SIGNALS, canonical, rank, rank_offer
+from ragspace.search.keyword_ranking import keyword_only_ranking
 from tests.ranking.made import candidate, hit
 
 
