@@ -223,6 +223,7 @@ def _timed_row(checkout: str, snapshots: list[Any], load_before: float) -> dict[
         "after_stable": estimate.stable,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
+        "commit": commit_id(),
     }
 
 

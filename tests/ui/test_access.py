@@ -154,7 +154,8 @@ def _refusal(handler: Callable[..., Any], args: tuple[Any, ...]) -> str:
     values = result if isinstance(result, tuple) else (result,)
     messages = [v for v in values if isinstance(v, str) and ERROR_CLASS in v]
     assert len(messages) == 1, values
-    kept_or_cleared = (gr.update(), None, gr.update(visible=False))  # inputs kept, nothing pending
+    # inputs kept, nothing pending, another panel's message cleared
+    kept_or_cleared = (gr.update(), None, gr.update(visible=False), "")
     assert all(v in kept_or_cleared for v in values if v is not messages[0]), values
     return messages[0]
 
