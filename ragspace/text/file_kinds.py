@@ -1,5 +1,6 @@
 """What a file's path says of its kind: a test, an example, or generated or vendored code,
-which a question (ranking/paths.py) or a repository map (symbols/repo_map.py) rarely wants."""
+which a repository map (symbols/repo_map.py) or a question (the tried signal that lowers
+tests, bench/experiments/tried_signals/tests_lowered.py) rarely wants."""
 
 import re
 from functools import lru_cache

@@ -5,19 +5,9 @@ app's, for `X-Ragspace-Auth` and the bearer token. The attacker is 127.0.0.1, th
 from pathlib import Path
 
 from ragspace.access import AUTH_HEADER
-from tests.cli.test_mcp_command import running_http_server, server_env
+from tests.cli.test_mcp_command import INITIALIZE, running_http_server, server_env
 from tests.ui.test_login_limits import ATTACKER, FREE, GUESSES, USER, client_from
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
