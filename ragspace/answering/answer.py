@@ -4,9 +4,15 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from ragspace.answering.citations import cite, passage_label, verify_citations, version_text
+from ragspace.answering.citations import (
+    cite,
+    passage_label,
+    passage_url,
+    verify_citations,
+    version_text,
+)
 from ragspace.answering.context import ContextBuilder
-from ragspace.answering.focus import is_prose_passage, lead
+from ragspace.answering.focus import Lead, lead
 from ragspace.answering.llm import ChatModel
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
@@ -85,9 +91,12 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
     citations = [cite(p, question) for p in passages]
     leads = _leads(question, passages)
     if leads:
-        quoted = {number: text for number, text in leads}
-        citations = [_quoted(c, quoted[c.number]) if c.number in quoted else c for c in citations]
-        parts = [_lead_markdown(text, passages[number - 1], number) for number, text in leads]
+        quoted, of = dict(leads), {p.number: p for p in passages}
+        citations = [
+            _quoted(c, quoted[c.number], of[c.number]) if c.number in quoted else c
+            for c in citations
+        ]
+        parts = [_lead_markdown(best, of[number]) for number, best in leads]
     else:
         parts = ["No single sentence of the passages matches the question; see the sources:"]
     parts.append(
@@ -97,30 +106,43 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
 
 
-def _quoted(citation: Citation, quote: str) -> Citation:
-    """The citation verified by its lead quote; a snippet the quote holds whole is dropped,
-    so a short passage is not shown twice (the answer already quotes all of it)."""
+def _quoted(citation: Citation, best: Lead, passage: Passage) -> Citation:
+    """The citation verified by its lead quote and focused on the quoted lines; a snippet
+    the quote holds whole is dropped, so a short passage is not shown twice (the answer
+    already quotes all of it)."""
     body = " ".join(citation.snippet.removeprefix("…\n").removesuffix("\n…").split())
-    snippet = "" if body in " ".join(quote.split()) else citation.snippet
-    return citation.model_copy(
-        update={"verification": "verified", "quote": quote, "snippet": snippet}
-    )
+    snippet = "" if body in " ".join(best.text.split()) else citation.snippet
+    lines = (best.start_line, best.end_line)
+    update: dict[str, object] = {
+        "verification": "verified",
+        "quote": best.text,
+        "snippet": snippet,
+        "focus_start_line": lines[0],
+        "focus_end_line": lines[1],
+        "url": passage_url(passage, lines),
+    }
+    return citation.model_copy(update=update)
 
 
-def _leads(question: str, passages: Sequence[Passage]) -> list[tuple[int, str]]:
-    """(passage number, verbatim text) of the best sentences of the top passages."""
-    found: list[tuple[int, str]] = []
+def _leads(question: str, passages: Sequence[Passage]) -> list[tuple[int, Lead]]:
+    """(passage number, lead) of the best sentences or lines of the top passages."""
+    found: list[tuple[int, Lead]] = []
     for passage in passages[:LEAD_PASSAGES]:
         best = lead(passage, question)
-        if best is not None and all(best.text != text for _, text in found):
-            found.append((passage.number, best.text))
+        if best is not None and all(best.text != other.text for _, other in found):
+            found.append((passage.number, best))
     return found
 
 
-def _lead_markdown(text: str, passage: Passage, number: int) -> str:
-    if is_prose_passage(passage):
-        return f"{text} [{number}]"
-    return f"[{number}]\n{fenced(text, str(passage.metadata.get('language', '')))}"
+def _lead_markdown(best: Lead, passage: Passage) -> str:
+    """A lead as the answer shows it: a sentence with its [n], or the code lines as a block
+    under the definition they are in."""
+    number = passage.number
+    if not best.code:
+        return f"{best.text} [{number}]"
+    symbol = passage.metadata.get("symbol")
+    where = f"In `{symbol}` [{number}]:" if symbol else f"[{number}]"
+    return f"{where}\n{fenced(best.text, str(passage.metadata.get('language', '')))}"
 
 
 def source_line(citation: Citation, passage: Passage) -> str:

@@ -1,16 +1,32 @@
 """Which lines of a passage match a question best, and its best sentences, verbatim."""
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
+from ragspace.answering.boilerplate import as_text, boilerplate_kind, is_boilerplate
 from ragspace.models import Passage
 from ragspace.text.languages import is_prose
 from ragspace.text.terms import term_pairs, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
+_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+])\1{2,}\s*$")
+_ASKS_NUMBER = re.compile(
+    r"\bhow\s+(long|many|much|often|big|large|fast|old)\b|\bwhat\s+(is|are)\s+the\s+"
+    r"(default|maximum|minimum|max|min|limit|size|number|timeout|version|port)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|"
+    r"hundred|thousand|million|half|once|twice)\b",
+    re.IGNORECASE,
+)
 FOCUS_LINES = 4
+# a boilerplate line (heading, bare signature, import) scores this much below the words it
+# shares: a statement sharing as many words is quoted first, one sharing more still loses
+BOILERPLATE_DISCOUNT = 0.75
 MAX_SENTENCE_CHARS = 400
 
 
@@ -44,14 +60,29 @@ def passage_line(passage: Passage, number: int) -> str:
 
 
 def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
-    """The few lines of the best chunk sharing most words with the question."""
+    """The few lines of the best chunk sharing most words with the question (a statement
+    before a heading, bare signature, import or docstring opener that shares as many); of
+    the whole passage when no line of that chunk shares one (a chunk of licence header and
+    imports can rank first for the file it opens)."""
     start, end = chunk_range(passage)
     wanted = terms(question)
-    scores = {n: len(wanted & terms(passage_line(passage, n))) for n in range(start, end + 1)}
-    best = max(scores, key=lambda n: (scores[n], -n))
-    if not wanted or scores[best] == 0:
+    if not wanted:
         return start, end
-    return _around(passage, best, start, end)
+    for low, high in ((start, end), (passage.start_line, passage.end_line)):
+        scores = {n: line_score(passage_line(passage, n), wanted) for n in range(low, high + 1)}
+        best = max(scores, key=lambda n: (scores[n], -n))
+        if scores[best] > 0:
+            return _around(passage, best, low, high)
+    return start, end
+
+
+def line_score(line: str, wanted: set[str]) -> float:
+    """How much a line says about the question's words: those it shares, less when the
+    line is boilerplate (it names what follows rather than saying it)."""
+    shared = len(wanted & terms(line))
+    if shared and is_boilerplate(line):
+        return shared - BOILERPLATE_DISCOUNT
+    return float(shared)
 
 
 def _around(passage: Passage, best: int, start: int, end: int) -> tuple[int, int]:
@@ -82,58 +113,130 @@ def _around(passage: Passage, best: int, start: int, end: int) -> tuple[int, int
 
 
 @dataclass(frozen=True)
+class Sentence:
+    """A sentence of prose, verbatim but for line breaks, and the lines (0-based, of the
+    text it was read from) it starts and ends on."""
+
+    text: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
 class Lead:
-    """A verbatim sentence (prose) or lines (code) of a passage that answers a question."""
+    """A verbatim sentence (prose, markup rendered) or lines (code) of a passage that
+    answers a question, and the document lines it quotes."""
 
     text: str
     code: bool
-    score: int
+    score: float
+    start_line: int
+    end_line: int
 
 
 def lead(passage: Passage, question: str) -> Lead | None:
     """The passage's sentence or code lines sharing most words with the question, if any;
     between sentences sharing as many words, the one holding more of the question's word
-    pairs in order ("ref ... indexed") wins, then the first."""
+    pairs in order ("ref ... indexed") wins, then the first; a question asking how long, how
+    many or what limit prefers a sentence with a number first. Headings and licence text are
+    not quoted."""
     wanted = terms(question)
     if not wanted:
         return None
     if not is_prose_passage(passage):
-        start, end = focus_range(passage, question)
-        text = "\n".join(passage_line(passage, n) for n in range(start, end + 1)).strip("\n")
-        score = len(wanted & terms(text))
-        return Lead(text=text, code=True, score=score) if score else None
-    pairs = term_pairs(question)
+        return _code_lead(passage, question, wanted)
+    pairs, number = term_pairs(question), asks_for_number(question)
     scored = [
-        (len(wanted & terms(s)), len(pairs & term_pairs(s)), -i, s)
-        for i, s in enumerate(sentences(passage.content))
+        (
+            len(wanted & terms(s.text)),
+            number and bool(_NUMBER.search(s.text)),
+            len(pairs & term_pairs(s.text)),
+            -i,
+            s,
+        )
+        for i, s in enumerate(sentence_spans(passage.content))
+        if boilerplate_kind(s.text) not in ("licence", "heading")
     ]
     if not scored:
         return None
-    score, _, _, text = max(scored)
-    return Lead(text=text, code=False, score=score) if score else None
+    score, _, _, _, best = max(scored, key=lambda row: row[:4])
+    if not score:
+        return None
+    rst = str(passage.metadata.get("language", "")) == "rst" or passage.path.endswith(".rst")
+    first, last = passage.start_line + best.first, passage.start_line + best.last
+    return Lead(as_text(best.text, rst), False, score, first, last)
+
+
+def asks_for_number(question: str) -> bool:
+    """True for a question whose answer is an amount: how long, how many, what limit..."""
+    return bool(_ASKS_NUMBER.search(question))
+
+
+def _code_lead(passage: Passage, question: str, wanted: set[str]) -> Lead | None:
+    """The focus lines of a code passage without the boilerplate lines at their edges (the
+    signature above the statement that answers, the next definition's header below it; the
+    body under a signature when the signature alone matches)."""
+    low, high = focus_range(passage, question)
+    numbers = list(range(low, high + 1))
+    score = max(line_score(passage_line(passage, n), wanted) for n in numbers)
+    if score == 0:
+        return None
+    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[0])):
+        numbers.pop(0)
+    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[-1])):
+        numbers.pop()
+    text = "\n".join(passage_line(passage, n) for n in numbers).strip("\n")
+    return Lead(text, True, score, numbers[0], numbers[-1])
 
 
 def sentences(text: str) -> list[str]:
     """Sentences of prose, verbatim but for line breaks; headings, fences and tables left out."""
-    found: list[str] = []
+    return [s.text for s in sentence_spans(text)]
+
+
+def sentence_spans(text: str) -> list[Sentence]:
+    """Sentences of prose with their lines; Markdown and reST headings (a title over its
+    underline), fences, tables and directives left out."""
+    found: list[Sentence] = []
     in_code = False
-    prose: list[str] = []
+    prose: list[tuple[int, str]] = []
 
     def flush() -> None:
-        joined = " ".join(prose)
-        found.extend(s for s in _SENTENCE_END.split(joined) if 12 <= len(s) <= MAX_SENTENCE_CHARS)
+        found.extend(_split(prose))
         prose.clear()
 
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n")):
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
+        if _UNDERLINE.match(line) and prose:  # the line above was a reST title
+            prose.pop()
+            flush()
+        elif stripped.startswith(("```", "~~~")):
             in_code = not in_code
             flush()
-        elif in_code or not stripped or stripped.startswith(("#", "|", "<!--")):
+        elif in_code or not stripped or stripped.startswith(("#", "|", "<!--", ".. ")):
             flush()
         else:
             if _LIST_ITEM.match(stripped):
                 flush()
-            prose.append(stripped)
+            prose.append((number, stripped))
     flush()
+    return found
+
+
+def _split(prose: list[tuple[int, str]]) -> list[Sentence]:
+    """A paragraph's lines cut into sentences, each with its first and last line."""
+    if not prose:
+        return []
+    joined, starts = "", []
+    for _, text in prose:
+        starts.append(len(joined) + (1 if joined else 0))
+        joined = f"{joined} {text}" if joined else text
+    found, begin = [], 0
+    for end in [m.start() for m in _SENTENCE_END.finditer(joined)] + [len(joined)]:
+        sentence = joined[begin:end].strip()
+        if 12 <= len(sentence) <= MAX_SENTENCE_CHARS:
+            first = prose[bisect_right(starts, begin) - 1][0]
+            last = prose[bisect_right(starts, max(begin, end - 1)) - 1][0]
+            found.append(Sentence(sentence, first, last))
+        begin = end
     return found
