@@ -6,7 +6,9 @@ from dataclasses import replace
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.symbols import SymbolActions
 from ragspace.answering.answer import AnswerPipeline
+from ragspace.answering.follow_up import standalone
 from ragspace.models import Answer, AnswerUpdate, SearchQuery
+from ragspace.text.markdown_text import escape_markdown
 
 SYMBOL_ANSWER_PLACES = 10  # places a symbol-table answer lists unless the query's limit says
 
@@ -27,8 +29,17 @@ class AnswerActions:
         Reranked when the query asks, a chat model is configured and every DocSet searched
         keeps reranking on (a DocSet whose evaluation showed it hurting can turn it off).
         "Where is X defined" and "what calls X" are answered from the symbol table when it
-        knows X.
+        knows X. Without a chat model, a follow-up is made standalone first (follow_up.py).
         """
+        asked = query.question
+        if query.history and self._pipeline.chat is None:
+            query = replace(query, question=standalone(asked, query.history))
+        updates = self._updates(query)
+        if query.question == asked:
+            return updates
+        return _noted(updates, f"Read as: {query.question}")
+
+    def _updates(self, query: SearchQuery) -> Iterator[AnswerUpdate]:
         scoped, docsets = self._scope.scoped(query)
         if self._symbols is not None:
             limit = query.limit or SYMBOL_ANSWER_PLACES
@@ -43,3 +54,13 @@ class AnswerActions:
         *_, last = self.ask(query)
         assert last.answer is not None
         return last.answer
+
+
+def _noted(updates: Iterator[AnswerUpdate], note: str) -> Iterator[AnswerUpdate]:
+    """The updates with a note in italics above each text (and in the answer's notes)."""
+    for update in updates:
+        text = f"_{escape_markdown(note)}_\n\n{update.text}"
+        answer = update.answer
+        if answer is not None:
+            answer = answer.model_copy(update={"text": text, "notes": [note, *answer.notes]})
+        yield update.model_copy(update={"text": text, "answer": answer})

@@ -13,7 +13,7 @@ from ragspace.access import AUTH_HEADER, Credentials
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import NotFoundError, ValidationError
 from ragspace.links import LineLink
-from ragspace.models import SearchQuery
+from ragspace.models import Message, SearchQuery
 from ragspace.runtime import build_actions
 from ragspace.settings import load_settings
 from ragspace.store import Store
@@ -119,6 +119,21 @@ def test_chat_answers_where_defined_and_what_calls_from_the_table_with_pinned_li
         SearchQuery(question="Where is frobnicate defined?", docsets=("shop",))
     )
     assert "frobnicate` is defined" not in other.text
+
+
+def test_a_follow_up_is_answered_about_the_subject_of_the_question_before(shop: Shop) -> None:
+    history: tuple[Message, ...] = (
+        {"role": "user", "content": "What does total_price return?"},
+        {"role": "assistant", "content": "The sum of the prices with tax [1]."},
+    )
+    answer = shop.service.answers.answer(
+        SearchQuery(question="And where is it defined?", docsets=("shop",), history=history)
+    )
+    assert answer.text.startswith("_Read as: Where is total\\_price defined?_")
+    assert "`total_price` is defined once" in answer.text
+    assert answer.notes[0] == "Read as: Where is total_price defined?"
+    [citation] = answer.citations
+    assert citation.url == blob(shop, "src/shop/pricing.py", "L6-L8")
 
 
 def test_repo_map_ranks_the_most_referenced_first_within_the_budget(shop: Shop) -> None:
