@@ -46,6 +46,10 @@ NOTHING_FOUND = (
     "Nothing in the selected DocSets answers this, so I cannot answer it from them. "
     "Check that their documents have finished embedding, or rephrase the question."
 )
+MAP_INTRO = (
+    "How the code is organised, from the repository map: its files with their main "
+    "definitions, the most referenced first (`ragspace map` shows more)."
+)
 HISTORY_TURNS = 6
 LEAD_PASSAGES = 3  # passages an extractive answer quotes a sentence of
 # an extractive answer ends with its sources listed under this heading (for readers)
@@ -104,6 +108,16 @@ def extractive_answer(question: str, passages: list[Passage]) -> Answer:
         + "\n".join(source_line(c, p) for c, p in zip(citations, passages, strict=True))
     )
     return Answer(text="\n\n".join(parts), citations=citations, passages=passages)
+
+
+def map_answer(question: str, repo_map: str, passages: list[Passage]) -> Answer:
+    """An architecture question answered without a model: the repository map (files and
+    their main definitions, the most referenced first), then what the passages say."""
+    parts = [MAP_INTRO, fenced(repo_map, "text")]
+    if not passages:
+        return Answer(text="\n\n".join(parts))
+    found = extractive_answer(question, passages)
+    return found.model_copy(update={"text": "\n\n".join([*parts, found.text])})
 
 
 def _quoted(citation: Citation, best: Lead, passage: Passage) -> Citation:
@@ -219,6 +233,11 @@ class AnswerPipeline:
         passages, dropped = self.budgeted_passages(
             scoped.asking(self._standalone(question, history))
         )
+        overview = self._overview(question, scoped) if self._chat is None else ""
+        if overview:
+            answer = map_answer(question, overview, passages)
+            yield AnswerUpdate(text=answer.text, done=True, answer=answer)
+            return
         if not passages:
             answer = Answer(text=NOTHING_FOUND, dropped_passages=dropped)
             yield AnswerUpdate(text=NOTHING_FOUND, done=True, answer=answer)
@@ -274,6 +293,13 @@ class AnswerPipeline:
             log.warning("Query rewriting failed, searching the question as asked: %s", exc)
             return question
         return rewritten or question
+
+    def _overview(self, question: str, scoped: ScopedQuery) -> str:
+        """The repository map for an architecture question ('' for any other question, or
+        DocSets with no code)."""
+        if self._repo_map is None or not is_architecture_question(question):
+            return ""
+        return self._repo_map(scoped.docset_ids, scoped.query.ref)
 
     def _map(self, question: str, docset_ids: Sequence[int], ref: str | None) -> str:
         """The repository map as context for an architecture question ('' otherwise)."""

@@ -204,6 +204,23 @@ def test_find_definition_over_streamable_http_with_a_login(
     assert cart["view_url"].startswith(url.rstrip("/") + "/?")
 
 
+def test_an_architecture_question_without_a_model_is_answered_from_the_repo_map(
+    shop: Shop,
+) -> None:
+    answer = shop.service.answers.answer(
+        SearchQuery(question="Give me an overview of the architecture", docsets=("shop",))
+    )
+    head, _, rest = answer.text.partition("```\n")
+    assert head.startswith("How the code is organised, from the repository map")
+    repo_map = rest.split("\n```", 1)[0]
+    assert repo_map.startswith("DocSet shop:") and "total_price" in repo_map
+    assert "Nothing in the selected DocSets" not in answer.text
+    other = shop.service.answers.answer(
+        SearchQuery(question="What does total_price return?", docsets=("shop",))
+    )
+    assert "repository map" not in other.text
+
+
 @pytest.mark.usefixtures("shop")
 def test_a_chat_model_gets_the_repo_map_for_architecture_questions_only(
     store: Store, embedder: Embedder, fake_chat: FakeChat
