@@ -8,11 +8,11 @@ from ragspace.answering.citations import (
     cite,
     passage_label,
     passage_url,
-    verify_citations,
     version_text,
 )
 from ragspace.answering.context import ContextBuilder
 from ragspace.answering.focus import Lead, lead
+from ragspace.answering.generated import generated_answer
 from ragspace.answering.llm import ChatModel
 from ragspace.answering.prompts import (
     ANSWER_SYSTEM,
@@ -22,7 +22,6 @@ from ragspace.answering.prompts import (
     passage_block,
     repo_map_block,
 )
-from ragspace.answering.quotes import split_quotes, verify_quotes
 from ragspace.answering.rerank import Reranker
 from ragspace.errors import LLMError
 from ragspace.models import (
@@ -321,22 +320,4 @@ class AnswerPipeline:
                 + ANSWER_USER.format(passages=format_passages(passages), question=question),
             },
         ]
-        text = ""
-        try:
-            for piece in self._chat.stream(messages):
-                text += piece
-                # the quotes are checked, not shown: the reader sees the answer without them
-                yield AnswerUpdate(text=split_quotes(text)[0], done=False)
-        except LLMError as exc:
-            fallback = extractive_answer(question, passages)
-            note = f"{exc} Showing the most relevant passages instead."
-            answer = fallback.model_copy(
-                update={"text": f"_{note}_\n\n{fallback.text}", "notes": [note]}
-            )
-            yield AnswerUpdate(text=answer.text, done=True, answer=answer)
-            return
-        claims, quotes = split_quotes(text)
-        cleaned, citations = verify_citations(claims, passages, question)
-        citations = verify_quotes(citations, passages, quotes)
-        answer = Answer(text=cleaned, citations=citations, passages=passages)
-        yield AnswerUpdate(text=cleaned, done=True, answer=answer)
+        return generated_answer(self._chat, messages, question, passages, extractive_answer)

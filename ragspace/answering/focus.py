@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragspace.answering.boilerplate import as_text, boilerplate_kind, is_boilerplate
+from ragspace.answering.follow_up import code_names
 from ragspace.models import Passage
 from ragspace.text.languages import is_prose
 from ragspace.text.terms import term_pairs, terms
@@ -27,6 +28,8 @@ FOCUS_LINES = 4
 # a boilerplate line (heading, bare signature, import) scores this much below the words it
 # shares: a statement sharing as many words is quoted first, one sharing more still loses
 BOILERPLATE_DISCOUNT = 0.75
+NAME_WEIGHT = 2  # a name the question gives, found whole in a line, counts as two words more
+CHUNK_BONUS = 0.5  # a matching line of the best-matching chunk wins a tie with its neighbours
 MAX_SENTENCE_CHARS = 400
 
 
@@ -59,14 +62,34 @@ def passage_line(passage: Passage, number: int) -> str:
     return lines[index] if 0 <= index < len(lines) else ""
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """What a line is scored by: the question's words (by stem) and the code names it gives
+    (`on_add`, `MergeScheduler`, `Session.send`), which weigh more than words."""
+
+    words: frozenset[str]
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, question: str) -> "Wanted":
+        names = {part.lower() for name in code_names(question) for part in _parts(name)}
+        return cls(frozenset(terms(question)), tuple(sorted(n for n in names if len(n) > 2)))
+
+
+def _parts(name: str) -> list[str]:
+    """A dotted name and its last part (`Session.send`: both, `send` alone is a method)."""
+    last = re.split(r"\.|::", name)[-1]
+    return [name, last] if last != name else [name]
+
+
 def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
-    """The few lines of the best chunk sharing most words with the question (a statement
-    before a heading, bare signature, import or docstring opener that shares as many); of
-    the whole passage when no line of that chunk shares one (a chunk of licence header and
-    imports can rank first for the file it opens)."""
+    """The few lines of the passage around the line that says most about the question: the
+    words it shares, the names it gives (more), a statement before a heading, bare signature,
+    import or docstring opener that shares as many, and the best-matching chunk's lines
+    before its neighbours'."""
     start, end = chunk_range(passage)
-    wanted = terms(question)
-    if not wanted:
+    wanted = Wanted.of(question)
+    if not wanted.words:
         return start, end
     for low, high in ((start, end), (passage.start_line, passage.end_line)):
         scores = {n: line_score(passage_line(passage, n), wanted) for n in range(low, high + 1)}
@@ -76,10 +99,13 @@ def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
     return start, end
 
 
-def line_score(line: str, wanted: set[str]) -> float:
-    """How much a line says about the question's words: those it shares, less when the
-    line is boilerplate (it names what follows rather than saying it)."""
-    shared = len(wanted & terms(line))
+def line_score(line: str, wanted: Wanted) -> float:
+    """How much a line says about the question: the words it shares, NAME_WEIGHT more for
+    each name of the question it holds, less when the line is boilerplate (it names what
+    follows rather than saying it)."""
+    lowered = line.lower()
+    shared = len(wanted.words & terms(line))
+    shared += NAME_WEIGHT * sum(name in lowered for name in wanted.names)
     if shared and is_boilerplate(line):
         return shared - BOILERPLATE_DISCOUNT
     return float(shared)
@@ -144,7 +170,7 @@ def lead(passage: Passage, question: str) -> Lead | None:
     if not wanted:
         return None
     if not is_prose_passage(passage):
-        return _code_lead(passage, question, wanted)
+        return _code_lead(passage, question)
     pairs, number = term_pairs(question), asks_for_number(question)
     scored = [
         (
@@ -172,12 +198,13 @@ def asks_for_number(question: str) -> bool:
     return bool(_ASKS_NUMBER.search(question))
 
 
-def _code_lead(passage: Passage, question: str, wanted: set[str]) -> Lead | None:
+def _code_lead(passage: Passage, question: str) -> Lead | None:
     """The focus lines of a code passage without the boilerplate lines at their edges (the
     signature above the statement that answers, the next definition's header below it; the
     body under a signature when the signature alone matches)."""
     low, high = focus_range(passage, question)
     numbers = list(range(low, high + 1))
+    wanted = Wanted.of(question)
     score = max(line_score(passage_line(passage, n), wanted) for n in numbers)
     if score == 0:
         return None

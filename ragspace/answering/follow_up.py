@@ -29,8 +29,13 @@ FEW_TERMS = 3  # a question with more words of its own than this has a subject o
 
 def subject(question: str) -> str:
     """The names a question is about (`quoted` or code names), '' when it gives none."""
+    return " ".join(code_names(question))
+
+
+def code_names(question: str) -> list[str]:
+    """The names a question gives: `quoted` ones, else CamelCase, snake_case or dotted."""
     names = _QUOTED.findall(question) or _CODE_NAME.findall(question)
-    return " ".join(dict.fromkeys(names))
+    return list(dict.fromkeys(n.strip().removesuffix("()") for n in names if n.strip()))
 
 
 def content_words(question: str) -> str:

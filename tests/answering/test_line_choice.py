@@ -140,3 +140,26 @@ def test_markdown_links_render_as_their_title_and_identifiers_stay_whole() -> No
     assert as_text("See [the guide](https://x.org/guide) for __init__ and type_.") == (
         "See the guide for __init__ and type_."
     )
+
+
+SCHEDULER = """impl<S> Scheduler for MergeScheduler<S> {
+    fn on_add(&mut self, state: &mut S, id: CorpusId) -> Result<(), Error> {
+        self.all.insert(id);
+        let testcase = state.corpus().get(id)?.borrow();
+        self.mapping.insert(testcase.entries(), id);
+        Ok(())
+    }
+
+    fn on_remove(&mut self, state: &mut S, id: CorpusId) -> Result<(), Error> {
+        self.all.remove(&id);
+        Ok(())
+    }
+}"""
+
+
+def test_the_name_the_question_gives_outweighs_shared_words() -> None:
+    passage = _passage(SCHEDULER, "src/schedulers.rs", "rust", start=29)
+    found = lead(passage, "How does the `on_add` method of the scheduler add a corpus entry?")
+    assert found is not None
+    assert "self.all.insert(id);" in found.text and "remove" not in found.text
+    assert found.start_line == 31  # the body under `fn on_add`, its signature left out
