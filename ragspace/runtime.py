@@ -3,6 +3,7 @@
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from ragspace.actions import Actions, AppMode
 from ragspace.actions.answers import AnswerActions
@@ -28,6 +29,7 @@ from ragspace.embedding.embedders import (
     OpenAIEmbedder,
     openai_model_id,
 )
+from ragspace.errors import ConfigError
 from ragspace.eval.runner import Evaluator
 from ragspace.ingestion.scheduler import ResyncScheduler
 from ragspace.ingestion.symbol_backfill import SymbolBackfill
@@ -59,7 +61,13 @@ log = logging.getLogger(__name__)
 
 
 def build_embedder(settings: Settings) -> Embedder:
-    """OpenAI embeddings when a key is configured, otherwise the bundled local model."""
+    """OpenAI embeddings when a key is configured (and the provider is not `local`),
+    otherwise the bundled local model."""
+    if settings.embedding.embedding_provider == "openai" and not settings.openai.configured:
+        raise ConfigError(
+            "RAGSPACE_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY; set the key, or the "
+            "provider to auto or local."
+        )
     if settings.openai.openai_api_key is not None and settings.uses_openai:
         return OpenAIEmbedder(
             api_key=settings.openai.openai_api_key.get_secret_value(),
@@ -121,7 +129,7 @@ def build_chunker(settings: Settings) -> Chunker:
 
 def build_chat_model(settings: Settings) -> ChatModel | None:
     """The configured chat model, or None when no API key is set (extractive answers)."""
-    if settings.openai.openai_api_key is None or not settings.uses_openai:
+    if settings.openai.openai_api_key is None or not settings.openai.configured:
         return None
     return OpenAIChatModel(
         api_key=settings.openai.openai_api_key.get_secret_value(),
@@ -130,6 +138,15 @@ def build_chat_model(settings: Settings) -> ChatModel | None:
         timeout=settings.openai.openai_timeout_seconds,
         max_retries=settings.openai.openai_max_retries,
     )
+
+
+def chat_endpoint(settings: Settings) -> str:
+    """Which chat model answers, and at which host: `llama3.2 at 127.0.0.1:11434` (the
+    address's host and port only: a URL can carry a password)."""
+    address = urlsplit(settings.openai.openai_base_url or "https://api.openai.com/v1")
+    host = address.hostname or "?"
+    where = f"{host}:{address.port}" if address.port else host
+    return f"{settings.openai.openai_chat_model} at {where}"
 
 
 def build_actions(
@@ -173,6 +190,7 @@ def build_actions(
             local_embeddings=embedder.model_id == LOCAL_MODEL_ID,
             llm_answers=answers.chat is not None,
             max_upload_bytes=settings.limits.max_upload_bytes,
+            chat_model=chat_endpoint(settings) if answers.chat is not None else "",
         ),
         read_only=read_only,
     )

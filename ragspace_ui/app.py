@@ -92,8 +92,9 @@ def mode_text(mode: AppMode) -> str:
         if mode.local_embeddings
         else f"OpenAI ({mode.embedding_model})"
     )
+    model = f"`{mode.chat_model}`" if mode.chat_model else "the OpenAI chat model"
     answers = (
-        "written by the LLM (OpenAI chat model)"
+        f"written by the LLM ({model})"
         if mode.llm_answers
         else "extractive, quoted passages (set OPENAI_API_KEY for LLM-written answers)"
     )

@@ -2,7 +2,8 @@
 
 import pytest
 
-from ragspace.runtime import build_embedder
+from ragspace.errors import ConfigError
+from ragspace.runtime import build_chat_model, build_embedder, chat_endpoint
 from ragspace.settings import AREAS, PROJECT_ROOT, load_settings
 
 
@@ -42,6 +43,28 @@ def test_openai_key_selects_the_openai_embedder(monkeypatch: pytest.MonkeyPatch)
     embedder = build_embedder(load_settings(env_file=None))
     assert (embedder.model_id, embedder.dimensions) == ("openai/text-embedding-3-small@256", 256)
     assert build_embedder(load_settings(env_file=None, openai_api_key=None)).dimensions == 384
+
+
+def test_a_local_chat_model_keeps_the_local_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ollama or llama.cpp behind OPENAI_BASE_URL answers; the bundled model still embeds."""
+    monkeypatch.setenv("OPENAI_API_KEY", "ollama")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("RAGSPACE_EMBEDDING_PROVIDER", "local")
+    settings = load_settings(env_file=None)
+    assert not settings.uses_openai
+    assert build_embedder(settings).dimensions == 384
+    assert build_chat_model(settings) is not None
+    assert chat_endpoint(settings) == "gpt-4o-mini at 127.0.0.1:11434"
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:pw@llm.example.com/v1")
+    assert chat_endpoint(load_settings(env_file=None)) == "gpt-4o-mini at llm.example.com"
+
+
+def test_openai_embeddings_without_a_key_are_refused_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RAGSPACE_EMBEDDING_PROVIDER", "openai")
+    with pytest.raises(ConfigError, match="needs OPENAI_API_KEY"):
+        build_embedder(load_settings(env_file=None, openai_api_key=None))
 
 
 def test_env_example_is_current() -> None:

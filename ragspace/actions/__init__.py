@@ -42,6 +42,7 @@ class AppMode:
     local_embeddings: bool  # the bundled model, no API key
     llm_answers: bool  # a chat model writes answers; else answers are extractive
     max_upload_bytes: int
+    chat_model: str = ""  # which model writes them, and where: `gpt-4o-mini at api.openai.com`
 
 
 @dataclass(frozen=True)

@@ -60,8 +60,9 @@ class Settings(BaseModel):
 
     @property
     def uses_openai(self) -> bool:
-        """True when an OpenAI API key is configured."""
-        return self.openai.configured
+        """True when the OpenAI (or compatible) API embeds: its key is set and the embedding
+        provider is not `local` (a local chat model keeps the local embedder)."""
+        return self.openai.configured and self.embedding.embedding_provider != "local"
 
     @property
     def relevance_floors(self) -> tuple[float, float]:

@@ -1,5 +1,7 @@
 """How chunks become vectors: the OpenAI or local model, batches and threads."""
 
+from typing import Literal
+
 from pydantic import AliasChoices, Field
 
 from ragspace.settings.area import AreaSettings
@@ -8,6 +10,14 @@ from ragspace.settings.area import AreaSettings
 class EmbeddingSettings(AreaSettings):
     """How chunks become vectors: the OpenAI or local model, batches and threads."""
 
+    embedding_provider: Literal["auto", "local", "openai"] = Field(
+        default="auto",
+        description=(
+            "Who embeds: auto (the OpenAI-compatible API when OPENAI_API_KEY is set, else the "
+            "bundled local model), local (always the local model: keep it with a local chat "
+            "model behind OPENAI_BASE_URL, such as Ollama or llama.cpp), or openai."
+        ),
+    )
     openai_embedding_model: str = Field(
         default="text-embedding-3-small",
         validation_alias=AliasChoices("OPENAI_EMBEDDING_MODEL"),

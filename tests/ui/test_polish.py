@@ -208,6 +208,10 @@ def test_mode_indicator_and_remembered_docset() -> None:
     remote = AppMode("openai/text-embedding-3-small@1536", False, True, 1)
     assert "OpenAI (openai/text-embedding-3-small@1536)" in mode_text(remote)
     assert "written by the LLM" in mode_text(remote)
+    local_chat = AppMode(
+        "local/all-MiniLM-L6-v2-int8", True, True, 1, chat_model="smollm2 at 127.0.0.1:8089"
+    )
+    assert "written by the LLM (`smollm2 at 127.0.0.1:8089`)" in mode_text(local_chat)
     assert pick_docset(["a", "b"], None, "b") == "b"
     assert pick_docset(["a", "b"], "a", "b") == "a"
     assert pick_docset(["a", "b"], None, "gone") is None
