@@ -138,6 +138,11 @@ def semble_dev() -> str:
     return _bench_report("semble_dev", RESULTS / "semble_dev.json")
 
 
+def answer_quality() -> str:
+    """bench/answer_quality.py's own report: what the answers quote, per run and set."""
+    return _bench_report("answer_quality", RESULTS / "answer_quality.json")
+
+
 def ranking_latency() -> str:
     """filtered_search.py's report of the ranking's side-by-side latency run."""
     return _bench_report("filtered_search", RESULTS / "ranking_latency.jsonl")
@@ -403,6 +408,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "readme_quality": readme_quality,
     "retrieval_quality": quality_pool,
     "semble_dev": semble_dev,
+    "answer_quality": answer_quality,
     "ranking_latency": ranking_latency,
     "languages": languages,
     "symbol_extraction": symbol_extraction,
@@ -419,6 +425,7 @@ PAGES = {
     BENCHMARKS_PAGE: (
         "retrieval_quality",
         "semble_dev",
+        "answer_quality",
         "load_test",
         "memory",
         "shared_sets",
