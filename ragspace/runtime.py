@@ -179,7 +179,9 @@ def build_actions(
             read_only,
         ),
         documents=DocumentActions(store, embedder, requests, scope, new_work, read_only),
-        search=SearchActions(retriever, scope, answers.relevance_floor, HitExpansion(store)),
+        search=SearchActions(
+            retriever, scope, answers.relevance_floor, HitExpansion(store), symbols
+        ),
         answers=AnswerActions(answers, scope, symbols),
         evaluation=EvaluationActions(
             Evaluator(retriever, answers), scope, read_only, store, ingestor

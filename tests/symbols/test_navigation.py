@@ -121,6 +121,23 @@ def test_chat_answers_where_defined_and_what_calls_from_the_table_with_pinned_li
     assert "frobnicate` is defined" not in other.text
 
 
+def test_search_answers_navigation_questions_with_the_places_the_table_gives(
+    shop: Shop,
+) -> None:
+    """`search` (CLI, MCP, HTTP) for "what calls X" returns the callers, as `ask` lists
+    them, not X's definition ranked first by its name."""
+    search = shop.service.search
+    callers = search.hits(SearchQuery(question="What calls total_price?", docsets=("shop",)))
+    assert [
+        (h.path, h.start_line <= line <= h.end_line)
+        for h, line in zip(callers, (18, 8), strict=True)
+    ] == [("acme/shop/src/shop/cart.py", True), ("acme/shop/tests/test_cart.py", True)]
+    [definition] = search.hits(
+        SearchQuery(question="Where is total_price defined?", docsets=("shop",), limit=1)
+    )
+    assert definition.path == PRICING and definition.start_line <= 6 <= definition.end_line
+
+
 def test_a_follow_up_is_answered_about_the_subject_of_the_question_before(shop: Shop) -> None:
     history: tuple[Message, ...] = (
         {"role": "user", "content": "What does total_price return?"},
