@@ -1,5 +1,7 @@
 """Settings come from the environment (with Spaces' names) and never print secrets."""
 
+from dataclasses import replace
+
 import pytest
 
 from ragspace.errors import ConfigError
@@ -124,9 +126,12 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     """A default is written once, in its setting: a component's own defaults are the settings'
     defaults, and `from_settings` carries a configured value through (issue 65)."""
     from ragspace.access import LoginLimits
+    from ragspace.answering.answer import AnswerOptions
     from ragspace.ingestion.worker import IngestOptions
     from ragspace.models import Fusion
     from ragspace.ranking.options import RankingOptions
+    from ragspace.runtime import archive_limits
+    from ragspace.sources.files import ArchiveLimits
     from ragspace.sources.github_client import GithubConfig
     from ragspace.sources.web_config import WebConfig
 
@@ -136,6 +141,14 @@ def test_components_default_to_their_settings_and_read_them() -> None:
     assert IngestOptions.from_settings(defaults) == IngestOptions(keywords_first=True)
     assert LoginLimits.from_settings(defaults) == LoginLimits()
     assert RankingOptions.from_settings(defaults.retrieval) == RankingOptions()
+    assert archive_limits(defaults) == replace(
+        ArchiveLimits(), max_document_chars=archive_limits(defaults).max_document_chars
+    )
+    answers = AnswerOptions()
+    assert (answers.min_similarity, answers.rerank_candidates) == (
+        defaults.retrieval.min_similarity,
+        defaults.retrieval.rerank_candidates,
+    )
     tuned = load_settings(
         env_file=None, web_max_pages=7, github_max_files=9, job_max_attempts=5, prose_chunk_size=321
     )

@@ -35,6 +35,8 @@ from ragspace.models import (
     ScopedQuery,
 )
 from ragspace.search.retrieval import RelevanceFloor, Retriever, relevant
+from ragspace.settings.area import default_of
+from ragspace.settings.retrieval import RetrievalSettings
 from ragspace.symbols.questions import is_architecture_question
 from ragspace.text.markdown_text import escape_markdown
 from ragspace.text.tokens import leading_within
@@ -71,8 +73,8 @@ class AnswerOptions:
     """How many passages an answer uses and when a hit counts as relevant."""
 
     passages: int = 6
-    min_similarity: float = 0.2
-    rerank_candidates: int = 20
+    min_similarity: float = default_of(RetrievalSettings, "min_similarity")
+    rerank_candidates: int = default_of(RetrievalSettings, "rerank_candidates")
     # no hit this close (cosine) to the question: nothing answers it (0: never refuse)
     relevance_floor: RelevanceFloor = field(default_factory=RelevanceFloor)
 

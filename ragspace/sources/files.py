@@ -11,6 +11,8 @@ from typing import Any
 
 from ragspace.errors import NoTextError, SourceError
 from ragspace.models import IncomingFile, NewDocument, OriginalFile, SkippedItem, UploadedFile
+from ragspace.settings.area import default_of
+from ragspace.settings.limits import LimitSettings
 from ragspace.sources.classify import BINARY, NOT_UTF8, content_skip_reason
 from ragspace.sources.extract import Extracted, extract
 from ragspace.sources.path_limits import path_problem
@@ -28,10 +30,10 @@ __all__ = ["ArchiveLimits", "UploadedFile", "read_upload"]
 class ArchiveLimits:
     """Caps that keep a hostile .zip (a zip bomb) from exhausting memory."""
 
-    max_members: int = 2000
-    max_total_bytes: int = 200 * 1024 * 1024
+    max_members: int = default_of(LimitSettings, "zip_max_members")
+    max_total_bytes: int = default_of(LimitSettings, "zip_max_total_bytes")
     # all files of one upload together, archive members decompressed: counted while reading
-    max_upload_text_bytes: int = 64 * 1024 * 1024
+    max_upload_text_bytes: int = default_of(LimitSettings, "upload_text_budget_bytes")
     # longer text cannot fit the chunk limit; refused before chunking, and stores no text
     max_document_chars: int | None = None
 
