@@ -128,16 +128,22 @@ def score_answer(query: Any, answer: Any, text: str, seconds: float) -> Scored:
     """How the answer to one question reads against its reference answer and gold."""
     from ragspace.answering.answer import NOTHING_FOUND
     from ragspace.answering.boilerplate import boilerplate_kind
+    from ragspace.answering.focus import is_prose_metadata
     from ragspace.answering.quotes import verification_counts
 
     passages = answer.passages[:TOP]
     gold_in_top = any(g.matches(p) for g in query.gold for p in passages)
     spans = quoted_spans(answer)
     gold_quoted = any(g.matches(span) for g in query.gold for span, _ in spans)
-    lines = [line for _, quote in spans for line in quote.split("\n") if line.strip()]
+    lines = [
+        (line, not is_prose_metadata(span.metadata))
+        for span, quote in spans
+        for line in quote.split("\n")
+        if line.strip()
+    ]
     kinds: dict[str, int] = {}
-    for line in lines:
-        kind = boilerplate_kind(line)
+    for line, code in lines:
+        kind = boilerplate_kind(line, code)
         if kind is not None:
             kinds[kind] = kinds.get(kind, 0) + 1
     wanted = key_terms(query.answer)
@@ -295,7 +301,7 @@ def run(args: argparse.Namespace) -> None:
     questions: dict[str, list[dict[str, Any]]] = {}
     record = None
     if os.environ.get("OPENAI_API_KEY"):
-        replies = args.results.with_name(f"answer_quality-{_slug(args.label)}-replies.jsonl")
+        replies = args.work / f"answer_quality-{_slug(args.label)}-replies.jsonl"
         record = replies.open("w")
     for pool_set in sets:
         scored = answer_set(args.work, pool_set, args.limit, record)
@@ -315,10 +321,13 @@ def run(args: argparse.Namespace) -> None:
     if args.write:
         results: Path = args.results
         saved = json.loads(results.read_text()) if results.exists() else {"runs": []}
+        earlier = next((r for r in saved["runs"] if r["label"] == args.label), None)
+        if earlier is not None and earlier["commit"] == record["commit"]:
+            record["sets"] = {**earlier["sets"], **record["sets"]}  # more sets of one run
         saved["runs"] = [r for r in saved["runs"] if r["label"] != args.label] + [record]
         results.write_text(json.dumps(saved, indent=1) + "\n")
-        detail = results.with_name(f"answer_quality-{_slug(args.label)}.jsonl")
-        with detail.open("w") as out:
+        detail = args.work / f"answer_quality-{_slug(args.label)}.jsonl"  # per question
+        with detail.open("a") as out:
             for name, rows in questions.items():
                 for row in rows:
                     out.write(json.dumps({"set": name, **row}) + "\n")

@@ -42,11 +42,12 @@ _DOCSTRING_OPENER = re.compile(r'^\s*[rbuf]?("""|\'\'\')\s*\S{0,60}$')
 _IMPORT = re.compile(r"^\s*(import\s|from\s+\S+\s+import\s|use\s+[\w:]+|#include\s|require\()")
 
 
-def boilerplate_kind(line: str) -> str | None:
-    """What kind of boilerplate a line is, or None when it can say something itself."""
+def boilerplate_kind(line: str, code: bool = False) -> str | None:
+    """What kind of boilerplate a line is, or None when it can say something itself; in
+    `code`, a `# ...` line is a comment (it can explain), not a heading."""
     if not line.strip():
         return None
-    if _HEADING.match(line) or _UNDERLINE.match(line):
+    if _UNDERLINE.match(line) or (not code and _HEADING.match(line)):
         return "heading"
     if _LICENCE.search(line):
         return "licence"
@@ -61,9 +62,9 @@ def boilerplate_kind(line: str) -> str | None:
     return None
 
 
-def is_boilerplate(line: str) -> bool:
+def is_boilerplate(line: str, code: bool = False) -> bool:
     """True for a heading, markup, licence, bare definition, docstring opener or import."""
-    return boilerplate_kind(line) is not None
+    return boilerplate_kind(line, code) is not None
 
 
 _ROLE = re.compile(r":[a-z]+(?::[a-z]+)*:`(?:~|!)?([^`<]*?)\s*(?:<[^>]*>)?`")

@@ -91,22 +91,25 @@ def focus_range(passage: Passage, question: str = "") -> tuple[int, int]:
     wanted = Wanted.of(question)
     if not wanted.words:
         return start, end
+    code = not is_prose_passage(passage)
     for low, high in ((start, end), (passage.start_line, passage.end_line)):
-        scores = {n: line_score(passage_line(passage, n), wanted) for n in range(low, high + 1)}
+        scores = {
+            n: line_score(passage_line(passage, n), wanted, code) for n in range(low, high + 1)
+        }
         best = max(scores, key=lambda n: (scores[n], -n))
         if scores[best] > 0:
             return _around(passage, best, low, high)
     return start, end
 
 
-def line_score(line: str, wanted: Wanted) -> float:
+def line_score(line: str, wanted: Wanted, code: bool = False) -> float:
     """How much a line says about the question: the words it shares, NAME_WEIGHT more for
     each name of the question it holds, less when the line is boilerplate (it names what
     follows rather than saying it)."""
     lowered = line.lower()
     shared = len(wanted.words & terms(line))
     shared += NAME_WEIGHT * sum(name in lowered for name in wanted.names)
-    if shared and is_boilerplate(line):
+    if shared and is_boilerplate(line, code):
         return shared - BOILERPLATE_DISCOUNT
     return float(shared)
 
@@ -205,12 +208,12 @@ def _code_lead(passage: Passage, question: str) -> Lead | None:
     low, high = focus_range(passage, question)
     numbers = list(range(low, high + 1))
     wanted = Wanted.of(question)
-    score = max(line_score(passage_line(passage, n), wanted) for n in numbers)
+    score = max(line_score(passage_line(passage, n), wanted, True) for n in numbers)
     if score == 0:
         return None
-    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[0])):
+    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[0]), True):
         numbers.pop(0)
-    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[-1])):
+    while len(numbers) > 1 and is_boilerplate(passage_line(passage, numbers[-1]), True):
         numbers.pop()
     text = "\n".join(passage_line(passage, n) for n in numbers).strip("\n")
     return Lead(text, True, score, numbers[0], numbers[-1])

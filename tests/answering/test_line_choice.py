@@ -136,6 +136,12 @@ def test_boilerplate_lines_are_told_from_lines_that_say_something(
     assert boilerplate_kind(line) == kind
 
 
+def test_in_code_a_hash_line_is_a_comment_not_a_heading() -> None:
+    assert boilerplate_kind("# retry once more before giving up", code=True) is None
+    assert boilerplate_kind("# retry once more before giving up") == "heading"
+    assert boilerplate_kind("# Copyright (c) 2019 The Authors", code=True) == "licence"
+
+
 def test_markdown_links_render_as_their_title_and_identifiers_stay_whole() -> None:
     assert as_text("See [the guide](https://x.org/guide) for __init__ and type_.") == (
         "See the guide for __init__ and type_."
