@@ -164,22 +164,24 @@ def main() -> None:
         default=RETRIEVAL_CANDIDATES,
         help="candidates per side ranked (default: the app's, RAGSPACE_RETRIEVAL_CANDIDATES)",
     )
-    parser.add_argument("--write", action="store_true", help="save bench/results/quality_pool.json")
+    parser.add_argument("--write", action="store_true", help="save the results (--results)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="default: %(default)s")
+    parser.add_argument("--peer", type=Path, help="semble_peer.py's --json output, for report")
     parser.add_argument("--sets", help="comma-separated subset of the sets (default: all)")
     parser.add_argument("--explore", action="store_true", help="also print every grid point")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.step == "report":
-        print(report(RESULTS), end="")
-        return
-    if args.step == "index":
-        index(args.work, Path(sys.executable).parent / "ragspace")
+        print(report(args.results), end="")
         return
     sets = chosen_sets(args.sets.split(",") if args.sets else None)
+    if args.step == "index":
+        index(args.work, Path(sys.executable).parent / "ragspace", sets)
+        return
     if args.step == "candidates":
         dump_candidates(args.work, sets)
     else:
-        evaluate(args.work, sets, args.depth, args.write, args.explore)
+        evaluate(args.work, sets, args.depth, args.write, args.explore, args.results, args.peer)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
 from app_harness import default_eval_dir  # noqa: E402
+
+from bench.pool.semble import language_table, repo_table  # noqa: E402
 
 SHARED = default_eval_dir()
 SEMBLE = SHARED / "semble-dev"
@@ -353,10 +356,6 @@ SHOWN = (
 )
 
 
-def cell(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def report(results: Path) -> str:
     """The results file as markdown (docs/benchmarks.md's generated section)."""
     saved = json.loads(results.read_text())
@@ -377,48 +376,8 @@ def report(results: Path) -> str:
 def table(result: dict[str, Any]) -> list[str]:
     """Per repository, per language and the means, then the docs guards."""
     code = [r for r in result["rows"] if r["kind"] == "code"]
-    head = "| set | language | n | " + " | ".join(SHOWN) + " | peer | semble | CRE Hybrid | BM25 |"
-    lines = [head, "|---|---|---:|" + "---:|" * (len(SHOWN) + 4)]
-    for row in code:
-        got = [row["modes"].get(m, {}).get("ndcg@10") for m in SHOWN]
-        pub = row.get("published", {})
-        refs = [
-            row.get("peer"),
-            pub.get("semble"),
-            pub.get("CodeRankEmbed Hybrid"),
-            pub.get("BM25"),
-        ]
-        lines.append(
-            f"| {row['set']} | {row['language']} | {row['questions']} | "
-            + " | ".join(cell(v) for v in got + refs)
-            + " |"
-        )
-    return [*lines, "", *language_table(code), "", *docs_table(result["rows"])]
-
-
-def mean(values: Sequence[float | None]) -> float | None:
-    kept = [v for v in values if v is not None]
-    return sum(kept) / len(kept) if kept else None
-
-
-def language_table(code: Sequence[dict[str, Any]]) -> list[str]:
-    """Means per language and over the repositories (over those a mode has: see n)."""
-    languages = sorted({r["language"] for r in code})
-    lines = [
-        "| language | repos | " + " | ".join(SHOWN) + " | peer |",
-        "|---|---:|" + "---:|" * (len(SHOWN) + 1),
-    ]
-    groups = [(lang, [r for r in code if r["language"] == lang]) for lang in languages]
-    groups.append(("repo mean", list(code)))
-    for label, rows in groups:
-        cells = []
-        for mode in SHOWN:
-            values = [r["modes"][mode]["ndcg@10"] for r in rows if mode in r["modes"]]
-            shown = cell(mean(values))
-            cells.append(shown if len(values) == len(rows) else f"{shown} ({len(values)})")
-        cells.append(cell(mean([r.get("peer") for r in rows])))
-        lines.append(f"| {label} | {len(rows)} | " + " | ".join(cells) + " |")
-    return lines
+    tables = [*repo_table(code, SHOWN), "", *language_table(code, SHOWN)]
+    return [*tables, "", *docs_table(result["rows"])]
 
 
 def docs_table(rows: Sequence[dict[str, Any]]) -> list[str]:

@@ -5,15 +5,17 @@ import os
 import subprocess
 import sys
 import tarfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.pool.sets import GUARDS, MIXED, SETS, data_dir, load_questions, set_named
+from bench.pool.sets import GUARDS, MIXED, PoolSet, data_dir, load_questions, set_named
 
 
-def index(work: Path, ragspace: Path) -> None:
-    """Fill each set's own data folder through the CLI, as a user would; skip finished ones."""
-    for pool_set in SETS:
+def index(work: Path, ragspace: Path, sets: Sequence[PoolSet]) -> None:
+    """Fill each set's own data folder through the CLI, as a user would; skip finished ones.
+    Then the guards' DocSet, when a guard's source set is among `sets`."""
+    for pool_set in sets:
         folder = data_dir(work, pool_set)
         if (folder / "indexed").exists():
             print(f"{pool_set.name}: indexed already", file=sys.stderr)
@@ -31,7 +33,8 @@ def index(work: Path, ragspace: Path) -> None:
             run([str(ragspace), "add", "dir", pool_set.docset, str(checkout), "--wait"], env, log)
         (folder / "indexed").touch()
         print(f"{pool_set.name}: indexed", file=sys.stderr)
-    index_mixed(work)
+    if set(GUARDS.values()) & {s.name for s in sets}:
+        index_mixed(work)
 
 
 def index_mixed(work: Path) -> None:

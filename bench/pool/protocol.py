@@ -4,7 +4,9 @@ jointly, the signals not kept offered one at a time on top; `--write` saves the 
 import dataclasses
 import itertools
 import json
+import math
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 from bench.pool.choice import (
     Choice,
     folds_of,
+    grouped,
     leave_one_set_out,
     side_floors,
     training_sets,
@@ -21,6 +24,7 @@ from bench.pool.choice import (
 from bench.pool.questions import Question, cut_question, load_pool
 from bench.pool.report import git_commit, print_guards, print_row, report
 from bench.pool.scoring import Ranking, fold_scores, scores, short, today_ranking
+from bench.pool.semble import semble_beside
 from bench.pool.sets import GUARDS, HEADLINE, RESULTS, K, PoolSet
 from bench.pool.variants import ON_TOP, RETIRED, axes_of, variants
 
@@ -28,36 +32,87 @@ from bench.pool.variants import ON_TOP, RETIRED, axes_of, variants
 def wins(row: dict[str, Any], today: dict[str, Any]) -> bool:
     """A change is kept when, on the held-out folds, no set's headline figures fall more
     than 0.01 below today's ranking and their mean rises, and its default (the point chosen
-    on every set) keeps every guard's headline figures within 0.01 of today's default."""
+    on every set) keeps every guard's headline figures within 0.01 of today's default. A
+    group's sets (semble-dev's repositories) are judged by their mean held-out figures."""
     for guard, figures in row.get("guards", {}).items():
         for metric in HEADLINE[GUARDS[guard]]:
             if figures[metric] - today["guards"][guard][metric] < -0.01:
                 return False
+    gains = headline_gains(row, today)
+    return bool(gains) and min(gains) >= -0.01 and sum(gains) > 0
+
+
+def headline_gains(row: dict[str, Any], today: dict[str, Any]) -> list[float]:
+    """The row's held-out change against `today` on each set's (a group's: the mean over
+    its sets) two headline figures."""
     gains = []
-    for name, (first, second) in HEADLINE.items():
-        if name not in row["folds"]:
-            continue
-        for metric in (first, second):
-            gain = fold_scores(row, name)[metric] - fold_scores(today, name)[metric]
-            if gain < -0.01:
-                return False
-            gains.append(gain)
-    return sum(gains) > 0
+    for group in grouped([name for name in HEADLINE if name in row["folds"]]).values():
+        for metric in HEADLINE[group[0]]:  # a group's sets share their headline
+            changes = [fold_scores(row, n)[metric] - fold_scores(today, n)[metric] for n in group]
+            gains.append(sum(changes) / len(changes))
+    return gains
 
 
-def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explore: bool) -> None:
+JOINT_POINTS = 5_000  # the kept signals' joint grid at most (the five sets': 960 points)
 
+
+def affordable(
+    kept: Sequence[tuple[str, float, dict[str, list[Any]]]], limit: int = JOINT_POINTS
+) -> tuple[dict[str, list[Any]], list[str]]:
+    """The kept rows' axes merged (in the rows' order), and the rows left out: those that
+    would take the joint grid over `limit` points, the ones that gained least first. Each
+    kept axis multiplies the grid: on two small sets ten rows were kept, 1.5 million
+    points. A row left out is offered on top of the shipped one instead (`stack`)."""
+    chosen: set[str] = set()
+    for name, _gain, _axes in sorted(kept, key=lambda row: -row[1]):
+        if grid_size(merged_axes([a for n, _g, a in kept if n in chosen or n == name])) <= limit:
+            chosen.add(name)
+    return merged_axes([a for n, _g, a in kept if n in chosen]), [
+        n for n, _g, _a in kept if n not in chosen
+    ]
+
+
+def merged_axes(all_axes: Sequence[dict[str, list[Any]]]) -> dict[str, list[Any]]:
+    merged: dict[str, list[Any]] = {}
+    for axes in all_axes:
+        for field, values in axes.items():
+            merged.setdefault(field, [])
+            merged[field] += [v for v in values if v not in merged[field]]
+    return merged
+
+
+def grid_size(axes: dict[str, list[Any]]) -> int:
+    return math.prod(len(values) for values in axes.values())
+
+
+def evaluate(
+    work: Path,
+    sets: Sequence[PoolSet],
+    depth: int,
+    write: bool,
+    explore: bool,
+    results: Path = RESULTS,
+    peer: Path | None = None,
+) -> None:
+    """Every variant's row under leave-one-set-out; with `write`, the rows saved to
+    `results` with the run (and semble-dev's published figures, and the peer's measured
+    ones from `peer`, semble_peer.py's --json output) and the report printed."""
+
+    started = time.perf_counter()
     pool = {
         name: [cut_question(question, depth) for question in questions]
         for name, questions in load_pool(work, sets).items()
     }
     rows: list[dict[str, Any]] = []
     print(f"{'held-out folds':32s} " + "  ".join(f"{name:>11s}" for name in folds_of(pool)))
-    kept: dict[str, list[Any]] = {}
+    kept: list[tuple[str, float, dict[str, list[Any]]]] = []  # (row, its gain, its axes)
     grids: dict[str, list[Any]] = {}
     for name, family, grid in variants(depth):
         if isinstance(grid, dict):  # the kept signals' axes, searched jointly
-            chosen, shipped = joint_rows(pool, rows, family, name, kept, grids)
+            axes, left_out = affordable(kept)
+            for row_name in left_out:  # offered one at a time on top instead
+                grids[row_name] = next(g for n, _f, g in variants(depth) if n == row_name)
+            chosen, shipped = joint_rows(pool, rows, family, name, axes, grids, left_out)
             stack(pool, rows, family, grids, chosen, shipped)
             continue
         if explore and len(grid) > 1:
@@ -69,14 +124,13 @@ def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explo
         if len(rows) > 2 and grid[0] is not None:  # a change to today's ranking (row 3)
             row["kept"] = wins(row, rows[2])
             if row["kept"] and name not in RETIRED:
-                for field, values in axes_of(grid).items():
-                    kept.setdefault(field, [])
-                    kept[field] += [v for v in values if v not in kept[field]]
+                kept.append((name, sum(headline_gains(row, rows[2])), axes_of(grid)))
         rows.append(row)
         if not row.get("kept") and grid[0] is not None:  # not a side alone
             grids[name] = grid
         print_row(name + (" (kept)" if row.get("kept") else ""), folds)
         print_guards(row)
+    print(f"evaluate: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     if write:
         run = {
             "command": "python bench/quality_pool.py evaluate --write",
@@ -88,8 +142,9 @@ def evaluate(work: Path, sets: Sequence[PoolSet], depth: int, write: bool, explo
             "sets": {name: len(pool[name]) for name in folds_of(pool)},
             "guards": {name: len(pool[name]) for name in pool if name in GUARDS},
         }
-        RESULTS.write_text(json.dumps({"run": run, "rows": rows}, indent=1) + "\n")
-        print(report(RESULTS))
+        saved = {"run": run, "rows": rows, **semble_beside(folds_of(pool), peer)}
+        results.write_text(json.dumps(saved, indent=1) + "\n")
+        print(report(results))
 
 
 def joint_rows(
@@ -99,12 +154,17 @@ def joint_rows(
     name: str,
     kept: dict[str, list[Any]],
     grids: dict[str, list[Any]],
+    left_out: Sequence[str] = (),
 ) -> tuple[dict[str, Any], Any]:
     """The kept signals tuned jointly, then each ON_TOP signal with them; appends the rows
     (the shipped one last) and returns the shipped row's points: each fold's and the one
     chosen on every set."""
     print(f"    kept: {', '.join(kept) or 'none'}")
+    if left_out:
+        print(f"    left out of the joint grid for its size: {', '.join(left_out)}")
     row, chosen, shipped = jointly(pool, rows, family, name, kept)
+    if left_out:
+        row["left out"] = list(left_out)
     rows.append(row)
     for signal in ON_TOP:
         if signal not in grids:  # kept alone: already among the kept signals

@@ -57,6 +57,12 @@ class Question:
 def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
     """Every set's questions with their saved candidates, then the guards' whose source set
     is among `sets` and whose candidates were saved."""
+    missing = [s.name for s in sets if not candidates_file(work / s.name).exists()]
+    if missing:
+        raise SystemExit(
+            f"no candidates saved in {work} for {', '.join(missing)}: run `candidates` for "
+            "them, or name the sets that have them with --sets"
+        )
     pool = {s.name: load_questions_with_candidates(work / s.name, s) for s in sets}
     for guard, source in GUARDS.items():
         if source in pool and candidates_file(work / guard).exists():
@@ -137,7 +143,10 @@ def experiment_pool(
     from ragspace.settings.retrieval import RETRIEVAL_CANDIDATES
 
     depth = args.depth or RETRIEVAL_CANDIDATES
-    pool = load_pool(args.work, chosen_sets(args.sets and args.sets.split(",")))
+    sets = chosen_sets(args.sets and args.sets.split(","))
+    if not args.sets:  # every set whose candidates were saved (a pool of the five has no others)
+        sets = tuple(s for s in sets if candidates_file(args.work / s.name).exists())
+    pool = load_pool(args.work, sets)
     cut_pool = {name: [cut_question(q, depth) for q in qs] for name, qs in pool.items()}
     floors = side_floors(json.loads(RESULTS.read_text())["rows"])
     return depth, cut_pool, floors

@@ -6,11 +6,38 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from bench.pool.choice import folds_of
+from bench.pool.choice import folds_of, grouped
 from bench.pool.questions import Question
 from bench.pool.scoring import LEVEL_METRICS, Ranking, fold_scores, scores
-from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, ROOT
+from bench.pool.semble import semble_tables
+from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, ROOT, SEMBLE_GROUP
 from bench.pool.variants import RETIRED
+
+COUNTS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+COUNTS += " fifteen sixteen seventeen eighteen nineteen twenty"
+
+
+def count(n: int) -> str:
+    """A number of sets in words (as the tables' prose says it)."""
+    words = COUNTS.split()
+    return words[n] if n < len(words) else str(n)
+
+
+def columns(names: list[str]) -> list[tuple[str, list[str]]]:
+    """The tables' columns: a set, or a group's sets (semble-dev's repositories) as one,
+    shown as the mean of their held-out figures."""
+    return [
+        (group if len(members) == 1 else f"{group} (repo mean)", members)
+        for group, members in grouped(names).items()
+    ]
+
+
+def group_scores(row: dict[str, Any], members: list[str]) -> dict[str, float]:
+    """A row's held-out figures on a column: the mean over its sets."""
+    return {
+        key: sum(fold_scores(row, name)[key] for name in members) / len(members)
+        for key in fold_scores(row, members[0])
+    }
 
 
 def git_commit() -> str:
@@ -25,19 +52,27 @@ def report(results: Path) -> str:
     saved = json.loads(results.read_text())
     run, rows = saved["run"], saved["rows"]
     names = list(run["sets"])
+    shown = columns(names)
     lines = [
         f"`{run['command']}` on {run['date']}, commit {run['commit']}, load "
         f"{run['load']:.2f}; {', '.join(f'{n} {q}' for n, q in run['sets'].items())} "
         f"questions; {run['depth']} candidates a side, k = {run['k']}. Each cell: the "
-        "figure on that set of the parameters chosen on the other four (R@5 / MRR@10 "
-        "of sections for claude-docs, R@10 / MRR@10 of chunks for codebase, of files for "
-        "the SWE-QA sets).",
+        f"figure on that set of the parameters chosen on the other {count(len(names) - 1)} "
+        "(R@5 / MRR@10 of sections for claude-docs, R@10 / MRR@10 of chunks for codebase, "
+        "of files for the SWE-QA sets"
+        + (
+            f"; NDCG@10 / MRR@10 of chunks for {SEMBLE_GROUP}, the mean of its repositories' "
+            "held-out figures (each repository one set)"
+            if SEMBLE_GROUP in dict(grouped(names))
+            else ""
+        )
+        + ").",
         "",
-        "| ranking | " + " | ".join(names) + " |",
-        "|---|" + "---:|" * len(names),
+        "| ranking | " + " | ".join(label for label, _ in shown) + " |",
+        "|---|" + "---:|" * len(shown),
     ]
     for row in rows:
-        cells = [headline_cell(name, row["folds"][name]["scores"]) for name in names]
+        cells = [headline_cell(m[0], group_scores(row, m)) for _, m in shown]
         kept = " (kept)" if row.get("kept") else ""
         if row.get("kept") and row["variant"] in RETIRED:
             kept = " (kept alone; left out of the joint grid)"
@@ -47,14 +82,36 @@ def report(results: Path) -> str:
         "",
         "Chosen for the last row, per held-out set: "
         + "; ".join(f"{name}: {shipped['folds'][name]['chosen']}" for name in names)
-        + f"; on all five (the app's default): {shipped.get('shipped', '-')}.",
+        + f"; on all {count(len(names))} (the app's default): {shipped.get('shipped', '-')}.",
     ]
-    lines += ["", *never_below_a_side(rows, names), "", *both_levels(rows, names)]
-    lines += guard_table(rows, run.get("guards", {}))
+    lines += ["", *never_below_a_side(rows, names), "", *both_levels(rows, shown)]
+    lines += guard_table(rows, run.get("guards", {}), len(names))
+    return "\n".join(lines) + "\n" + semble_section(saved)
+
+
+def semble_section(saved: dict[str, Any]) -> str:
+    """semble-dev per repository and per language, held out, beside the peer and the
+    published figures; "" for a run without it."""
+    rows = saved["rows"]
+    by_name = {row["variant"]: row for row in rows}
+    shown = [(s, by_name[s]) for s in ("vector", "keyword", "hybrid (today)")]
+    tables = semble_tables(saved, [*shown, ("hybrid (shipped)", rows[-1])])
+    if not tables:
+        return ""
+    lines = [
+        "",
+        f"{SEMBLE_GROUP}, chunk NDCG@10 (semble's definition, `score_semble.py`), each "
+        "repository scored with the ranking chosen on the other sets; `hybrid (shipped)` is "
+        f"the last row ({rows[-1]['variant']}). `peer`: `semble_peer.py` (semble 0.7.0's "
+        "BM25 and code ranking, no dense side) run on this machine (`-`: no peer file given); "
+        "`semble`, `CRE Hybrid`, `BM25`: `published.json` (`-`: not published).",
+        "",
+        *tables,
+    ]
     return "\n".join(lines) + "\n"
 
 
-def guard_table(rows: list[dict[str, Any]], guards: dict[str, int]) -> list[str]:
+def guard_table(rows: list[dict[str, Any]], guards: dict[str, int], sets: int) -> list[str]:
     """Each row's default (its point chosen on every set) on the guards."""
     if not guards:
         return []
@@ -65,7 +122,8 @@ def guard_table(rows: list[dict[str, Any]], guards: dict[str, int]) -> list[str]
             f"{GUARDS[g]}'s {n} questions asked of one DocSet holding both corpus sets ({g})"
             for g, n in guards.items()
         )
-        + "; each row's default (its point chosen on all five sets), the same figures:",
+        + f"; each row's default (its point chosen on all {count(sets)} sets), the same "
+        "figures:",
         "",
         "| ranking | " + " | ".join(guards) + " |",
         "|---|" + "---:|" * len(guards),
@@ -111,20 +169,19 @@ def print_experiment(
         )
 
 
-def both_levels(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """Chunk and file R@10 / MRR@10 of each side alone, today's fusion and the shipped one."""
+def both_levels(rows: list[dict[str, Any]], shown_sets: list[tuple[str, list[str]]]) -> list[str]:
+    """Chunk and file R@10 / MRR@10 of each side alone, today's fusion and the shipped one,
+    per column (a group's: the mean over its sets)."""
     shown = [r for r in rows if r["variant"] in ("vector", "keyword", "hybrid (today)")]
     shown.append(rows[-1])
     lines = [
         "| set | level | " + " | ".join(r["variant"] for r in shown) + " |",
         "|---|---|" + "---:|" * len(shown),
     ]
-    for name in names:
+    for name, members in shown_sets:
         for level in ("chunk", "file"):
             cells = [
-                " / ".join(
-                    f"{r['folds'][name]['scores'][f'{level} {m}']:.3f}" for m in LEVEL_METRICS
-                )
+                " / ".join(f"{group_scores(r, members)[f'{level} {m}']:.3f}" for m in LEVEL_METRICS)
                 for r in shown
             ]
             lines.append(f"| {name} | {level} R@10 / MRR | " + " | ".join(cells) + " |")
@@ -160,20 +217,30 @@ def readme_report(results: Path) -> str:
         "| set (questions) | measure | " + " | ".join(n for n, _ in shown) + " |",
         "|---|---|---:|---:|---:|",
     ]
-    for name, (recall, mrr) in HEADLINE.items():
-        cells = [
-            f"{fold_scores(row, name)[recall]:.3f} / {fold_scores(row, name)[mrr]:.3f}"
-            for _, row in shown
-        ]
-        label = f"{HEADLINE_LABELS[name]} ({run['sets'][name]})"
-        measure = recall.split("@")[-1]
-        lines.append(f"| {label} | R@{measure} / MRR@10 | " + " | ".join(cells) + " |")
+    names = list(run["sets"])
+    for _, members in columns(names):
+        first, second = HEADLINE[members[0]]
+        cells = []
+        for _, row in shown:
+            figures = group_scores(row, members)
+            cells.append(f"{figures[first]:.3f} / {figures[second]:.3f}")
+        questions = sum(run["sets"][name] for name in members)
+        label = f"{HEADLINE_LABELS[members[0]]} ({questions})"
+        lines.append(f"| {label} | {measure(first)} / MRR@10 | " + " | ".join(cells) + " |")
     lines += [
         "",
         f"k = 10; each hybrid figure is held out: its set scored with the ranking chosen on "
-        f"the other four (`bench/quality_pool.py`, at {run['commit']}, {run['date']}).",
+        f"the other {count(len(names) - 1)} (`bench/quality_pool.py`, at {run['commit']}, "
+        f"{run['date']}).",
     ]
     return "\n".join(lines) + "\n"
+
+
+def measure(metric: str) -> str:
+    """A headline metric as the README names it: `file recall@10` -> `R@10`."""
+    name, k = metric.split()[-1].split("@")
+    short = {"recall": "R", "ndcg": "NDCG"}.get(name, name.upper())
+    return f"{short}@{k}"
 
 
 def print_guards(row: dict[str, Any]) -> None:

@@ -6,8 +6,13 @@ corpus is a repository (indexed with `ragspace add dir`; its top folder must be 
 name), and which two figures head its column (HEADLINE_FILES for a repository's questions
 about files). `index` then `candidates --sets NAME` fill it, and every step after reads it
 from here.
+
+semble-dev's repositories (issue 68) are one row each, read from its `published.json`
+(SEMBLE_SETS): each its own set and fold, with its language, headed by semble's chunk
+NDCG@10 and MRR@10, and all of one training group (`group_of`; choice.py says why).
 """
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,7 @@ K = 10
 HEADLINE_SECTIONS = ("chunk recall@5", "chunk mrr@10")
 HEADLINE_CHUNKS = ("chunk recall@10", "chunk mrr@10")
 HEADLINE_FILES = ("file recall@10", "file mrr@10")
+HEADLINE_NDCG = ("chunk ndcg@10", "chunk mrr@10")  # semble's metric (score_semble.py's)
 
 
 @dataclass(frozen=True)
@@ -45,9 +51,11 @@ class PoolSet:
     tarball: Path | None = None  # a checkout, added with `ragspace add dir`
     headline: tuple[str, str] = HEADLINE_FILES
     label: str = ""  # what the headline figures are about, in the README's table
+    language: str = ""  # a semble-dev repository's (published.json's)
+    group: str = ""  # the training group it counts in (group_of): its own name when ""
 
 
-SETS = (
+CORE_SETS = (  # the five sets of issue 35
     PoolSet(
         "claude-docs",
         SHARED / "claude-docs",
@@ -84,6 +92,36 @@ SETS = (
         label="pylint files",
     ),
 )
+
+SEMBLE = SHARED / "semble-dev"
+SEMBLE_GROUP = "semble-dev"
+SEMBLE_LABEL = "semble-dev code chunks, repo mean"  # its row in the README's table
+
+
+def semble_sets() -> tuple[PoolSet, ...]:
+    """One row per semble-dev repository: its tarball (top folder `<name>/`), its questions,
+    its language, headed by chunk NDCG@10 and MRR@10; none when semble-dev is absent."""
+    published = SEMBLE / "published.json"
+    if not published.exists():
+        return ()
+    repos = json.loads(published.read_text())["repos"]
+    return tuple(
+        PoolSet(
+            name,
+            SEMBLE / f"{name}.jsonl",
+            name,
+            SEMBLE / f"{name}.tar.gz",
+            headline=HEADLINE_NDCG,
+            label=SEMBLE_LABEL,
+            language=repos[name]["language"],
+            group=SEMBLE_GROUP,
+        )
+        for name in sorted(repos)
+    )
+
+
+SEMBLE_SETS = semble_sets()
+SETS = (*CORE_SETS, *SEMBLE_SETS)
 HEADLINE = {s.name: s.headline for s in SETS}
 HEADLINE_LABELS = {s.name: s.label for s in SETS}
 
@@ -105,6 +143,14 @@ def data_dir(work: Path, pool_set: PoolSet) -> Path:
 
 def set_named(name: str) -> PoolSet:
     return next(s for s in SETS if s.name == name)
+
+
+def group_of(name: str) -> str:
+    """The training group a set (or guard) counts in: its `group`, else its own name."""
+    return GROUPS.get(name, name)
+
+
+GROUPS = {s.name: s.group for s in SETS if s.group}
 
 
 def chosen_sets(names: Any) -> tuple[PoolSet, ...]:
