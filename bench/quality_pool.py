@@ -13,8 +13,16 @@ holds both corpus sets, which the guards ask (GUARDS). `candidates` asks the rea
 side's candidates (Retriever.candidates, the query the app runs) and saves them, so that
 ranking variants, plain Python over those lists (ragspace/ranking/), are scored in seconds.
 `evaluate` scores every mode and variant at chunk and file level; a tunable variant's
-parameters are chosen on four sets and scored on the fifth, for each fold, and only those
-held-out figures are reported for it. `--write` saves bench/results/quality_pool.json.
+parameters are chosen on the other sets and scored on the held-out one, for each fold, and
+only those held-out figures are reported for it. `--write` saves bench/results/quality_pool.json
+(`--results` elsewhere).
+
+The sets (bench/pool/sets.py): the five of issue 35 and semble-dev's 15 repositories (issue
+68), each unpacked from its tarball and added with `ragspace add dir` in its own data folder,
+each a fold, the repositories counted as one group when a fold chooses (bench/pool/choice.py);
+docs-dev's two sites are guards indexed the same way. `--sets a,b` restricts every step;
+`evaluate --peer PEER.json` (semble_peer.py's --json output) sets the peer's figures beside
+semble-dev's in the report.
 """
 
 import argparse

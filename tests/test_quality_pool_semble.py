@@ -7,12 +7,15 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from bench.pool.choice import by_group, group_mean
+from bench.pool.choice import by_group, folds_of, group_mean, guards_seen, training_sets
 from bench.pool.protocol import affordable, wins
 from bench.pool.report import readme_report, report
 from bench.pool.semble import semble_beside
 from bench.pool.sets import (
     CORE_SETS,
+    DOCS_GUARDS,
+    GUARDS,
+    HEADLINE,
     HEADLINE_NDCG,
     SEMBLE,
     SEMBLE_GROUP,
@@ -39,6 +42,16 @@ def test_each_semble_dev_repository_is_a_set_with_its_language_and_tarball() -> 
             assert first is not None and first.name.split("/")[0] == pool_set.name
     assert len({data_dir(Path("w"), s) for s in SETS}) == len(SETS)  # a data folder each
     assert [s.name for s in chosen_sets(["sinatra", "pytest"])] == ["pytest", "sinatra"]
+
+
+def test_docs_dev_sites_are_guards_every_fold_sees_and_never_folds() -> None:
+    assert [s.name for s in DOCS_GUARDS] == ["fastapi", "vite"]
+    assert all(HEADLINE[s.name] == ("file recall@5", "file mrr@10") for s in DOCS_GUARDS)
+    assert [s.name for s in chosen_sets(["vite", "express"])] == ["express", "vite"]
+    pool: dict[str, list[Any]] = {name: [] for name in ["express", "sinatra", *GUARDS]}
+    assert folds_of(pool) == ["express", "sinatra"]
+    for held_out in ("express", "sinatra"):
+        assert {"fastapi", "vite"} <= set(guards_seen(pool, training_sets(pool, held_out)))
 
 
 def test_semble_dev_counts_as_one_group_when_a_fold_chooses() -> None:
@@ -84,7 +97,7 @@ def test_the_joint_grid_leaves_out_the_kept_rows_that_gained_least_when_too_larg
 
 def _scores(value: float) -> dict[str, float]:
     keys = ["chunk recall@5", "chunk recall@10", "chunk mrr@10", "chunk ndcg@10"]
-    keys += ["file recall@10", "file mrr@10"]
+    keys += ["file recall@5", "file recall@10", "file mrr@10"]
     return dict.fromkeys(keys, value)
 
 
@@ -96,14 +109,15 @@ def _results(tmp_path: Path) -> Path:
     rows = []
     for variant, base in (("vector", 0.5), ("keyword", 0.4), ("hybrid (today)", 0.6)):
         folds = {n: {"chosen": "-", "scores": _scores(base)} for n in names}
-        rows.append({"variant": variant, "folds": folds, "guards": {}})
+        rows.append({"variant": variant, "folds": folds, "guards": {"vite": _scores(base)}})
     shipped: dict[str, dict[str, Any]] = {
         n: {"chosen": "defaults", "scores": _scores(0.7)} for n in names
     }
     shipped["tokio"]["scores"]["chunk ndcg@10"] = 0.9
-    rows.append({"variant": "kept signals, tuned jointly", "folds": shipped, "guards": {}})
+    guards = {"vite": _scores(0.7)}
+    rows.append({"variant": "kept signals, tuned jointly", "folds": shipped, "guards": guards})
     run = {"command": "c", "date": "d", "commit": "abc", "load": 1.0, "depth": 75, "k": 10}
-    run |= {"sets": names, "guards": {}}
+    run |= {"sets": names, "guards": {"vite": 12}}
     saved = {"run": run, "rows": rows, **semble_beside(list(names), peer)}
     results = tmp_path / "quality_pool.json"
     results.write_text(json.dumps(saved))
@@ -116,6 +130,8 @@ def test_the_report_shows_semble_dev_per_repository_and_language(tmp_path: Path)
     # tokio's NDCG@10 0.9, the others' 0.7: the repo mean 0.767 and MRR@10 0.700
     assert "| kept signals, tuned jointly | 0.700 / 0.700 | 0.767 / 0.700 |" in text
     assert "chosen on the other three" in text and "on all four (the app's default)" in text
+    assert "docs-dev's 12 vite questions asked of its own DocSet (vite)" in text
+    assert "| kept signals, tuned jointly | 0.700 / 0.700 |\n" in text  # vite's R@5 / MRR@10
     head = "| set | language | n | vector | keyword | hybrid (today) | hybrid (shipped) | peer |"
     assert head + " semble | CRE Hybrid | BM25 |" in text
     express = PUBLISHED["express"]["methods"]

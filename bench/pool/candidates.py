@@ -10,8 +10,8 @@ from typing import Any
 
 from bench.pool.sets import (
     DEPTH,
-    GUARDS,
     MIXED,
+    MIXED_GUARDS,
     PoolSet,
     candidates_file,
     data_dir,
@@ -26,7 +26,7 @@ def dump_candidates(work: Path, sets: Sequence[PoolSet]) -> None:
     for pool_set in sets:
         queries = load_questions(pool_set).queries
         save_candidates(data_dir(work, pool_set), pool_set.docset, queries, work / pool_set.name)
-    for guard, source in GUARDS.items():
+    for guard, source in MIXED_GUARDS.items():
         if source in {s.name for s in sets}:
             queries = load_questions(set_named(source)).queries
             save_candidates(data_dir(work, MIXED), MIXED.docset, queries, work / guard)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.pool.sets import GUARDS, MIXED, PoolSet, data_dir, load_questions, set_named
+from bench.pool.sets import MIXED, MIXED_GUARDS, PoolSet, data_dir, load_questions, set_named
 
 
 def index(work: Path, ragspace: Path, sets: Sequence[PoolSet]) -> None:
@@ -33,7 +33,7 @@ def index(work: Path, ragspace: Path, sets: Sequence[PoolSet]) -> None:
             run([str(ragspace), "add", "dir", pool_set.docset, str(checkout), "--wait"], env, log)
         (folder / "indexed").touch()
         print(f"{pool_set.name}: indexed", file=sys.stderr)
-    if set(GUARDS.values()) & {s.name for s in sets}:
+    if set(MIXED_GUARDS.values()) & {s.name for s in sets}:
         index_mixed(work)
 
 
@@ -52,7 +52,7 @@ def index_mixed(work: Path) -> None:
     try:
         if MIXED.docset not in {d.name for d in runtime.store.docsets.all()}:
             runtime.actions.docsets.create(MIXED.docset)
-            for source in GUARDS.values():
+            for source in MIXED_GUARDS.values():
                 store_corpus(runtime.store, MIXED.docset, load_questions(set_named(source)))
         runtime.ingestor.process_all()
     finally:

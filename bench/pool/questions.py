@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.pool.sets import (
     DEPTH,
-    GUARDS,
+    MIXED_GUARDS,
     RESULTS,
     PoolSet,
     candidates_file,
@@ -64,7 +64,7 @@ def load_pool(work: Path, sets: Sequence[PoolSet]) -> dict[str, list[Question]]:
             "them, or name the sets that have them with --sets"
         )
     pool = {s.name: load_questions_with_candidates(work / s.name, s) for s in sets}
-    for guard, source in GUARDS.items():
+    for guard, source in MIXED_GUARDS.items():
         if source in pool and candidates_file(work / guard).exists():
             pool[guard] = load_questions_with_candidates(work / guard, set_named(source))
     return pool

@@ -10,7 +10,7 @@ from bench.pool.choice import folds_of, grouped
 from bench.pool.questions import Question
 from bench.pool.scoring import LEVEL_METRICS, Ranking, fold_scores, scores
 from bench.pool.semble import semble_tables
-from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, ROOT, SEMBLE_GROUP
+from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, MIXED_GUARDS, ROOT, SEMBLE_GROUP
 from bench.pool.variants import RETIRED
 
 COUNTS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
@@ -118,12 +118,14 @@ def guard_table(rows: list[dict[str, Any]], guards: dict[str, int], sets: int) -
     lines = [
         "",
         "Guards: "
-        + " and ".join(
-            f"{GUARDS[g]}'s {n} questions asked of one DocSet holding both corpus sets ({g})"
-            for g, n in guards.items()
-        )
+        + " and ".join(guard_words(g, n) for g, n in guards.items())
         + f"; each row's default (its point chosen on all {count(sets)} sets), the same "
-        "figures:",
+        "figures"
+        + (
+            ", page-level R@5 / MRR@10 for docs-dev's sites:"
+            if set(guards) - set(MIXED_GUARDS)
+            else ":"
+        ),
         "",
         "| ranking | " + " | ".join(guards) + " |",
         "|---|" + "---:|" * len(guards),
@@ -132,6 +134,14 @@ def guard_table(rows: list[dict[str, Any]], guards: dict[str, int], sets: int) -
         cells = [headline_cell(guard, row["guards"][guard]) for guard in guards]
         lines.append(f"| {row['variant']} | " + " | ".join(cells) + " |")
     return lines
+
+
+def guard_words(guard: str, questions: int) -> str:
+    """What a guard asks of which DocSet, as the guards' table says it."""
+    if guard in MIXED_GUARDS:
+        asked = f"{MIXED_GUARDS[guard]}'s {questions} questions asked"
+        return f"{asked} of one DocSet holding both corpus sets ({guard})"
+    return f"docs-dev's {questions} {guard} questions asked of its own DocSet ({guard})"
 
 
 def headline_cell(name: str, figures: dict[str, float]) -> str:

@@ -122,8 +122,26 @@ def semble_sets() -> tuple[PoolSet, ...]:
 
 SEMBLE_SETS = semble_sets()
 SETS = (*CORE_SETS, *SEMBLE_SETS)
-HEADLINE = {s.name: s.headline for s in SETS}
-HEADLINE_LABELS = {s.name: s.label for s in SETS}
+
+# docs-dev's two documentation sites (docs-mcp-server's questions over the FastAPI and Vite
+# sources, issue 68 item 4): guards of their own DocSet each, indexed as the SWE-QA sets are,
+# headed by page-level Recall@5 and MRR@10 (that benchmark's figures)
+DOCS = SHARED / "docs-dev"
+HEADLINE_PAGES = ("file recall@5", "file mrr@10")
+DOCS_GUARDS = tuple(
+    PoolSet(
+        name,
+        DOCS / f"{name}.jsonl",
+        name,
+        DOCS / f"{name}.tar.gz",
+        headline=HEADLINE_PAGES,
+        label=f"{name} docs pages",
+    )
+    for name in ("fastapi", "vite")
+    if (DOCS / f"{name}.jsonl").exists()
+)
+HEADLINE = {s.name: s.headline for s in (*SETS, *DOCS_GUARDS)}
+HEADLINE_LABELS = {s.name: s.label for s in (*SETS, *DOCS_GUARDS)}
 
 
 # Guards: two sets' questions asked of one DocSet that holds both corpora (the docs pages
@@ -132,9 +150,11 @@ HEADLINE_LABELS = {s.name: s.label for s in SETS}
 # A guard is never a fold of its own (its questions are its source set's): a fold that
 # holds its source set out does not see it. Each fold's choice must keep every guard it
 # sees within 0.01 of today's ranking (Choice), and a row is kept only when its default
-# keeps every guard within 0.01 of the row it replaces (wins).
-GUARDS = {"claude-docs beside code": "claude-docs", "codebase beside docs": "codebase"}
-MIXED = PoolSet("mixed", SHARED, "eval-mixed")  # the guards' data folder and DocSet
+# keeps every guard within 0.01 of the row it replaces (wins). docs-dev's sites are guards
+# whose source is themselves, no fold: every fold sees them.
+MIXED_GUARDS = {"claude-docs beside code": "claude-docs", "codebase beside docs": "codebase"}
+GUARDS = {**MIXED_GUARDS, **{s.name: s.name for s in DOCS_GUARDS}}
+MIXED = PoolSet("mixed", SHARED, "eval-mixed")  # the mixed guards' data folder and DocSet
 
 
 def data_dir(work: Path, pool_set: PoolSet) -> Path:
@@ -142,7 +162,7 @@ def data_dir(work: Path, pool_set: PoolSet) -> Path:
 
 
 def set_named(name: str) -> PoolSet:
-    return next(s for s in SETS if s.name == name)
+    return next(s for s in (*SETS, *DOCS_GUARDS) if s.name == name)
 
 
 def group_of(name: str) -> str:
@@ -154,8 +174,9 @@ GROUPS = {s.name: s.group for s in SETS if s.group}
 
 
 def chosen_sets(names: Any) -> tuple[PoolSet, ...]:
-    """The sets named (a sequence of names), all of them for None."""
-    return tuple(s for s in SETS if names is None or s.name in names)
+    """The sets named (a sequence of names), all of them for None; docs-dev's guards too
+    (a guard of its own DocSet is indexed and its candidates saved as a set's)."""
+    return tuple(s for s in (*SETS, *DOCS_GUARDS) if names is None or s.name in names)
 
 
 def candidates_file(work_and_name: Path) -> Path:
