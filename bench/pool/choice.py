@@ -75,7 +75,7 @@ def group_mean(values: Mapping[str, float]) -> float:
 
 
 def guards_seen(pool: dict[str, list[Question]], training: Sequence[str]) -> list[str]:
-    """The guards a fold may look at: those whose source set it trains on."""
+    """The guards a fold may look at: those whose source set it trains on, and docs-dev's."""
     return [
         name
         for name, source in GUARDS.items()
