@@ -1,0 +1,79 @@
+"""Page scripts of the Chat tab (run once when the page loads)."""
+
+# a plain click on a citation `[n]` (in the answer or the sources panel) opens passage n
+# in the viewer, next to the chat; a GitHub citation's link keeps its commit-pinned URL, so
+# Ctrl/Cmd/middle-click (and a copied answer) still open the lines at the commit. The click
+# writes `n:<click count>` into a hidden textbox (a new value each click), whose change
+# the server answers with the viewer's HTML; once that arrives, its highlighted lines are
+# scrolled into view
+OPEN_FROM_LINK = """() => {
+  let clicks = 0;
+  document.addEventListener('click', (event) => {
+    const link = event.target.closest('#chatbot a, #chat-sources a');
+    const box = document.querySelector('#viewer-open textarea, #viewer-open input');
+    const viewer = document.querySelector('#source-viewer');
+    if (!link || !box || !viewer) return;
+    const cited = link.textContent.trim().match(/^\\[(\\d+)\\]$/);
+    if (!cited || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    const number = cited[1];
+    const head = viewer.querySelector('.rs-viewer-head');
+    if (head && head.textContent.startsWith('[' + number + ']')) {  // already open
+      viewer.querySelector('.rs-focus')?.scrollIntoView({ block: 'center' });
+      return;
+    }
+    clicks += 1;
+    const before = viewer.innerHTML;
+    box.value = number + ':' + clicks;
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+    let tries = 0;
+    const timer = setInterval(() => {
+      const focus = viewer.querySelector('.rs-focus');
+      tries += 1;
+      if ((viewer.innerHTML !== before && focus) || tries > 150) {
+        clearInterval(timer);
+        if (focus) focus.scrollIntoView({ block: 'center' });
+      }
+    }, 100);
+  }, true);
+}"""
+
+
+# each new question is shown at the top of the chat, so its answer is read from its first
+# line as it streams in (the chat no longer scrolls to its end at each step: an answer
+# longer than the box was shown from its last lines, after a list of sources). A question
+# is new when the chat holds more of them than before; it stays pinned at the top while
+# its answer grows, until the reader scrolls the chat themself
+NEW_QUESTION_IN_VIEW = """() => {
+  let questions = 0;
+  let following = false;
+  const scroller = (element, root) => {
+    for (let box = element.parentElement; box && box !== root.parentElement;
+         box = box.parentElement) {
+      const style = getComputedStyle(box).overflowY;
+      if (style === 'auto' || style === 'scroll') return box;
+    }
+    return null;
+  };
+  const pin = () => {
+    const root = document.querySelector('#chatbot');  // a tab's content may come later
+    if (!root) return;
+    const asked = root.querySelectorAll('.message.user');
+    if (asked.length > questions) following = true;
+    questions = asked.length;
+    if (!following || !asked.length) return;
+    const last = asked[asked.length - 1];
+    const box = scroller(last, root);
+    if (!box) return;
+    const offset = last.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+    if (Math.abs(offset) > 1) box.scrollTop += offset;
+  };
+  for (const name of ['wheel', 'touchmove']) {
+    document.addEventListener(name, (event) => {
+      if (event.target.closest && event.target.closest('#chatbot')) following = false;
+    }, { passive: true });
+  }
+  new MutationObserver(pin).observe(document.body, {
+    subtree: true, childList: true, characterData: true,
+  });
+}"""
