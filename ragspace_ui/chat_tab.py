@@ -161,6 +161,49 @@ def open_source(actions: Actions, number: int, openable: OpenableSources) -> str
     return open_citation(actions, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 
+def take_question(
+    queue: QuestionQueue, tickets: Iterator[int], text: str, session: str
+) -> tuple[Any, str, Any]:
+    """Question box, note and ticket once a question is sent: queued (a new ticket starts the
+    page's answering loop when none runs), or refused with the reason, the box kept."""
+    try:
+        question = valid_query(text)
+    except RagspaceError as exc:
+        return gr.update(), question_note(queue.waiting(session), message_of(exc)), gr.update()
+    queue.put(session, question)
+    if queue.claim(session):
+        return "", question_note([]), str(next(tickets))
+    # the running loop takes it in turn: one answering event per page (a second one,
+    # pending, made the browser drop the running one's steps)
+    return "", question_note(queue.waiting(session)), gr.update()
+
+
+def queued_answers(
+    actions: Actions,
+    queue: QuestionQueue,
+    session: str,
+    history: ChatHistory,
+    *asking: Any,  # DocSets, mode, rerank, ref: as `answer_turns` takes them
+) -> Iterator[tuple[Any, ...]]:
+    """A page's answering loop: each waiting question in turn, streamed, with the note under
+    the box when the waiting questions change; a failure is said in the sources panel and
+    the next question is asked."""
+    try:
+        noted: list[str] | None = None  # the waiting questions the note shows
+        while (text := queue.next_question(session)) is not None:
+            try:
+                for step in with_viewer_updates(answer_turns(actions, text, history, *asking)):
+                    history = step[0]
+                    waiting = queue.waiting(session)
+                    note = gr.update() if waiting == noted else question_note(waiting)
+                    noted = waiting
+                    yield *step, note
+            except Exception as exc:
+                yield gr.update(), error_markdown(message_of(exc)), *[gr.update()] * 4
+    finally:
+        queue.release(session)
+
+
 # --- layout ---------------------------------------------------------------------------
 
 
@@ -203,6 +246,21 @@ def advanced_options(actions: Actions) -> tuple[gr.Radio, gr.Checkbox]:
     return mode, rerank
 
 
+def question_box() -> tuple[gr.Textbox, gr.Markdown]:
+    """The question box and the note under it."""
+    # one line that grows: Gradio sends on Enter when `lines` is 1 (Shift+Enter on a
+    # taller box), and Shift+Enter adds a line
+    question = gr.Textbox(
+        label="Question",
+        placeholder="Ask about your documents…",
+        lines=1,
+        max_lines=8,
+        elem_id="question",
+    )
+    note = gr.Markdown(question_note([]), elem_id="question-note")
+    return question, note
+
+
 def layout_chat_tab(actions: Actions) -> ChatTab:
     """Lay out the chat tab: DocSets and ref to search, the conversation, viewer and sources."""
     if not actions.mode.llm_answers:
@@ -221,16 +279,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
             chatbot = gr.Chatbot(
                 label="Chat", height=520, buttons=["copy"], elem_id="chatbot", autoscroll=False
             )
-            # one line that grows: Gradio sends on Enter when `lines` is 1 (Shift+Enter on a
-            # taller box), and Shift+Enter adds a line
-            question = gr.Textbox(
-                label="Question",
-                placeholder="Ask about your documents…",
-                lines=1,
-                max_lines=8,
-                elem_id="question",
-            )
-            note = gr.Markdown(question_note([]), elem_id="question-note")
+            question, note = question_box()
             with gr.Row():
                 ask = gr.Button("Ask", variant="primary")
                 clear = gr.Button("Clear conversation")
@@ -287,17 +336,7 @@ def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
     tickets = itertools.count(1)
 
     def on_send(text: str, request: gr.Request) -> tuple[Any, str, Any]:
-        session = request.session_hash or ""
-        try:
-            question = valid_query(text)
-        except RagspaceError as exc:  # the box keeps what was typed
-            return gr.update(), question_note(queue.waiting(session), message_of(exc)), gr.update()
-        queue.put(session, question)
-        if queue.claim(session):  # a new ticket starts this page's answering loop
-            return "", question_note([]), str(next(tickets))
-        # the running loop takes it in turn: one answering event per page (a second one,
-        # pending, made the browser drop the running one's steps)
-        return "", question_note(queue.waiting(session)), gr.update()
+        return take_question(queue, tickets, text, request.session_hash or "")
 
     def on_answer(
         history: ChatHistory,
@@ -308,24 +347,8 @@ def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
         request: gr.Request,
     ) -> Iterator[tuple[Any, ...]]:
         session = request.session_hash or ""  # its loop was claimed by `on_send`
-        try:
-            noted: list[str] | None = None  # the waiting questions the note shows
-            while (text := queue.next_question(session)) is not None:
-                turns = answer_turns(
-                    actions, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
-                )
-                try:
-                    for step in with_viewer_updates(turns):
-                        history = step[0]
-                        waiting = queue.waiting(session)
-                        note = gr.update() if waiting == noted else question_note(waiting)
-                        noted = waiting
-                        yield *step, note
-                except Exception as exc:  # said in the sources panel; the next one is asked
-                    failed = error_markdown(message_of(exc))
-                    yield gr.update(), failed, *[gr.update()] * 4
-        finally:
-            queue.release(session)
+        asking = (selected, mode_value, use_rerank, chosen_ref(ref_value))
+        yield from queued_answers(actions, queue, session, history, *asking)
 
     @user_errors
     def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
