@@ -43,10 +43,16 @@ OPEN_FROM_LINK = """() => {
 # line as it streams in (the chat no longer scrolls to its end at each step: an answer
 # longer than the box was shown from its last lines, after a list of sources). A question
 # is new when the chat holds more of them than before; it stays pinned at the top while
-# its answer grows, until the reader scrolls the chat themself
+# its answer grows, until anything else scrolls the chat (the reader, a link scrolled into
+# view): from then on the chat is left where it was put. Gradio's own autoscroll, which
+# this replaces, jumped back to the end about 0.1 s after any scroll, so a click on a
+# citation scrolled into view could land on whatever the jump brought there (the phone
+# journey's [1] that did not open the viewer)
 NEW_QUESTION_IN_VIEW = """() => {
   let questions = 0;
   let following = false;
+  let pinnedAt = null;
+  const chat = () => document.querySelector('#chatbot');
   const scroller = (element, root) => {
     for (let box = element.parentElement; box && box !== root.parentElement;
          box = box.parentElement) {
@@ -56,7 +62,7 @@ NEW_QUESTION_IN_VIEW = """() => {
     return null;
   };
   const pin = () => {
-    const root = document.querySelector('#chatbot');  // a tab's content may come later
+    const root = chat();  // a tab's content may be rendered later than the page
     if (!root) return;
     const asked = root.querySelectorAll('.message.user');
     if (asked.length > questions) following = true;
@@ -67,12 +73,14 @@ NEW_QUESTION_IN_VIEW = """() => {
     if (!box) return;
     const offset = last.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
     if (Math.abs(offset) > 1) box.scrollTop += offset;
+    pinnedAt = box.scrollTop;
   };
-  for (const name of ['wheel', 'touchmove']) {
-    document.addEventListener(name, (event) => {
-      if (event.target.closest && event.target.closest('#chatbot')) following = false;
-    }, { passive: true });
-  }
+  document.addEventListener('scroll', (event) => {
+    const root = chat();
+    const box = event.target;
+    if (!root || !(box instanceof Element) || !root.contains(box)) return;
+    if (pinnedAt === null || Math.abs(box.scrollTop - pinnedAt) > 1) following = false;
+  }, true);
   new MutationObserver(pin).observe(document.body, {
     subtree: true, childList: true, characterData: true,
   });
