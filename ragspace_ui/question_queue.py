@@ -54,11 +54,11 @@ class QuestionQueue:
             return None
 
     def release(self, session: str) -> None:
-        """End the session's loop (it stopped early: an error, a closed page)."""
+        """End the session's loop; questions still waiting go too (the loop only stops
+        before they are answered when its page is gone)."""
         with self._lock:
             self._answering.discard(session)
-            if not self._waiting.get(session):
-                self._waiting.pop(session, None)
+            self._waiting.pop(session, None)
 
     def drop(self, session: str) -> None:
         """Forget the session's waiting questions (the conversation was cleared)."""

@@ -58,7 +58,9 @@ def test_questions_wait_their_turn_and_a_finished_loop_lets_a_new_one_start() ->
     assert queue.next_question("page") == "second"
     assert queue.next_question("page") is None and not queue.busy("page")
     assert queue.claim("page")  # the next question starts a new loop
-    queue.release("page")
+    queue.put("page", "left")
+    queue.release("page")  # the page is gone: nothing of it is kept
+    assert queue.waiting("page") == [] and not queue.busy("page")
     queue.put("other", "x")
     queue.drop("other")
     assert queue.waiting("other") == []
