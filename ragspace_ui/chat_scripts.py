@@ -71,7 +71,8 @@ NEW_QUESTION_IN_VIEW = """() => {
     const last = asked[asked.length - 1];
     const box = scroller(last, root);
     if (!box) return;
-    const offset = last.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+    // below the chat's floating label (about 30 px), which would cover the question's top
+    const offset = last.getBoundingClientRect().top - box.getBoundingClientRect().top - 40;
     if (Math.abs(offset) > 1) box.scrollTop += offset;
     pinnedAt = box.scrollTop;
   };
