@@ -10,7 +10,9 @@ from ragspace.access import Credentials
 from ragspace.actions import Actions, AppMode
 from ragspace.errors import RagspaceError
 from ragspace.links import parse_line_link
-from ragspace_ui.chat_tab import OPEN_FROM_LINK, ChatTab, layout_chat_tab, wire_chat_tab
+from ragspace_ui.chat_scripts import NEW_QUESTION_IN_VIEW, OPEN_FROM_LINK
+from ragspace_ui.chat_sources import SNIPPET_CSS
+from ragspace_ui.chat_tab import ChatTab, layout_chat_tab, wire_chat_tab
 from ragspace_ui.docset_forms import DOCSET_LIST_LANE
 from ragspace_ui.docsets_tab import (
     DocsetsTab,
@@ -27,12 +29,12 @@ from ragspace_ui.status_tab import StatusTab, layout_status_tab, wire_status_tab
 from ragspace_ui.status_view import ALL
 from ragspace_ui.viewer import VIEWER_CSS, open_line_link, viewer_notice
 
-# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets wrap long lines,
-# inline errors stand out, tables keep readable columns (scroll sideways rather than wrap a
-# header one letter per line), and on phones every tab keeps its label (no "…" overflow menu)
+# passed to `launch(css=...)` (Gradio 6 takes page CSS there): cited snippets show the
+# file's lines (SNIPPET_CSS), inline errors stand out, tables keep readable columns (scroll
+# sideways rather than wrap a header one letter per line), and on phones every tab keeps its
+# label (no "…" overflow menu)
 CSS = (
     """
-#chat-sources pre, #chat-sources pre code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .inline-error { color: var(--error-text-color, #b91c1c); font-weight: 600; }
 /* a header breaks between its words, never inside one ("Ch/un/ks") */
 .readable-table th, .readable-table th * { word-break: keep-all; overflow-wrap: normal;
@@ -54,6 +56,7 @@ CSS = (
   .readable-table table, .readable-table .virtual-body { width: max-content !important; }
 }
 """
+    + SNIPPET_CSS
     + VIEWER_CSS
     + MAP_CSS
     + FILE_LIST_CSS
@@ -271,3 +274,4 @@ def wire_line_links(actions: Actions, demo: gr.Blocks, page: Page) -> None:
 
     demo.load(open_linked_lines, None, [page.chat.viewer, page.tabs])
     demo.load(None, js=OPEN_FROM_LINK)
+    demo.load(None, js=NEW_QUESTION_IN_VIEW)

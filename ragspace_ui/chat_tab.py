@@ -1,5 +1,6 @@
 """Chat tab: pick DocSets, ask, watch the answer stream in, read its cited passages."""
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -7,12 +8,15 @@ from typing import Any
 import gradio as gr
 
 from ragspace.actions import Actions
-from ragspace.actions.hit_view import source_views
-from ragspace.answering.answer import fenced
+from ragspace.actions.validation import valid_query
+from ragspace.answering.answer import without_sources
 from ragspace.answering.citations import link_citations
+from ragspace.errors import RagspaceError
 from ragspace.models import Answer, Citation, Message, RetrievalMode, SearchQuery
-from ragspace_ui.error_messages import inline_errors, user_errors
+from ragspace_ui.chat_sources import source_anchor, sources_markdown
+from ragspace_ui.error_messages import error_markdown, message_of, user_errors
 from ragspace_ui.escape import md
+from ragspace_ui.question_queue import QuestionQueue
 from ragspace_ui.ref_picker import chosen_ref, ref_choices, ref_picker
 from ragspace_ui.viewer import EMPTY_VIEWER, open_citation, viewer_notice
 
@@ -25,57 +29,9 @@ EXTRACTIVE_NOTICE = (
     "Answers are **extractive** (sentences quoted from your documents) until `OPENAI_API_KEY` "
     "is set; then a model writes them and each quote is checked."
 )
-VERIFICATION_TEXT = {
-    "verified": "✓ quote found in these lines",
-    "paraphrased": "≈ a close paraphrase of these lines",
-    "unsupported": "⚠ the quote was not found in these lines",
-}
+QUESTION_HINT = "_Enter sends · Shift+Enter adds a line._"
 OpenableSources = list[dict[str, Any]]  # each cited passage: its citation and DocSet
-ChatTurn = tuple[ChatHistory, str, str, OpenableSources]  # chat, sources panel, question box
-
-
-def source_anchor(number: int) -> str:
-    """The id of passage `number` in the sources panel."""
-    return f"ragspace-source-{number}"
-
-
-# a plain click on a citation `[n]` (in the answer or the sources panel) opens passage n
-# in the viewer, next to the chat; a GitHub citation's link keeps its commit-pinned URL, so
-# Ctrl/Cmd/middle-click (and a copied answer) still open the lines at the commit. The click
-# writes `n:<click count>` into a hidden textbox (a new value each click), whose change
-# the server answers with the viewer's HTML; once that arrives, its highlighted lines are
-# scrolled into view
-OPEN_FROM_LINK = """() => {
-  let clicks = 0;
-  document.addEventListener('click', (event) => {
-    const link = event.target.closest('#chatbot a, #chat-sources a');
-    const box = document.querySelector('#viewer-open textarea, #viewer-open input');
-    const viewer = document.querySelector('#source-viewer');
-    if (!link || !box || !viewer) return;
-    const cited = link.textContent.trim().match(/^\\[(\\d+)\\]$/);
-    if (!cited || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    event.preventDefault();
-    const number = cited[1];
-    const head = viewer.querySelector('.rs-viewer-head');
-    if (head && head.textContent.startsWith('[' + number + ']')) {  // already open
-      viewer.querySelector('.rs-focus')?.scrollIntoView({ block: 'center' });
-      return;
-    }
-    clicks += 1;
-    const before = viewer.innerHTML;
-    box.value = number + ':' + clicks;
-    box.dispatchEvent(new Event('input', { bubbles: true }));
-    let tries = 0;
-    const timer = setInterval(() => {
-      const focus = viewer.querySelector('.rs-focus');
-      tries += 1;
-      if ((viewer.innerHTML !== before && focus) || tries > 150) {
-        clearInterval(timer);
-        if (focus) focus.scrollIntoView({ block: 'center' });
-      }
-    }, 100);
-  }, true);
-}"""
+ChatTurn = tuple[ChatHistory, str, OpenableSources]  # chat, sources panel, openable sources
 
 
 def link_number(value: str | None) -> int | None:
@@ -95,56 +51,6 @@ def answer_markdown(text: str, citations: list[Citation]) -> str:
     return link_citations(text, linked)
 
 
-def scope_text(selected: list[str] | None, ref: str | None = None) -> str:
-    """Which DocSets (and ref) a question searches, as the sources panel states it."""
-    at = f" at ref **{md(ref)}**" if ref else ""
-    if not selected:
-        return f"Searched **all DocSets**{at}."
-    return "Searched " + ", ".join(f"**{md(name)}**" for name in selected) + f"{at}."
-
-
-def sources_markdown(
-    answer: Answer,
-    selected: list[str] | None = None,
-    ref: str | None = None,
-    question: str = "",
-) -> str:
-    """The sources panel: each cited passage as every front end shows a hit (`hit_view`):
-    its place, version, context, score and a snippet, with what the quote check found."""
-    scope = scope_text(selected, ref)
-    if not answer.citations and not answer.passages:
-        return f"{scope}\n\n_No sources._"
-    checks = {c.number: check_text(c) for c in answer.citations}
-    parts = [scope]
-    for view in source_views(answer, question):
-        label = md(view.label)
-        where = f"[{label}]({view.url})" if view.url else label
-        context = f" — {md(view.context)}" if view.context else ""
-        if view.ref:  # with several refs, every source says which version it is from
-            context = f" · `{view.version}`{context}"
-        score = "" if view.score is None else f" · score {view.score:.4f}"
-        anchor = f'<span id="{source_anchor(view.number)}"></span>'
-        opens = f"[**\\[{view.number}\\]**](#{source_anchor(view.number)})"  # the viewer
-        # an empty snippet: the answer quotes the whole passage already
-        shown = fenced(view.snippet, "") if view.snippet else "_Quoted in full above._"
-        parts.append(f"{anchor}{opens} {where}{context}{score}{checks[view.number]}\n\n{shown}")
-    cited = set(checks)
-    unused = [p for p in answer.passages if p.number not in cited]
-    if unused:
-        parts.append(
-            "_Also retrieved, not cited:_ "
-            + ", ".join(f"\\[{p.number}\\] {md(p.path)}" for p in unused)
-        )
-    return "\n\n".join(parts)
-
-
-def check_text(citation: Citation) -> str:
-    """What the quote check found for a citation, as a suffix ("" when nothing was checked)."""
-    if citation.verification is None:
-        return ""
-    return f" · _{VERIFICATION_TEXT[citation.verification]}_"
-
-
 def _history_messages(history: ChatHistory) -> list[Message]:
     return [
         {"role": str(m["role"]), "content": str(m["content"])}
@@ -162,7 +68,11 @@ def answer_turns(
     use_rerank: bool,
     ref: str | None = None,
 ) -> Iterator[ChatTurn]:
-    """Chat, sources panel and question box after each step of a streamed answer."""
+    """Chat, sources panel and openable sources after each step of a streamed answer.
+
+    The chat shows the answer without the sources list an extractive answer ends with: the
+    Sources panel beside it lists them (the chat scrolled past a repeated list to its end).
+    """
     query = SearchQuery(
         question=text,
         docsets=tuple(selected or ()),
@@ -173,24 +83,34 @@ def answer_turns(
     )
     updates = actions.answers.ask(query)
     shown = [*history, {"role": "user", "content": text}]
-    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, "", []
+    yield [*shown, {"role": "assistant", "content": SEARCHING}], SEARCHING, []
     try:
         for update in updates:
-            text_shown = (
-                answer_markdown(update.text, update.answer.citations)
-                if update.answer
-                else update.text
-            )
+            text_shown = without_sources(update.text)
+            if update.answer:
+                text_shown = answer_markdown(text_shown, update.answer.citations)
             reply = {"role": "assistant", "content": text_shown}
             panel = (
                 sources_markdown(update.answer, selected, ref, text) if update.answer else WRITING
             )
             openable = openable_sources(update.answer) if update.answer else []
-            yield [*shown, reply], panel, "", openable
+            yield [*shown, reply], panel, openable
     except Exception:
         # no answer bubble left saying "Searching…"; the error itself is shown as a message
-        yield shown, NO_ANSWER, "", []
+        yield shown, NO_ANSWER, []
         raise
+
+
+def question_note(waiting: list[str], error: str = "") -> str:
+    """Under the question box: how to send, the questions waiting their turn, or why the
+    last one was not taken."""
+    parts = [QUESTION_HINT]
+    if waiting:
+        quoted = ", ".join(f"“{md(q if len(q) <= 80 else q[:79] + '…')}”" for q in waiting)
+        parts.append(f"Waiting: {quoted}, answered after the current answer.")
+    if error:
+        parts.append(error_markdown(error))
+    return " ".join(parts)
 
 
 def with_viewer_updates(turns: Iterator[ChatTurn]) -> Iterator[tuple[Any, ...]]:
@@ -241,6 +161,49 @@ def open_source(actions: Actions, number: int, openable: OpenableSources) -> str
     return open_citation(actions, Citation.model_validate(chosen["citation"]), chosen["docset"])
 
 
+def take_question(
+    queue: QuestionQueue, tickets: Iterator[int], text: str, session: str
+) -> tuple[Any, str, Any]:
+    """Question box, note and ticket once a question is sent: queued (a new ticket starts the
+    page's answering loop when none runs), or refused with the reason, the box kept."""
+    try:
+        question = valid_query(text)
+    except RagspaceError as exc:
+        return gr.update(), question_note(queue.waiting(session), message_of(exc)), gr.update()
+    queue.put(session, question)
+    if queue.claim(session):
+        return "", question_note([]), str(next(tickets))
+    # the running loop takes it in turn: one answering event per page (a second one,
+    # pending, made the browser drop the running one's steps)
+    return "", question_note(queue.waiting(session)), gr.update()
+
+
+def queued_answers(
+    actions: Actions,
+    queue: QuestionQueue,
+    session: str,
+    history: ChatHistory,
+    *asking: Any,  # DocSets, mode, rerank, ref: as `answer_turns` takes them
+) -> Iterator[tuple[Any, ...]]:
+    """A page's answering loop: each waiting question in turn, streamed, with the note under
+    the box when the waiting questions change; a failure is said in the sources panel and
+    the next question is asked."""
+    try:
+        noted: list[str] | None = None  # the waiting questions the note shows
+        while (text := queue.next_question(session)) is not None:
+            try:
+                for step in with_viewer_updates(answer_turns(actions, text, history, *asking)):
+                    history = step[0]
+                    waiting = queue.waiting(session)
+                    note = gr.update() if waiting == noted else question_note(waiting)
+                    noted = waiting
+                    yield *step, note
+            except Exception as exc:
+                yield gr.update(), error_markdown(message_of(exc)), *[gr.update()] * 4
+    finally:
+        queue.release(session)
+
+
 # --- layout ---------------------------------------------------------------------------
 
 
@@ -253,6 +216,7 @@ class ChatTab:
     ref: gr.Dropdown
     chatbot: gr.Chatbot
     question: gr.Textbox
+    note: gr.Markdown  # under the question box: the keys, waiting questions, a refusal
     ask: gr.Button
     clear: gr.Button
     mode: gr.Radio
@@ -260,6 +224,7 @@ class ChatTab:
     pick: gr.Dropdown
     viewer: gr.HTML
     opened_by_link: gr.Textbox
+    ticket: gr.Textbox  # hidden: a new value starts a page's answering loop
     sources: gr.Markdown
     openable: gr.State  # the last answer's cited passages (OpenableSources)
 
@@ -281,6 +246,21 @@ def advanced_options(actions: Actions) -> tuple[gr.Radio, gr.Checkbox]:
     return mode, rerank
 
 
+def question_box() -> tuple[gr.Textbox, gr.Markdown]:
+    """The question box and the note under it."""
+    # one line that grows: Gradio sends on Enter when `lines` is 1 (Shift+Enter on a
+    # taller box), and Shift+Enter adds a line
+    question = gr.Textbox(
+        label="Question",
+        placeholder="Ask about your documents…",
+        lines=1,
+        max_lines=8,
+        elem_id="question",
+    )
+    note = gr.Markdown(question_note([]), elem_id="question-note")
+    return question, note
+
+
 def layout_chat_tab(actions: Actions) -> ChatTab:
     """Lay out the chat tab: DocSets and ref to search, the conversation, viewer and sources."""
     if not actions.mode.llm_answers:
@@ -294,10 +274,12 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
     ref = ref_picker()
     with gr.Row():
         with gr.Column(scale=3):
-            chatbot = gr.Chatbot(label="Chat", height=520, buttons=["copy"], elem_id="chatbot")
-            question = gr.Textbox(
-                label="Question", placeholder="Ask about your documents…", lines=2
+            # no scrolling to the end at each step: a page script shows each new question
+            # at the top, its answer's first line under it (NEW_QUESTION_IN_VIEW)
+            chatbot = gr.Chatbot(
+                label="Chat", height=520, buttons=["copy"], elem_id="chatbot", autoscroll=False
             )
+            question, note = question_box()
             with gr.Row():
                 ask = gr.Button("Ask", variant="primary")
                 clear = gr.Button("Clear conversation")
@@ -314,6 +296,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
             opened_by_link = gr.Textbox(
                 elem_id="viewer-open", elem_classes=["rs-hidden"], show_label=False
             )
+            ticket = gr.Textbox(elem_id="chat-ticket", elem_classes=["rs-hidden"], show_label=False)
             gr.Markdown("### Sources")
             sources = gr.Markdown(
                 "_Ask a question to see the passages it rests on._", elem_id="chat-sources"
@@ -324,6 +307,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
         ref=ref,
         chatbot=chatbot,
         question=question,
+        note=note,
         ask=ask,
         clear=clear,
         mode=mode,
@@ -331,6 +315,7 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
         pick=pick,
         viewer=viewer,
         opened_by_link=opened_by_link,
+        ticket=ticket,
         sources=sources,
         openable=openable,
     )
@@ -339,22 +324,31 @@ def layout_chat_tab(actions: Actions) -> ChatTab:
 # --- wiring ---------------------------------------------------------------------------
 
 
-def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
-    """Attach the streaming question handler, the ref selector and the viewer's openers."""
+# every send is taken: Gradio's default ("once") ignored one made while another ran
+QUICK: dict[str, Any] = {"trigger_mode": "multiple", "show_progress": "hidden"}
 
-    @inline_errors(outputs=6, message_at=1)  # the reason shows in the sources panel
-    def on_ask(
-        text: str,
+
+def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
+    """Attach the question queue and its answering loop, the ref selector and the viewer's
+    openers."""
+    queue = QuestionQueue()
+
+    tickets = itertools.count(1)
+
+    def on_send(text: str, request: gr.Request) -> tuple[Any, str, Any]:
+        return take_question(queue, tickets, text, request.session_hash or "")
+
+    def on_answer(
         history: ChatHistory,
         selected: list[str],
         mode_value: str,
         use_rerank: bool,
         ref_value: str | None,
+        request: gr.Request,
     ) -> Iterator[tuple[Any, ...]]:
-        turns = answer_turns(
-            actions, text, history, selected, mode_value, use_rerank, chosen_ref(ref_value)
-        )
-        yield from with_viewer_updates(turns)
+        session = request.session_hash or ""  # its loop was claimed by `on_send`
+        asking = (selected, mode_value, use_rerank, chosen_ref(ref_value))
+        yield from queued_answers(actions, queue, session, history, *asking)
 
     @user_errors
     def on_docsets(selected: list[str] | None, current: str | None) -> dict[str, Any]:
@@ -365,17 +359,20 @@ def wire_chat_tab(actions: Actions, tab: ChatTab) -> None:
         # none chosen: a new answer emptied the picker, and the viewer with it
         return gr.update() if number is None else open_source(actions, number, cited)
 
+    def on_clear(request: gr.Request) -> tuple[Any, ...]:
+        queue.drop(request.session_hash or "")
+        empty_pick = gr.update(choices=[], value=None)
+        return [], "_Cleared._", [], empty_pick, EMPTY_VIEWER, question_note([]), ""
+
     t = tab
     t.docsets.change(on_docsets, [t.docsets, t.ref], t.ref, show_progress="hidden")
-    inputs = [t.question, t.chatbot, t.docsets, t.mode, t.rerank, t.ref]
-    outputs = [t.chatbot, t.sources, t.question, t.openable, t.pick, t.viewer]
-    t.ask.click(on_ask, inputs, outputs)
-    t.question.submit(on_ask, inputs, outputs)
-    t.clear.click(
-        lambda: ([], "_Cleared._", "", [], gr.update(choices=[], value=None), EMPTY_VIEWER),
-        None,
-        outputs,
-    )
+    inputs = [t.chatbot, t.docsets, t.mode, t.rerank, t.ref]
+    outputs = [t.chatbot, t.sources, t.openable, t.pick, t.viewer, t.note]
+    for send in (t.ask.click, t.question.submit):
+        send(on_send, t.question, [t.question, t.note, t.ticket], **QUICK)
+    # "always_last": a ticket issued while the last loop's event is still closing is run after it
+    t.ticket.change(on_answer, inputs, outputs, trigger_mode="always_last")
+    t.clear.click(on_clear, None, [*outputs, t.question])
     t.pick.change(on_open, [t.pick, t.openable], t.viewer)
     t.opened_by_link.change(
         lambda value, cited: on_open(link_number(value), cited),

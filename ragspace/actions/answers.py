@@ -5,9 +5,9 @@ from dataclasses import replace
 
 from ragspace.actions.scope import SearchScope
 from ragspace.actions.symbols import SymbolActions
-from ragspace.answering.answer import AnswerPipeline
+from ragspace.answering.answer import NOTHING_FOUND, AnswerPipeline
 from ragspace.answering.follow_up import standalone
-from ragspace.models import Answer, AnswerUpdate, SearchQuery
+from ragspace.models import Answer, AnswerUpdate, DocSet, SearchQuery
 from ragspace.text.markdown_text import escape_markdown
 
 SYMBOL_ANSWER_PLACES = 10  # places a symbol-table answer lists unless the query's limit says
@@ -47,7 +47,19 @@ class AnswerActions:
             if found is not None:
                 return iter([AnswerUpdate(text=found.text, done=True, answer=found)])
         rerank = query.rerank and all(d.rerank for d in docsets)
-        return self._pipeline.stream(replace(scoped, query=replace(scoped.query, rerank=rerank)))
+        updates = self._pipeline.stream(replace(scoped, query=replace(scoped.query, rerank=rerank)))
+        return self._explained(updates, docsets, selected=bool(query.docsets))
+
+    def _explained(
+        self, updates: Iterator[AnswerUpdate], docsets: list[DocSet], selected: bool
+    ) -> Iterator[AnswerUpdate]:
+        """The updates, a "nothing found" one saying why (no DocSets, still embedding...)."""
+        for update in updates:
+            if update.answer is not None and update.text == NOTHING_FOUND:
+                text = self._scope.nothing_found(docsets, selected)
+                answer = update.answer.model_copy(update={"text": text})
+                update = update.model_copy(update={"text": text, "answer": answer})
+            yield update
 
     def answer(self, query: SearchQuery) -> Answer:
         """The final answer of `ask`, without streaming."""

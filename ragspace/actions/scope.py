@@ -4,9 +4,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragspace.actions.validation import valid_query
+from ragspace.answering.nothing_found import Coverage, nothing_found_text
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError
-from ragspace.models import DocSet, ScopedQuery, SearchQuery
+from ragspace.models import DocSet, EmbeddingStatus, ScopedQuery, SearchQuery
 from ragspace.store import ReembedRequests, Store
 
 
@@ -47,6 +48,20 @@ class SearchScope:
             if self.needs_reembedding(docset):
                 raise EmbeddingModelMismatchError(self.embedding_notice(docset))
         return docsets
+
+    def nothing_found(self, docsets: Sequence[DocSet], selected: bool) -> str:
+        """What a "nothing found" answer over these DocSets says (what is true of them)."""
+        existing = len(self._store.docsets.all())
+        ids = [d.id for d in docsets]
+        documents = self._store.documents.all(ids, None) if ids else []
+        coverage = []
+        for docset in docsets:
+            statuses = [d.embedding_status for d in documents if d.docset_id == docset.id]
+            done = statuses.count(EmbeddingStatus.DONE)
+            failed = statuses.count(EmbeddingStatus.ERROR)
+            waiting = len(statuses) - done - failed
+            coverage.append(Coverage(docset.name, done, waiting, failed))
+        return nothing_found_text(coverage, existing, selected)
 
     def scoped(self, query: SearchQuery) -> tuple[ScopedQuery, list[DocSet]]:
         """The query checked (its question, DocSets and ref) and bound to its DocSets, which

@@ -19,7 +19,7 @@ from ragspace.sources.files import UploadedFile
 from ragspace.store import SearchRequest, Store
 from ragspace.store.migrations import apply_migrations
 from ragspace_mcp import read_tools as mcp_read_tools
-from ragspace_ui.chat_tab import sources_markdown
+from ragspace_ui.chat_sources import sources_markdown
 from ragspace_ui.documents_panel import chosen_documents, listing, remove_chosen
 from ragspace_ui.ref_picker import ALL_REFS, ref_choices
 from ragspace_ui.viewer import open_citation, open_document

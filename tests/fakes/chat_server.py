@@ -1,6 +1,7 @@
 """A local HTTP server speaking OpenAI chat completions: JSON replies and SSE streams."""
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
 class FakeChat:
     """Answers every request with `reply(request)`; `delay` simulates a slow model.
 
-    `piece_delay` pauses between streamed pieces, so a client can see partial answers.
+    `piece_delay` pauses between streamed pieces, so a client can see partial answers;
+    `gate`, when given, holds every stream after its first piece until the test sets it.
     """
 
     reply: Reply = lambda _request: "OK"
@@ -31,6 +33,7 @@ class FakeChat:
     raw: tuple[bytes, str] | None = None  # (body, content type) sent instead of a reply
     requests: list[dict[str, Any]] = field(default_factory=list)
     base_url: str = ""
+    gate: threading.Event | None = None
 
     def prompt_of(self, index: int = -1) -> str:
         """All message contents of one recorded request, joined."""
@@ -113,9 +116,11 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
             events = [_chunk(model, {"role": "assistant", "content": ""}, None)]
             events += [_chunk(model, {"content": piece}, None) for piece in stream_pieces(text)]
             events += [_chunk(model, {}, "stop"), b"data: [DONE]\n\n"]
-            for event in events:
+            for number, event in enumerate(events):
                 self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
                 self.wfile.flush()
+                if number == 1 and fake.gate is not None:
+                    fake.gate.wait(timeout=120)  # the test lets the answer finish
                 time.sleep(fake.piece_delay)
             self.wfile.write(b"0\r\n\r\n")
 
@@ -135,7 +140,7 @@ def running_fake_chat() -> Iterator[FakeChat]:
         yield fake
 
 
-def chat_model_of(fake: FakeChat) -> "OpenAIChatModel":
+def chat_model_of(fake: FakeChat, timeout: float = 10) -> "OpenAIChatModel":
     """The app's real OpenAI chat client, pointed at the fake, with no retries."""
     from ragspace.answering.llm import OpenAIChatModel
 
@@ -143,6 +148,6 @@ def chat_model_of(fake: FakeChat) -> "OpenAIChatModel":
         api_key="sk-chat-secret",
         model="gpt-test",
         base_url=fake.base_url,
-        timeout=10,
+        timeout=timeout,
         max_retries=0,
     )

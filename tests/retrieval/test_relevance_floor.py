@@ -44,12 +44,12 @@ def test_off_topic_questions_are_refused_and_real_ones_answered(
     service = _handbook(settings, store, embedder, ingestor)
     for question in off_topic_questions():
         answer = service.answers.answer(SearchQuery(question=question, docsets=("handbook",)))
-        assert answer.text == NOTHING_FOUND, question
+        assert answer.text.startswith("Nothing in 'handbook'"), question
         assert answer.citations == [] and answer.passages == []
     for question in ON_TOPIC:
         answer = service.answers.answer(SearchQuery(question=question, docsets=("handbook",)))
         assert answer.passages, question
-        assert answer.text != NOTHING_FOUND
+        assert answer.text != NOTHING_FOUND and not answer.text.startswith("Nothing in")
 
 
 def test_without_a_floor_off_topic_questions_get_passages(

@@ -295,7 +295,7 @@ def test_the_chat_tab_shows_a_table_answer_and_opens_its_source_with_links(shop:
     *_, last = answer_turns(
         shop.service, "Where is Cart.checkout defined?", [], ["shop"], "hybrid", False
     )
-    chat, panel, _, openable = last
+    chat, panel, openable = last
     assert "`Cart.checkout` is defined once" in chat[-1]["content"]
     assert "cart.py" in panel
     shown = open_source(shop.service, 1, openable)

@@ -19,6 +19,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
+from ragspace_ui.chat_sources import scope_text, sources_markdown
 from ragspace_ui.chat_tab import (
     EXTRACTIVE_NOTICE,
     NO_ANSWER,
@@ -26,8 +27,6 @@ from ragspace_ui.chat_tab import (
     answer_markdown,
     answer_turns,
     open_source,
-    scope_text,
-    sources_markdown,
     with_viewer_updates,
 )
 from ragspace_ui.docset_forms import NO_DOCSET_SELECTED, upload_hint
@@ -282,13 +281,13 @@ def test_a_streamed_turn_shows_the_question_at_once_then_the_cited_answer(
     guide = _handbook_with_guide(service, ingestor)
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     turns = list(answer_turns(service, "pg_dump backups", history, [], "hybrid", True))
-    chat, panel, box, openable = turns[0]
+    chat, panel, openable = turns[0]
     assert chat[-2:] == [
         {"role": "user", "content": "pg_dump backups"},
         {"role": "assistant", "content": SEARCHING},
     ]
-    assert chat[:2] == history and panel == SEARCHING and box == "" and openable == []
-    chat, panel, _, openable = turns[-1]
+    assert chat[:2] == history and panel == SEARCHING and openable == []
+    chat, panel, openable = turns[-1]
     assert "[\\[1\\]](#ragspace-source-1)" in chat[-1]["content"]
     assert '<span id="ragspace-source-1"></span>' in panel and "pg_dump" in panel
     first = openable[0]
@@ -329,7 +328,7 @@ def test_a_failure_while_answering_leaves_no_pending_bubble(
     service.docsets.create("docs")
     turns = user_errors(answer_turns)(service, "anything", [], ["docs"], "hybrid", True)
     assert next(turns)[0][-1]["content"] == SEARCHING
-    chat, panel, _, openable = next(turns)
+    chat, panel, openable = next(turns)
     assert chat == [{"role": "user", "content": "anything"}] and panel == NO_ANSWER
     assert openable == []
     with pytest.raises(gr.Error, match="could not be reached"):
