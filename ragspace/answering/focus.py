@@ -149,6 +149,7 @@ class Sentence:
     text: str
     first: int
     last: int
+    heading: str = ""  # the heading of the section it is in
 
 
 @dataclass(frozen=True)
@@ -164,31 +165,37 @@ class Lead:
 
 
 def lead(passage: Passage, question: str) -> Lead | None:
-    """The passage's sentence or code lines sharing most words with the question, if any;
-    between sentences sharing as many words, the one holding more of the question's word
-    pairs in order ("ref ... indexed") wins, then the first; a question asking how long, how
-    many or what limit prefers a sentence with a number first. Headings and licence text are
-    not quoted."""
+    """The passage's sentence or code lines sharing most words with the question (a
+    sentence with its section's heading), if any; between sentences sharing as many words,
+    the one sharing more itself, then one of the best-matching chunk wins, then (for
+    a question asking how long, how many or what limit) one with a number, then the one
+    holding more of the question's word pairs in order ("ref ... indexed"), then the first.
+    Headings and licence text are not quoted."""
     wanted = terms(question)
     if not wanted:
         return None
     if not is_prose_passage(passage):
         return _code_lead(passage, question)
     pairs, number = term_pairs(question), asks_for_number(question)
+    low, high = (n - passage.start_line for n in chunk_range(passage))
     scored = [
         (
+            len(wanted & (terms(s.text) | terms(s.heading))),  # what the section is about too
             len(wanted & terms(s.text)),
+            s.first <= high and s.last >= low,  # in the best-matching chunk
             number and bool(_NUMBER.search(s.text)),
             len(pairs & term_pairs(s.text)),
             -i,
             s,
         )
-        for i, s in enumerate(sentence_spans(passage.content))
+        for i, s in enumerate(
+            sentence_spans(passage.content, str(passage.metadata.get("heading_path") or ""))
+        )
         if boilerplate_kind(s.text) not in ("licence", "heading")
     ]
     if not scored:
         return None
-    score, _, _, _, best = max(scored, key=lambda row: row[:4])
+    score, _, _, _, _, _, best = max(scored, key=lambda row: row[:6])
     if not score:
         return None
     rst = str(passage.metadata.get("language", "")) == "rst" or passage.path.endswith(".rst")
@@ -224,22 +231,27 @@ def sentences(text: str) -> list[str]:
     return [s.text for s in sentence_spans(text)]
 
 
-def sentence_spans(text: str) -> list[Sentence]:
-    """Sentences of prose with their lines; Markdown and reST headings (a title over its
-    underline), fences, tables and directives left out."""
+def sentence_spans(text: str, heading: str = "") -> list[Sentence]:
+    """Sentences of prose with their lines and the heading they are under (`heading` until
+    the text gives one); Markdown and reST headings (a title over its underline), fences,
+    tables and directives left out."""
     found: list[Sentence] = []
     in_code = False
     prose: list[tuple[int, str]] = []
 
     def flush() -> None:
-        found.extend(_split(prose))
+        found.extend(_split(prose, heading))
         prose.clear()
 
     for number, line in enumerate(text.split("\n")):
         stripped = line.strip()
         if _UNDERLINE.match(line) and prose:  # the line above was a reST title
-            prose.pop()
+            title = prose.pop()[1]
             flush()
+            heading = title
+        elif stripped.startswith("#") and not in_code:
+            flush()
+            heading = stripped.lstrip("#").strip()
         elif stripped.startswith(("```", "~~~")):
             in_code = not in_code
             flush()
@@ -253,7 +265,7 @@ def sentence_spans(text: str) -> list[Sentence]:
     return found
 
 
-def _split(prose: list[tuple[int, str]]) -> list[Sentence]:
+def _split(prose: list[tuple[int, str]], heading: str = "") -> list[Sentence]:
     """A paragraph's lines cut into sentences, each with its first and last line."""
     if not prose:
         return []
@@ -267,6 +279,6 @@ def _split(prose: list[tuple[int, str]]) -> list[Sentence]:
         if 12 <= len(sentence) <= MAX_SENTENCE_CHARS:
             first = prose[bisect_right(starts, begin) - 1][0]
             last = prose[bisect_right(starts, max(begin, end - 1)) - 1][0]
-            found.append(Sentence(sentence, first, last))
+            found.append(Sentence(sentence, first, last, heading))
         begin = end
     return found

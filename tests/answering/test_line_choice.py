@@ -169,3 +169,10 @@ def test_the_name_the_question_gives_outweighs_shared_words() -> None:
     assert found is not None
     assert "self.all.insert(id);" in found.text and "remove" not in found.text
     assert found.start_line == 31  # the body under `fn on_add`, its signature left out
+
+
+def test_a_sentence_under_the_heading_the_question_names_is_quoted() -> None:
+    text = "# Tide analysis\n\nWe load the tide table.\n\n## Spring tides\n\nThey peak at new moon."
+    found = lead(_passage(text, "tides.md", "markdown"), "When do spring tides peak?")
+    assert found is not None and found.text == "They peak at new moon."
+    assert (found.start_line, found.end_line) == (7, 7)

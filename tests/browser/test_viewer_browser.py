@@ -20,7 +20,12 @@ FILES = ("deployment-guide.md", "textwrap.py", "sample.ipynb", "sample.pdf")
 # (question, the uploaded file its first citation must open, text on a highlighted line)
 CASES = [
     ("How should backups be taken?", "deployment-guide.md", "pg_dump --format=custom"),
-    ("How does dedent remove common leading whitespace?", "textwrap.py", "def dedent"),
+    # the quoted lines: the docstring's sentence that answers, not the bare `def` above it
+    (
+        "How does dedent remove common leading whitespace?",
+        "textwrap.py",
+        "Remove any common leading whitespace",
+    ),
     ("When do spring tides peak?", "sample.ipynb", "new moon"),
     ("What do otters build dams from?", "sample.pdf", "willow branches"),
 ]
