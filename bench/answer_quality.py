@@ -299,13 +299,12 @@ def run(args: argparse.Namespace) -> None:
     load_before = os.getloadavg()
     per_set: dict[str, Any] = {}
     questions: dict[str, list[dict[str, Any]]] = {}
-    record = None
+    replies = None
     if os.environ.get("OPENAI_API_KEY"):
-        replies = args.work / f"answer_quality-{_slug(args.label)}-replies.jsonl"
-        record = replies.open("w")
+        replies = (args.work / f"answer_quality-{_slug(args.label)}-replies.jsonl").open("a")
     for pool_set in sets:
-        scored = answer_set(args.work, pool_set, args.limit, record)
-        per_set[pool_set.name] = summary(scored)
+        scored = answer_set(args.work, pool_set, args.limit, replies)
+        per_set[pool_set.name] = summary(scored) | {"commit": _commit()}
         questions[pool_set.name] = [asdict(s) for s in scored]
         print(pool_set.name, json.dumps(per_set[pool_set.name]), file=sys.stderr)
     record = {
@@ -322,8 +321,8 @@ def run(args: argparse.Namespace) -> None:
         results: Path = args.results
         saved = json.loads(results.read_text()) if results.exists() else {"runs": []}
         earlier = next((r for r in saved["runs"] if r["label"] == args.label), None)
-        if earlier is not None and earlier["commit"] == record["commit"]:
-            record["sets"] = {**earlier["sets"], **record["sets"]}  # more sets of one run
+        if earlier is not None:  # a run of more sets: each set keeps the commit it ran at
+            record["sets"] = {**earlier["sets"], **record["sets"]}
         saved["runs"] = [r for r in saved["runs"] if r["label"] != args.label] + [record]
         results.write_text(json.dumps(saved, indent=1) + "\n")
         detail = args.work / f"answer_quality-{_slug(args.label)}.jsonl"  # per question
