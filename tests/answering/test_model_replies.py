@@ -7,35 +7,21 @@ and the shapes they fall into."""
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ragspace.actions import Actions
 from ragspace.answering.generated import CUT, EMPTY, MAX_ANSWER_CHARS, UNCITED
-from ragspace.answering.prompts import ANSWER_SYSTEM, RERANK_SYSTEM, REWRITE_SYSTEM
 from ragspace.models import Answer, SearchQuery
+from tests.answering.test_answers import _route
 from tests.fakes.chat_server import FakeChat
 
 DATA = Path(__file__).parent.parent / "data"
 QUESTION = "Which endpoint does the load balancer check?"
 
 
-def _replying(answer: str, rerank: str = '{"ranking": [1, 2]}') -> Any:
-    def reply(request: dict[str, Any]) -> str:
-        system = request["messages"][0]["content"]
-        if system == RERANK_SYSTEM:
-            return rerank
-        if system == REWRITE_SYSTEM:
-            return QUESTION
-        assert system == ANSWER_SYSTEM
-        return answer
-
-    return reply
-
-
 def _answer(service: Actions, fake: FakeChat, reply: str, rerank: str = "[1]") -> Answer:
-    fake.reply = _replying(reply, rerank)
+    fake.reply = _route(rerank=rerank, answer=reply, rewrite=QUESTION)
     return service.answers.answer(SearchQuery(question=QUESTION, docsets=("handbook",)))
 
 
