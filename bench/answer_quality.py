@@ -126,7 +126,7 @@ def quoted_spans(answer: Any) -> list[tuple[QuotedSpan, str]]:
 
 def score_answer(query: Any, answer: Any, text: str, seconds: float) -> Scored:
     """How the answer to one question reads against its reference answer and gold."""
-    from ragspace.answering.answer import NOTHING_FOUND
+    from ragspace.answering.answer import MAP_INTRO
     from ragspace.answering.boilerplate import boilerplate_kind
     from ragspace.answering.focus import is_prose_metadata
     from ragspace.answering.quotes import verification_counts
@@ -159,7 +159,7 @@ def score_answer(query: Any, answer: Any, text: str, seconds: float) -> Scored:
         boilerplate=kinds,
         terms=len(wanted),
         terms_found=sum(term in said for term in wanted),
-        nothing_found=text.startswith(NOTHING_FOUND[:40]),
+        nothing_found=not answer.passages and not text.startswith(MAP_INTRO),
         seconds=seconds,
         citations=len(answer.citations),
         verification=verification_counts(answer.citations),
