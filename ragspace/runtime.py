@@ -141,12 +141,17 @@ def build_chat_model(settings: Settings) -> ChatModel | None:
 
 
 def chat_endpoint(settings: Settings) -> str:
-    """Which chat model answers, and at which host: `llama3.2 at 127.0.0.1:11434` (the
-    address's host and port only: a URL can carry a password)."""
-    address = urlsplit(settings.openai.openai_base_url or "https://api.openai.com/v1")
+    """Which chat model the settings configure, and at which host."""
+    return endpoint_text(settings.openai.openai_chat_model, settings.openai.openai_base_url)
+
+
+def endpoint_text(model: str, base_url: str | None) -> str:
+    """`llama3.2 at 127.0.0.1:11434`: the address's host and port only (a URL can carry a
+    password)."""
+    address = urlsplit(base_url or "https://api.openai.com/v1")
     host = address.hostname or "?"
     where = f"{host}:{address.port}" if address.port else host
-    return f"{settings.openai.openai_chat_model} at {where}"
+    return f"{model} at {where}"
 
 
 def build_actions(
@@ -192,7 +197,7 @@ def build_actions(
             local_embeddings=embedder.model_id == LOCAL_MODEL_ID,
             llm_answers=answers.chat is not None,
             max_upload_bytes=settings.limits.max_upload_bytes,
-            chat_model=chat_endpoint(settings) if answers.chat is not None else "",
+            chat_model=_answering(answers.chat),
         ),
         read_only=read_only,
     )
@@ -213,6 +218,13 @@ def build_retriever(settings: Settings, store: Store, embedder: Embedder) -> Ret
             exact_max_chunks=settings.retrieval.exact_search_max_chunks,
         ),
     )
+
+
+def _answering(chat: ChatModel | None) -> str:
+    """The chat model that writes answers, as the mode line names it ('' for none)."""
+    if isinstance(chat, OpenAIChatModel):
+        return endpoint_text(chat.model, chat.base_url)
+    return "a chat model" if chat is not None else ""
 
 
 def build_answers(

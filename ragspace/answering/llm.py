@@ -37,6 +37,11 @@ class OpenAIChatModel:
         )
         self.model = model
 
+    @property
+    def base_url(self) -> str:
+        """The API's address."""
+        return str(self._client.base_url)
+
     def complete(self, messages: Sequence[Message], timeout: float | None = None) -> str:
         """See `ChatModel.complete`; a timeout also disables retries (it is a budget)."""
         import openai

@@ -92,3 +92,10 @@ def test_recorded_replies_of_a_local_model_end_in_a_useful_answer(
     assert answer.citations, "every answer a reader gets cites a passage"
     for citation in answer.citations:
         assert citation.verification in {"verified", "paraphrased", "unsupported", None}
+
+
+def test_the_mode_line_names_the_model_and_host_that_answer(
+    chat_service: Actions, fake_chat: FakeChat
+) -> None:
+    port = fake_chat.base_url.rsplit(":", 1)[-1].split("/", 1)[0]
+    assert chat_service.mode.chat_model.endswith(f" at 127.0.0.1:{port}")
