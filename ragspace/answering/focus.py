@@ -24,6 +24,7 @@ _NUMBER = re.compile(
     r"hundred|thousand|million|half|once|twice)\b",
     re.IGNORECASE,
 )
+_NEGATION = re.compile(r"\b(no|not|without|never|none|unless|cannot|can't|isn't|doesn't)\b", re.I)
 FOCUS_LINES = 4
 # a boilerplate line (heading, bare signature, import) scores this much below the words it
 # shares: a statement sharing as many words is quoted first, one sharing more still loses
@@ -167,7 +168,8 @@ class Lead:
 def lead(passage: Passage, question: str) -> Lead | None:
     """The passage's sentence or code lines sharing most words with the question (a
     sentence with its section's heading), if any; between sentences sharing as many words,
-    the one sharing more itself, then one of the best-matching chunk wins, then (for
+    the one sharing more itself wins, then one negative as the question is ("when no key is
+    set": "without a key") or not, then one of the best-matching chunk, then (for
     a question asking how long, how many or what limit) one with a number, then the one
     holding more of the question's word pairs in order ("ref ... indexed"), then the first.
     Headings and licence text are not quoted."""
@@ -177,11 +179,13 @@ def lead(passage: Passage, question: str) -> Lead | None:
     if not is_prose_passage(passage):
         return _code_lead(passage, question)
     pairs, number = term_pairs(question), asks_for_number(question)
+    negative = bool(_NEGATION.search(question))
     low, high = (n - passage.start_line for n in chunk_range(passage))
     scored = [
         (
             len(wanted & (terms(s.text) | terms(s.heading))),  # what the section is about too
             len(wanted & terms(s.text)),
+            negative == bool(_NEGATION.search(s.text)),  # "when no key is set": "without"
             s.first <= high and s.last >= low,  # in the best-matching chunk
             number and bool(_NUMBER.search(s.text)),
             len(pairs & term_pairs(s.text)),
@@ -195,7 +199,7 @@ def lead(passage: Passage, question: str) -> Lead | None:
     ]
     if not scored:
         return None
-    score, _, _, _, _, _, best = max(scored, key=lambda row: row[:6])
+    score, _, _, _, _, _, _, best = max(scored, key=lambda row: row[:7])
     if not score:
         return None
     rst = str(passage.metadata.get("language", "")) == "rst" or passage.path.endswith(".rst")

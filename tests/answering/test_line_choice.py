@@ -176,3 +176,16 @@ def test_a_sentence_under_the_heading_the_question_names_is_quoted() -> None:
     found = lead(_passage(text, "tides.md", "markdown"), "When do spring tides peak?")
     assert found is not None and found.text == "They peak at new moon."
     assert (found.start_line, found.end_line) == (7, 7)
+
+
+def test_a_question_about_what_happens_without_something_quotes_the_negative_sentence() -> None:
+    text = (
+        "## The local model\n\nWithout any API key RAGSpace embeds text with the bundled "
+        "all-MiniLM-L6-v2 model.\n\n## OpenAI\n\nSet `OPENAI_API_KEY` to embed with "
+        "`text-embedding-3-small` and to have a chat model write the answers."
+    )
+    passage = _passage(text, "embeddings.md", "markdown").model_copy(
+        update={"focus_line": 7, "focus_end_line": 9}  # the OpenAI section ranked first
+    )
+    found = lead(passage, "Which model embeds text when no API key is set?")
+    assert found is not None and "all-MiniLM-L6-v2" in found.text
