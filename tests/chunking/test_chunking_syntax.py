@@ -10,6 +10,7 @@ from ragspace.chunking.grammars import GRAMMARS, Grammars, grammar_for
 from ragspace.chunking.syntax import SyntaxParser
 from ragspace.models import ChunkDraft
 from ragspace.text.languages import detect_language_of, is_prose
+from tests.chunking.python_ast import parse_python
 
 DATA = Path(__file__).parent.parent / "data"
 # 1-based first line of each definition -> its scope chain, read off the files by hand.
@@ -234,7 +235,7 @@ def _ast_definitions(text: str) -> set[tuple[tuple[str, ...], int, int]]:
             else:
                 visit(child, chain)
 
-    visit(ast.parse(text), ())
+    visit(parse_python(text), ())
     return found
 
 

@@ -13,6 +13,7 @@ from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.symbol_extraction import extract_symbols
 from ragspace.chunking.syntax import SyntaxParser
 from ragspace.symbols.records import FileSymbols, ReferenceDraft
+from tests.chunking.python_ast import parse_python
 
 DATA = Path(__file__).parent.parent / "data"
 FLASK = DATA / "checkout"
@@ -35,7 +36,7 @@ def ast_definitions(text: str) -> set[tuple[str, int, int]]:
     """(name, first line, last line) of every def and class, nested ones too."""
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     found = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(parse_python(text)):
         if isinstance(node, kinds):
             assert node.end_lineno is not None
             found.add((node.name, node.lineno, node.end_lineno))
