@@ -8,7 +8,7 @@ from ragspace.actions.symbols import SymbolActions
 from ragspace.answering.answer import NOTHING_FOUND, AnswerPipeline
 from ragspace.answering.follow_up import standalone
 from ragspace.models import Answer, AnswerUpdate, DocSet, SearchQuery
-from ragspace.text.markdown_text import escape_markdown
+from ragspace.models.answers import note_above
 
 SYMBOL_ANSWER_PLACES = 10  # places a symbol-table answer lists unless the query's limit says
 
@@ -69,10 +69,7 @@ class AnswerActions:
 
 
 def _noted(updates: Iterator[AnswerUpdate], note: str) -> Iterator[AnswerUpdate]:
-    """The updates with a note in italics above each text (and in the answer's notes)."""
+    """The updates with a note above each text (and first in the answer's notes)."""
     for update in updates:
-        text = f"_{escape_markdown(note)}_\n\n{update.text}"
-        answer = update.answer
-        if answer is not None:
-            answer = answer.model_copy(update={"text": text, "notes": [note, *answer.notes]})
-        yield update.model_copy(update={"text": text, "answer": answer})
+        answer = update.answer.noted(note) if update.answer is not None else None
+        yield update.model_copy(update={"text": note_above(update.text, note), "answer": answer})

@@ -234,7 +234,9 @@ class AnswerPipeline:
         passages, dropped = self.budgeted_passages(
             scoped.asking(self._standalone(question, history))
         )
-        overview = self._overview(question, scoped) if self._chat is None else ""
+        overview = (
+            "" if self._chat else self._overview(question, scoped.docset_ids, scoped.query.ref)
+        )
         if overview:
             answer = map_answer(question, overview, passages)
             yield AnswerUpdate(text=answer.text, done=True, answer=answer)
@@ -295,18 +297,16 @@ class AnswerPipeline:
             return question
         return rewritten or question
 
-    def _overview(self, question: str, scoped: ScopedQuery) -> str:
+    def _overview(self, question: str, docset_ids: Sequence[int], ref: str | None) -> str:
         """The repository map for an architecture question ('' for any other question, or
         DocSets with no code)."""
         if self._repo_map is None or not is_architecture_question(question):
             return ""
-        return self._repo_map(scoped.docset_ids, scoped.query.ref)
+        return self._repo_map(docset_ids, ref)
 
     def _map(self, question: str, docset_ids: Sequence[int], ref: str | None) -> str:
-        """The repository map as context for an architecture question ('' otherwise)."""
-        if self._repo_map is None or not is_architecture_question(question):
-            return ""
-        text = self._repo_map(docset_ids, ref)
+        """The repository map as a prompt's context for an architecture question."""
+        text = self._overview(question, docset_ids, ref)
         return repo_map_block(text) if text else ""
 
     def _generate(

@@ -47,7 +47,7 @@ def boilerplate_kind(line: str, code: bool = False) -> str | None:
     `code`, a `# ...` line is a comment (it can explain), not a heading."""
     if not line.strip():
         return None
-    if _UNDERLINE.match(line) or (not code and _HEADING.match(line)):
+    if is_underline(line) or (not code and _HEADING.match(line)):
         return "heading"
     if _LICENCE.search(line):
         return "licence"
@@ -60,6 +60,11 @@ def boilerplate_kind(line: str, code: bool = False) -> str | None:
     if _REST_MARKUP.search(line) or _MD_MARKUP.search(line):
         return "markup"
     return None
+
+
+def is_underline(line: str) -> bool:
+    """A line of one repeated punctuation mark: a reST title's underline, a rule."""
+    return bool(_UNDERLINE.match(line))
 
 
 def is_boilerplate(line: str, code: bool = False) -> bool:

@@ -5,7 +5,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
-from ragspace.answering.boilerplate import as_text, boilerplate_kind, is_boilerplate
+from ragspace.answering.boilerplate import as_text, boilerplate_kind, is_boilerplate, is_underline
 from ragspace.answering.follow_up import code_names
 from ragspace.models import Passage
 from ragspace.text.languages import is_prose
@@ -13,7 +13,6 @@ from ragspace.text.terms import term_pairs, terms
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LIST_ITEM = re.compile(r"([-*+]|\d+[.)])\s")
-_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`#*+])\1{2,}\s*$")
 _ASKS_NUMBER = re.compile(
     r"\bhow\s+(long|many|much|often|big|large|fast|old)\b|\bwhat\s+(is|are)\s+the\s+"
     r"(default|maximum|minimum|max|min|limit|size|number|timeout|version|port)\b",
@@ -30,7 +29,6 @@ FOCUS_LINES = 4
 # shares: a statement sharing as many words is quoted first, one sharing more still loses
 BOILERPLATE_DISCOUNT = 0.75
 NAME_WEIGHT = 2  # a name the question gives, found whole in a line, counts as two words more
-CHUNK_BONUS = 0.5  # a matching line of the best-matching chunk wins a tie with its neighbours
 MAX_SENTENCE_CHARS = 400
 
 
@@ -249,7 +247,7 @@ def sentence_spans(text: str, heading: str = "") -> list[Sentence]:
 
     for number, line in enumerate(text.split("\n")):
         stripped = line.strip()
-        if _UNDERLINE.match(line) and prose:  # the line above was a reST title
+        if is_underline(line) and prose:  # the line above was a reST title
             title = prose.pop()[1]
             flush()
             heading = title

@@ -38,17 +38,17 @@ def generated_answer(
             # the quotes are checked, not shown: the reader sees the answer without them
             yield AnswerUpdate(text=split_quotes(text)[0], done=False)
     except LLMError as exc:
-        yield _final(_noted(fallback(question, passages), f"{exc} {INSTEAD}"))
+        yield _final(fallback(question, passages).noted(f"{exc} {INSTEAD}"))
         return
     claims, quotes = split_quotes(text)
     cleaned, citations = verify_citations(claims, passages, question)
     if not cleaned.strip():
-        yield _final(_noted(fallback(question, passages), EMPTY))
+        yield _final(fallback(question, passages).noted(EMPTY))
         return
     citations = verify_quotes(citations, passages, quotes)
     answer = Answer(text=cleaned, citations=citations, passages=passages)
     if cut:
-        answer = _noted(answer, CUT)
+        answer = answer.noted(CUT)
     if not citations:
         answer = _beside_extractive(answer, fallback(question, passages))
     yield _final(answer)
@@ -60,19 +60,16 @@ CUT = f"The chat model's answer ran past {MAX_ANSWER_CHARS:,} characters and was
 UNCITED = "The chat model cited no passage; the passages that match best:"
 
 
-def _noted(answer: Answer, note: str) -> Answer:
-    """The answer with a note in italics above it (and in its notes)."""
-    return answer.model_copy(
-        update={"text": f"_{note}_\n\n{answer.text}", "notes": [*answer.notes, note]}
-    )
-
-
 def _beside_extractive(answer: Answer, extractive: Answer) -> Answer:
     """A reply that cites nothing, with the extractive answer under it: every claim a reader
     sees cited is cited by the passages themselves."""
     text = f"{answer.text}\n\n_{UNCITED}_\n\n{extractive.text}"
     return answer.model_copy(
-        update={"text": text, "citations": extractive.citations, "notes": [UNCITED]}
+        update={
+            "text": text,
+            "citations": extractive.citations,
+            "notes": [*answer.notes, UNCITED],
+        }
     )
 
 

@@ -5,6 +5,8 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragspace.text.markdown_text import escape_markdown
+
 
 class Passage(BaseModel):
     """Adjacent retrieved chunks of one document merged into a numbered passage."""
@@ -76,6 +78,17 @@ class Answer(BaseModel):
     notes: list[str] = Field(default_factory=list)
     # passages left out to keep within a token budget (SearchQuery.max_tokens)
     dropped_passages: int = 0
+
+    def noted(self, note: str) -> "Answer":
+        """This answer with `note` above its text and first in its notes."""
+        return self.model_copy(
+            update={"text": note_above(self.text, note), "notes": [note, *self.notes]}
+        )
+
+
+def note_above(text: str, note: str) -> str:
+    """`text` under `note` in italics, the note shown as typed."""
+    return f"_{escape_markdown(note)}_\n\n{text}"
 
 
 class AnswerUpdate(BaseModel):
