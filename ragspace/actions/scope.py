@@ -7,7 +7,8 @@ from ragspace.actions.validation import valid_query
 from ragspace.answering.nothing_found import Coverage, nothing_found_text
 from ragspace.embedding.embedders import Embedder
 from ragspace.errors import EmbeddingModelMismatchError, NotFoundError
-from ragspace.models import DocSet, EmbeddingStatus, ScopedQuery, SearchQuery
+from ragspace.models import DocSet, ScopedQuery, SearchQuery
+from ragspace.models.documents import ingestion_progress
 from ragspace.store import ReembedRequests, Store
 
 
@@ -56,11 +57,9 @@ class SearchScope:
         documents = self._store.documents.all(ids, None) if ids else []
         coverage = []
         for docset in docsets:
-            statuses = [d.embedding_status for d in documents if d.docset_id == docset.id]
-            done = statuses.count(EmbeddingStatus.DONE)
-            failed = statuses.count(EmbeddingStatus.ERROR)
-            waiting = len(statuses) - done - failed
-            coverage.append(Coverage(docset.name, done, waiting, failed))
+            counted = ingestion_progress([d for d in documents if d.docset_id == docset.id])
+            waiting = counted.pending + counted.processing
+            coverage.append(Coverage(docset.name, counted.done, waiting, counted.error))
         return nothing_found_text(coverage, existing, selected)
 
     def scoped(self, query: SearchQuery) -> tuple[ScopedQuery, list[DocSet]]:
