@@ -4,6 +4,7 @@ import html
 import re
 
 from ragspace.actions.hit_view import source_views
+from ragspace.answering.boilerplate import is_underline
 from ragspace.answering.focus import is_prose_metadata
 from ragspace.models import Answer, Citation
 from ragspace_ui.escape import md
@@ -23,7 +24,6 @@ SNIPPET_CSS = """
 """
 # lines that start a block of their own in Markdown or reStructuredText: never joined
 _BLOCK_START = re.compile(r"\s*([-*+]\s|\d+[.)]\s|#|>|\||```|~~~|\.\. |:\w+:|…)")
-_UNDERLINE = re.compile(r"\s*([=\-~^\"'`#*+<>])\1{2,}\s*$")  # an rst heading's underline
 
 
 def source_anchor(number: int) -> str:
@@ -53,9 +53,9 @@ def _keeps_break(previous: str, line: str, fenced: bool) -> bool:
     if previous.endswith(("  ", "\\")):  # a Markdown hard line break
         return True
     indented = line.startswith(("    ", "\t")) or previous.startswith(("    ", "\t"))
-    if indented or _BLOCK_START.match(line) or _UNDERLINE.match(line):
+    if indented or _BLOCK_START.match(line) or is_underline(line):
         return True
-    return bool(_UNDERLINE.match(previous) or previous.lstrip().startswith(("#", "|", "```")))
+    return bool(is_underline(previous) or previous.lstrip().startswith(("#", "|", "```")))
 
 
 def paragraphs(text: str) -> str:
