@@ -159,9 +159,9 @@ def timed(name: str) -> dict[str, Any]:
     time it then took (seconds), and the load."""
     from ragspace.embedding.embedders import LocalEmbedder
     from ragspace.ingestion.worker import Ingestor, WorkerPool
+    from ragspace.models.progress_report import embedding_rate
     from ragspace.runtime import build_actions
     from ragspace.store import Database, Store
-    from ragspace_ui.status_view import embedding_rate
 
     [archive] = (default_eval_dir() / "sweqa-dev").glob(f"{name}-*.tar.gz")
     load_before = os.getloadavg()[0]

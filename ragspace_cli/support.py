@@ -6,7 +6,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ragspace.models import Document, EmbeddingStatus
@@ -145,7 +145,8 @@ def wait_for_documents(
 ) -> list[Document]:
     """Poll until every wanted document (of one DocSet or all) is done or in error.
 
-    A progress bar is drawn on stderr when it is a terminal.
+    A progress bar is drawn on stderr when it is a terminal; otherwise progress lines are
+    printed there (progress_lines.py).
     """
     from rich.console import Console
     from rich.progress import (
@@ -163,13 +164,18 @@ def wait_for_documents(
         TextColumn("documents"),
         TimeElapsedColumn(),
     )
+    from ragspace_cli.progress_lines import ProgressLines
+
     console = Console(stderr=True)
-    with Progress(*columns, console=console, disable=not console.is_terminal) as progress:
+    lines = None if console.is_terminal else ProgressLines()
+    with Progress(*columns, console=console, disable=lines is not None) as progress:
         task = progress.add_task("embedding", total=None)
         while True:
             documents = [d for d in actions.documents.all(docset) if wanted(d)]
             finished = sum(d.embedding_status in FINISHED for d in documents)
             progress.update(task, total=len(documents), completed=finished)
+            for line in lines.lines(documents, datetime.now(UTC)) if lines else ():
+                print(line, file=sys.stderr, flush=True)
             if finished == len(documents):
                 return documents
             time.sleep(POLL_SECONDS)

@@ -2,7 +2,7 @@
 over them and the chart, computed from the actions (no components: `status_tab.py`)."""
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import gradio as gr
@@ -10,8 +10,8 @@ import pandas as pd
 
 from ragspace.actions import Actions
 from ragspace.errors import DatabaseUnavailableError
-from ragspace.models import Document, EmbeddingStatus, ingestion_progress, tier_text
-from ragspace.models.estimates import ChunkEstimate, estimate_chunks, seconds_left
+from ragspace.models import Document, EmbeddingStatus, tier_text
+from ragspace.models.progress_report import duration, progress_parts
 from ragspace_ui.amounts import plural
 from ragspace_ui.escape import md
 
@@ -26,7 +26,6 @@ STATUS_HEADERS = [
     "Error",
 ]
 ALL = "All"
-RATE_WINDOW = timedelta(minutes=5)  # the embedding rate is measured over recent work
 EMPTY_STATUS = (
     "_No documents yet. Add files or a source on the **DocSets** tab (or add the sample "
     "DocSet there); their embedding progress shows here._"
@@ -64,7 +63,7 @@ def progress_text(document: Document, now: datetime | None = None) -> str:
     running = ""
     if status == EmbeddingStatus.PROCESSING and document.started_at is not None:
         elapsed = ((now or datetime.now(UTC)) - document.started_at).total_seconds()
-        running = f" · {_duration(elapsed)}"
+        running = f" · {duration(elapsed)}"
     if document.chunks_total == 0:
         return f"chunking{running}" if status == EmbeddingStatus.PROCESSING else ""
     percent = 100 * document.chunks_embedded // document.chunks_total
@@ -109,88 +108,11 @@ def status_chart(documents: list[Document]) -> pd.DataFrame:
     return frame.astype({"Documents": "int64", "Share": "float64"})
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 3600:
-        return f"{round(seconds / 60)} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def overall_progress(documents: list[Document], now: datetime | None = None) -> str:
-    """Documents and chunks done, the recent embedding rate and the time left (ETA)."""
-    if not documents:
-        return ""
-    now = now or datetime.now(UTC)
-    progress = ingestion_progress(documents)  # the same counts as MCP's job_status
-    # a pending document's chunks are unknown until it is chunked: estimated from the text
-    # sizes known from the start (models/estimates.py), a range until every one is chunked
-    estimate = estimate_chunks(documents)
-    parts = [f"**Documents:** {progress.done} of {len(documents)} done"]
-    if progress.error:
-        parts[0] += f" ({progress.error} failed)"
-    parts.append(f"**Chunks:** {estimate.embedded:,} of {_total_text(estimate)} embedded")
-    if progress.finished:
-        return " · ".join(parts)
-    rate = embedding_rate(documents, now)
-    if rate is None:
-        parts.append("**Rate:** measuring…")
-        return " · ".join(parts)
-    parts.append(f"**Rate:** {rate:.1f} chunks/s")
-    if not estimate.stable:  # too little chunked yet: an ETA now would be a guess
-        parts.append("**ETA:** estimating…")
-    elif estimate.expected > estimate.embedded:
-        low, _, high = seconds_left(estimate, rate)
-        parts.append(f"**ETA:** {_duration_range(low, high)}")
-    return " · ".join(parts)
-
-
-def _total_text(estimate: ChunkEstimate) -> str:
-    if estimate.exact:
-        return f"{estimate.expected:,}"
-    if not estimate.stable:
-        return f"about {estimate.expected:,} so far"
-    if estimate.low == estimate.high:
-        return f"about {estimate.expected:,}"
-    return f"about {estimate.low:,}-{estimate.high:,}"
-
-
-def _duration_range(low: float, high: float) -> str:
-    """`about 3 min`, `2-5 min`, `40 s-2 min`."""
-    first, last = _duration(low), _duration(high)
-    if first == last:
-        return f"about {first}"
-    unit, other = first.split(" ", 1)[-1], last.split(" ", 1)[-1]
-    return f"{first.split(' ', 1)[0]}-{last}" if unit == other else f"{first}-{last}"
-
-
-def embedding_rate(documents: list[Document], now: datetime) -> float | None:
-    """Chunks per second embedded by the work of the last few minutes, None before any."""
-    since = now - RATE_WINDOW
-    recent = [
-        d
-        for d in documents
-        if d.started_at is not None
-        and (
-            d.embedding_status == EmbeddingStatus.PROCESSING
-            or (
-                d.embedding_status == EmbeddingStatus.DONE
-                and d.finished_at
-                and d.finished_at > since
-            )
-        )
-    ]
-    if not recent:
-        return None
-    chunks = sum(
-        d.chunk_count if d.embedding_status == EmbeddingStatus.DONE else d.chunks_embedded
-        for d in recent
-    )
-    start = max(min(d.started_at for d in recent if d.started_at), since)
-    elapsed = (now - start).total_seconds()
-    if chunks == 0 or elapsed <= 0:
-        return None
-    return chunks / elapsed
+    """Documents and chunks done, the recent embedding rate and the time left (ETA), in
+    Markdown (models/progress_report.py)."""
+    parts = progress_parts(documents, now or datetime.now(UTC))
+    return " · ".join(f"**{label}:** {value}" for label, value in parts)
 
 
 def status_view(actions: Actions, docset: str | None, status: str | None) -> StatusView:

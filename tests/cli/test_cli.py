@@ -275,7 +275,8 @@ def test_add_files_recurses_waits_and_reports_errors(
     assert added.code == 0, added.err
     assert "Preview: 3 file(s)" in added.out and "skipped 1 hidden" in added.out
     assert "3 document(s): 3 done." in added.out
-    assert "Embedding" not in added.err  # no progress bar when stderr is not a terminal
+    # stderr is not a terminal: progress as lines, not a bar
+    assert "━" not in added.err and "All 3 document(s) with vectors." in added.err
     status = json.loads(cli("status", "notes", "--json").out)
     assert status["counts"] == {"pending": 0, "processing": 0, "done": 3, "error": 0}
     paths = {d.path for d in service.documents.all("notes")}
