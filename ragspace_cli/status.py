@@ -80,7 +80,7 @@ def _print_status(
                 every = f"  re-sync every {interval_text(s.resync_interval)}"
                 every += f", next {timestamp(s.next_sync_at)}"
             line = (
-                f"  #{s.id} {s.kind.value} {location}  synced {timestamp(synced)}{every}{problem}"
+                f"  #{s.id} {s.kind_label} {location}  synced {timestamp(synced)}{every}{problem}"
             )
             print(shown(line))
     if failed:

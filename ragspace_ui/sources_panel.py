@@ -87,7 +87,7 @@ def source_rows(sources: list[Source]) -> list[list[Any]]:
     return [
         [
             s.id,
-            s.kind.value,
+            s.kind_label,
             s.location,
             str(s.sync_state.get("commit") or s.sync_state.get("start_url") or ""),
             s.last_synced_at.strftime("%Y-%m-%d %H:%M") if s.last_synced_at else "never",
@@ -237,7 +237,7 @@ def wire_sources_panel(
     @user_errors
     def on_sources(docset: str | None) -> tuple[Any, Any]:
         sources = actions.sources.all(docset) if docset else []
-        choices = [(f"#{s.id} {s.kind.value}: {s.location}", s.id) for s in sources]
+        choices = [(f"#{s.id} {s.kind_label}: {s.location}", s.id) for s in sources]
         return source_rows(sources), gr.update(choices=choices, value=None)
 
     @inline_errors(outputs=3)

@@ -147,6 +147,11 @@ class Source(BaseModel):
         """An upload source made from a folder (local or from a browser)."""
         return isinstance(self.options, FolderOptions)
 
+    @property
+    def kind_label(self) -> str:
+        """Its kind as tables show it: `folder` for a folder's upload, else the kind."""
+        return "folder" if self.is_folder else self.kind.value
+
 
 def interval_text(every: timedelta | None) -> str:
     """A re-sync interval as people write it: `6h`, `1d`, `90m`; `off` for None."""

@@ -299,3 +299,7 @@ def test_cli_add_dir_ingests_the_whole_checkout_with_exit_code_0(
     assert by_path["docs/make.bat"].language == "batch"
     assert by_path["tests/certs/valid/server/cert.cnf"].language == "ini"
     assert by_path["examples/tutorial/flaskr/templates/base.html"].language == "template"
+
+    # the sources table calls a folder a folder (it is stored as an upload)
+    assert main(["status", "flask"]) == 0
+    assert "  #1 folder checkout  synced " in capsys.readouterr().out

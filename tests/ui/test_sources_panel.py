@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import gradio as gr
 import pytest
@@ -11,6 +12,7 @@ from ragspace.embedding.embedders import Embedder
 from ragspace.models import GithubOptions, SourceKind, WebOptions
 from ragspace.runtime import build_syncer
 from ragspace.settings import Settings
+from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace_ui.app import build_ui
 from ragspace_ui.sources_panel import preview_markdown, report_markdown, source_rows
@@ -67,6 +69,20 @@ def test_confirmed_source_report_and_table(
     [row] = source_rows(service.sources.all("widgets"))
     assert row[1:4] == ["github_repo", "acme/widgets", report.resolved]
     assert len(APP_PY) < 2000
+
+
+def test_a_folder_is_listed_as_a_folder(
+    store: Store, embedder: Embedder, github: FakeGithub, tmp_path: Path
+) -> None:
+    service = make_service(store, embedder, github)
+    service.docsets.create("notes")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "guide.md").write_text("# Guide\n\nA folder source.\n")
+    service.sources.add_folder("notes", folder)
+    service.sources.add_files("notes", [UploadedFile("guide.md", b"# Guide\n")])
+    kinds = sorted(row[1] for row in source_rows(service.sources.all("notes")))
+    assert kinds == ["folder", "upload"]
 
 
 def test_form_parsing() -> None:
