@@ -1,5 +1,8 @@
 """Files spread over the list: each further chunk of a code file already listed counts less,
-so the next file's best chunk can pass a file's third."""
+so the next file's best chunk can pass a file's third. With `spread_power`, by how much
+follows the question: a file that stands far above every other keeps its chunks (a question
+about one file's details), files that compete are spread (a question that several files
+answer)."""
 
 from collections.abc import Sequence
 
@@ -9,10 +12,10 @@ from ragspace.ranking.selection import Scored, hit_is_prose
 
 def files_spread(ranked: Sequence[Scored], options: TriedOptions) -> list[Scored]:
     """The hits reordered so that each further chunk of a code file already listed counts
-    `file_decay` times less (1: no change). Prose is left alone: one_per_section already
-    spreads it over sections, and a page's sections are each an answer of their own. The
-    scores stay; only the order changes."""
-    decay = options.file_decay
+    `decay` times less (1: no change; see `question_decay`). Prose is left alone:
+    one_per_section already spreads it over sections, and a page's sections are each an
+    answer of their own. The scores stay; only the order changes."""
+    decay = question_decay(ranked, options)
     if decay >= 1.0:
         return list(ranked)
     listed: dict[int, int] = {}
@@ -26,3 +29,17 @@ def files_spread(ranked: Sequence[Scored], options: TriedOptions) -> list[Scored
         placed.append((score * decay**seen, position))
     placed.sort(key=lambda item: (-item[0], item[1]))
     return [ranked[position] for _effective, position in placed]
+
+
+def question_decay(ranked: Sequence[Scored], options: TriedOptions) -> float:
+    """`file_decay`, or with `spread_power` 1 - (1 - file_decay) x competition ** power,
+    the competition being the second-best code file's best score over the best one's."""
+    if options.file_decay >= 1.0 or not options.spread_power:
+        return options.file_decay
+    best: dict[int, float] = {}
+    for score, hit in ranked:
+        if not hit_is_prose(hit):
+            best.setdefault(hit.document_id, score)
+    first, second = [*sorted(best.values(), reverse=True), 0.0, 0.0][:2]
+    competition = max(0.0, min(1.0, second / first)) if first > 0 else 0.0
+    return 1.0 - (1.0 - options.file_decay) * competition**options.spread_power

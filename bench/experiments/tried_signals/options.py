@@ -29,6 +29,9 @@ class TriedOptions(RankingOptions):
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
+    # the decay follows the question's competition between files: 1 - (1 - file_decay) x
+    # (the second file's best score / the best file's) to this power; 0: a fixed decay
+    spread_power: float = 0.0
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question
 
 
@@ -68,6 +71,7 @@ FIELD_ORDER = (
     "secondary_factor",
     "prose_factor",
     "file_decay",
+    "spread_power",
     "sub_question_weight",
     "neighbour_weight",
 )
@@ -96,7 +100,10 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         options.file_keyword_weight,
     )
     best_chunk = options.lift_best_chunk and any(document_level)
-    return dataclasses.replace(ranker.canonical(options, offer), lift_best_chunk=best_chunk)
+    spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
+    return dataclasses.replace(
+        ranker.canonical(options, offer), lift_best_chunk=best_chunk, spread_power=spread_power
+    )
 
 
 def fields_in_order(point: Any) -> list[dataclasses.Field[Any]]:
