@@ -107,7 +107,8 @@ def _results(tmp_path: Path) -> Path:
     peer = tmp_path / "peer.json"
     peer.write_text(json.dumps({"rows": [{"repo": "express", "ndcg@10": 0.928}]}))
     rows = []
-    for variant, base in (("vector", 0.5), ("keyword", 0.4), ("hybrid (today)", 0.6)):
+    sides = (("vector", 0.5), ("keyword", 0.4), ("keyword-only ranking", 0.45))
+    for variant, base in (*sides, ("hybrid (today)", 0.6)):
         folds = {n: {"chosen": "-", "scores": _scores(base)} for n in names}
         rows.append({"variant": variant, "folds": folds, "guards": {"vite": _scores(base)}})
     shipped: dict[str, dict[str, Any]] = {
@@ -132,19 +133,22 @@ def test_the_report_shows_semble_dev_per_repository_and_language(tmp_path: Path)
     assert "chosen on the other three" in text and "on all four (the app's default)" in text
     assert "docs-dev's 12 vite questions asked of its own DocSet (vite)" in text
     assert "| kept signals, tuned jointly | 0.700 / 0.700 |\n" in text  # vite's R@5 / MRR@10
-    head = "| set | language | n | vector | keyword | hybrid (today) | hybrid (shipped) | peer |"
+    head = "| set | language | n | vector | keyword | keyword-only ranking | hybrid (today) |"
+    head += " hybrid (shipped) | peer |"
     assert head + " semble | CRE Hybrid | BM25 |" in text
     express = PUBLISHED["express"]["methods"]
     published = " | ".join(
         f"{express[m]['ndcg10']:.3f}" for m in ("semble", "CodeRankEmbed Hybrid", "BM25")
     )
     express_row = (
-        f"| express | javascript | 9 | 0.500 | 0.400 | 0.600 | 0.700 | 0.928 | {published} |"
+        "| express | javascript | 9 | 0.500 | 0.400 | 0.450 | 0.600 | 0.700 | 0.928 | "
+        f"{published} |"
     )
     assert express_row in text
-    assert "| sinatra | ruby | 16 | 0.500 | 0.400 | 0.600 | 0.700 | - |" in text  # no peer row
-    assert "| rust | 1 | 0.500 | 0.400 | 0.600 | 0.900 | - |" in text
-    assert "| repo mean | 3 | 0.500 | 0.400 | 0.600 | 0.767 | 0.928 |" in text
+    # no peer row
+    assert "| sinatra | ruby | 16 | 0.500 | 0.400 | 0.450 | 0.600 | 0.700 | - |" in text
+    assert "| rust | 1 | 0.500 | 0.400 | 0.450 | 0.600 | 0.900 | - |" in text
+    assert "| repo mean | 3 | 0.500 | 0.400 | 0.450 | 0.600 | 0.767 | 0.928 |" in text
 
 
 def test_the_readme_shows_semble_dev_as_one_row_of_its_repo_mean(tmp_path: Path) -> None:

@@ -121,10 +121,11 @@ def evaluate(
                 print_row(f"  {short(point)}", in_sample)
         folds, guards = leave_one_set_out(pool, family, grid)
         row = {"variant": name, "grid": len(grid), "folds": folds, "guards": guards}
-        if len(rows) > 2 and grid[0] is not None:  # a change to today's ranking (row 3)
-            row["kept"] = wins(row, rows[2])
+        today = next((r for r in rows if r["variant"] == "hybrid (today)"), None)
+        if today is not None and grid[0] is not None:  # a change to today's ranking
+            row["kept"] = wins(row, today)
             if row["kept"] and name not in RETIRED:
-                kept.append((name, sum(headline_gains(row, rows[2])), axes_of(grid)))
+                kept.append((name, sum(headline_gains(row, today)), axes_of(grid)))
         rows.append(row)
         if not row.get("kept") and grid[0] is not None:  # not a side alone
             grids[name] = grid

@@ -94,7 +94,8 @@ def semble_section(saved: dict[str, Any]) -> str:
     published figures; "" for a run without it."""
     rows = saved["rows"]
     by_name = {row["variant"]: row for row in rows}
-    shown = [(s, by_name[s]) for s in ("vector", "keyword", "hybrid (today)")]
+    modes = ("vector", "keyword", "keyword-only ranking", "hybrid (today)")
+    shown = [(s, by_name[s]) for s in modes if s in by_name]
     tables = semble_tables(saved, [*shown, ("hybrid (shipped)", rows[-1])])
     if not tables:
         return ""

@@ -110,6 +110,25 @@ def side_alone(side: Any) -> Ranking:
     return ranking
 
 
+def keyword_only(question: Question) -> list[Any]:
+    """What a search without vectors returns (keyword mode, and hybrid before the vectors
+    land): every side but the vector one, ranked with the app's keyword-only ranking
+    (search/keyword_ranking.py), the symbol table's saved links included."""
+    from ragspace.ranking.candidates import Candidate, Side
+    from ragspace.ranking.offer import Offer
+    from ragspace.ranking.ranker import rank_offer
+    from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
+
+    offered = [
+        Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
+        for c in question.candidates
+        if any(s is not Side.VECTOR for s in c.evidence)
+    ]
+    options = for_candidates(keyword_only_ranking(), offered)
+    links = question.links
+    return rank_offer(Offer(question.text, offered), options, K, links=lambda *_: links)
+
+
 def _rank(candidates: list[Any], options: Any, text: str, limit: int) -> list[Any]:
     from bench.experiments.tried_signals.ranking import rank_offer
     from ragspace.ranking.offer import Offer

@@ -5,7 +5,14 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from bench.pool.scoring import AppRanking, Ranking, at_depth, side_alone, today_ranking
+from bench.pool.scoring import (
+    AppRanking,
+    Ranking,
+    at_depth,
+    keyword_only,
+    side_alone,
+    today_ranking,
+)
 
 Variant = tuple[str, Callable[[Any], Ranking], list[Any]]
 
@@ -46,6 +53,8 @@ def variants(depth: int) -> Iterator[Variant]:
 
     yield "vector", lambda _p: at_depth(side_alone(Side.VECTOR), depth), [None]
     yield "keyword", lambda _p: at_depth(side_alone(Side.KEYWORD), depth), [None]
+    # before the vectors land: the app's keyword-only ranking, as shipped (not tuned here)
+    yield "keyword-only ranking", lambda _p: at_depth(keyword_only, depth), [None]
     yield "hybrid (today)", product, [today_ranking()]
     for name, points in (*_fusions(), *_evidence(), *_files()):
         yield name, product, points
@@ -78,6 +87,7 @@ def _evidence() -> Iterator[tuple[str, list[Any]]]:
     yield "+ tests/examples lowered", grid(secondary_factor=(0.5, 0.7, 0.85))
     yield "+ prose lowered for questions about code", grid(prose_factor=(0.3, 0.5, 0.7))
     yield "+ files spread", grid(file_decay=(0.5, 0.7, 0.85))
+    yield "+ files spread by competition", grid(file_decay=(0.3, 0.5), spread_power=(1.0, 2.0, 4.0))
     yield "+ whole-document BM25", grid(document_weight=(0.1, 0.25, 0.5, 1.0))
     yield "+ sub-questions", grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
 
