@@ -15,6 +15,7 @@ from bench.experiments.tried_signals.options import (
     fusion_only,
 )
 from bench.experiments.tried_signals.ranking import TRIED, rank_offer
+from bench.experiments.tried_signals.specific_definitions import specificity
 from bench.experiments.tried_signals.sub_questions import sub_questions
 from bench.experiments.tried_signals.tests_lowered import is_secondary
 from ragspace.models import Fusion
@@ -193,3 +194,25 @@ def test_a_compound_question_is_split_where_it_joins_two() -> None:
         "how does caching of fixtures work",
     ]
     assert sub_questions("How are fixtures torn down?") == []
+
+
+def test_a_name_many_files_define_lifts_them_less_than_a_name_one_file_defines() -> None:
+    # three headers declare `class Mutex;` ahead of its use; only mutex.h defines MutexLock
+    question = "absl::Mutex and MutexLock for synchronization"
+    cands = [
+        candidate(hit(n, f"absl/m{n}.h", "namespace absl {\nclass Mutex;"), vector=(n, s))
+        for n, s in ((1, 0.9), (2, 0.85), (3, 0.8))
+    ]
+    cands.append(candidate(hit(4, "absl/mutex.h", "class MutexLock {\n};"), vector=(4, 0.75)))
+    cands.append(candidate(hit(5, "absl/other.h", "int x;"), vector=(5, 0.1)))
+    offer = Offer(question, cands)
+    assert specificity(offer) == {
+        1: pytest.approx(1 / 3),
+        2: pytest.approx(1 / 3),
+        3: 1 / 3,
+        4: 1.0,
+    }
+    alike = TriedOptions(definition_boost=1.0)
+    by_files = dataclasses.replace(alike, definition_specificity=1.0)
+    assert rank(cands, alike, question)[0] == 1  # every definition alike: the best stays first
+    assert rank(cands, by_files, question)[0] == 4  # the one file defining MutexLock rises

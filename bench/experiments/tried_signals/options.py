@@ -27,6 +27,9 @@ class TriedOptions(RankingOptions):
     # each side's weight times its confidence (fusion.confidence) to this power
     confidence_power: float = 0.0
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
+    # a definition's boost times (1 / the candidate files defining its name) to this power
+    # (specific_definitions.py); 0: every definition alike
+    definition_specificity: float = 0.0
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
@@ -43,6 +46,7 @@ OFF: dict[str, Any] = {
     "file_vector_weight": 0.0,
     "file_keyword_weight": 0.0,
     "coherence_boost": 0.0,
+    "definition_specificity": 0.0,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
     "sub_question_weight": 0.0,
@@ -66,6 +70,7 @@ FIELD_ORDER = (
     "symbol_vector_share",
     "confidence_power",
     "definition_boost",
+    "definition_specificity",
     "name_boost",
     "coherence_boost",
     "secondary_factor",
@@ -101,8 +106,13 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     )
     best_chunk = options.lift_best_chunk and any(document_level)
     spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
+    app = ranker.canonical(options, offer)
+    specificity = options.definition_specificity if app.definition_boost else 0.0
     return dataclasses.replace(
-        ranker.canonical(options, offer), lift_best_chunk=best_chunk, spread_power=spread_power
+        app,
+        lift_best_chunk=best_chunk,
+        spread_power=spread_power,
+        definition_specificity=specificity,
     )
 
 

@@ -7,6 +7,7 @@ from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import TriedOptions
+from bench.experiments.tried_signals.specific_definitions import specific_definitions
 from bench.experiments.tried_signals.sub_questions import sub_question_scores
 from bench.experiments.tried_signals.tests_lowered import tests_lowered
 from bench.experiments.tried_signals.weighted_fusion import weighted_fusion
@@ -23,7 +24,14 @@ from ragspace.ranking.signals.prose_for_code import prose_for_code
 TRIED: Signals[TriedOptions] = Signals(
     fusion=weighted_fusion,
     files=(whole_documents, file_cards, files_best_chunks),
-    question=(defined_symbols, file_names, tests_lowered, prose_for_code, file_coherence),
+    question=(
+        defined_symbols,
+        specific_definitions,
+        file_names,
+        tests_lowered,
+        prose_for_code,
+        file_coherence,
+    ),
     links=linked_files,
 )
 
