@@ -121,7 +121,7 @@ def evaluate(
                 print_row(f"  {short(point)}", in_sample)
         folds, guards = leave_one_set_out(pool, family, grid)
         row = {"variant": name, "grid": len(grid), "folds": folds, "guards": guards}
-        today = next((r for r in rows if r["variant"] == "hybrid (today)"), None)
+        today = today_row(rows)
         if today is not None and grid[0] is not None:  # a change to today's ranking
             row["kept"] = wins(row, today)
             if row["kept"] and name not in RETIRED:
@@ -146,6 +146,11 @@ def evaluate(
         saved = {"run": run, "rows": rows, **semble_beside(folds_of(pool), peer)}
         results.write_text(json.dumps(saved, indent=1) + "\n")
         print(report(results))
+
+
+def today_row(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The row of today's ranking (fusion only), once it is among `rows`."""
+    return next((r for r in rows if r["variant"] == "hybrid (today)"), None)
 
 
 def joint_rows(
