@@ -121,8 +121,7 @@ def evaluate(
                 print_row(f"  {short(point)}", in_sample)
         folds, guards = leave_one_set_out(pool, family, grid)
         row = {"variant": name, "grid": len(grid), "folds": folds, "guards": guards}
-        today = today_row(rows)
-        if today is not None and grid[0] is not None:  # a change to today's ranking
+        if (today := today_row(rows)) and grid[0] is not None:  # a change to today's ranking
             row["kept"] = wins(row, today)
             if row["kept"] and name not in RETIRED:
                 kept.append((name, sum(headline_gains(row, today)), axes_of(grid)))
