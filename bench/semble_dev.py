@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 from app_harness import default_eval_dir  # noqa: E402
 
+from bench.pool.scoring import keyword_sides  # noqa: E402
 from bench.pool.semble import language_table, repo_table  # noqa: E402
 
 SHARED = default_eval_dir()
@@ -235,20 +236,6 @@ def set_scores(
     return {key: value / len(questions) for key, value in totals.items()}
 
 
-def keyword_sides(question: Any) -> Any:
-    """The question with its vector side's evidence removed: what a keyword-only search has."""
-    import dataclasses
-
-    from ragspace.ranking.candidates import Candidate, Side
-
-    offered = [
-        Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
-        for c in question.candidates
-        if any(s is not Side.VECTOR for s in c.evidence)
-    ]
-    return dataclasses.replace(question, candidates=offered, parts=[])
-
-
 def with_vectors_of(question: Any, full: Any) -> Any:
     """`question`'s keyword-side candidates (saved before a keyword-side change) with the
     vector side of `full` (saved after it): the hybrid search as it was before the change.
@@ -289,21 +276,15 @@ MODES = (
 def ranking_of(how: str, depth: int) -> Callable[[Any], list[Any]]:
     from quality_pool import at_depth, ranked, side_alone
 
+    from bench.pool.scoring import keyword_only
     from ragspace.ranking.candidates import Side
     from ragspace.ranking.options import RankingOptions
-    from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
 
     if how == "side":
         return at_depth(side_alone(Side.KEYWORD), depth)
     if how == "vector":
         return at_depth(side_alone(Side.VECTOR), depth)
     if how == "keyword-only":
-        options = keyword_only_ranking()
-
-        def keyword_only(question: Any) -> list[Any]:
-            alone = keyword_sides(question)
-            return ranked(alone, for_candidates(options, alone.candidates))
-
         return at_depth(keyword_only, depth)
     return at_depth(lambda q: ranked(q, RankingOptions()), depth)
 

@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 import semble_dev  # noqa: E402
 from quality_pool import HEADLINE, candidates_file, ranked, scores  # noqa: E402
-from semble_dev import keyword_sides  # noqa: E402
 
 from bench.experiments.tried_signals.options import TriedOptions, fusion_only  # noqa: E402
+from bench.pool.scoring import keyword_sides  # noqa: E402
 
 RARE = 3  # candidate files a name may be defined in and still single one out
 

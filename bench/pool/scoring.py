@@ -1,6 +1,7 @@
 """A ranking's figures over a set's questions: the app's ranking (with the tried signals) at
 a grid point, or one side alone, scored at chunk and file level."""
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -110,23 +111,26 @@ def side_alone(side: Any) -> Ranking:
     return ranking
 
 
-def keyword_only(question: Question) -> list[Any]:
-    """What a search without vectors returns (keyword mode, and hybrid before the vectors
-    land): every side but the vector one, ranked with the app's keyword-only ranking
-    (search/keyword_ranking.py), the symbol table's saved links included."""
+def keyword_sides(question: Question) -> Question:
+    """The question with its vector side's evidence removed: what a keyword-only search has."""
     from ragspace.ranking.candidates import Candidate, Side
-    from ragspace.ranking.offer import Offer
-    from ragspace.ranking.ranker import rank_offer
-    from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
 
     offered = [
         Candidate(c.hit, {s: e for s, e in c.evidence.items() if s is not Side.VECTOR})
         for c in question.candidates
         if any(s is not Side.VECTOR for s in c.evidence)
     ]
-    options = for_candidates(keyword_only_ranking(), offered)
-    links = question.links
-    return rank_offer(Offer(question.text, offered), options, K, links=lambda *_: links)
+    return dataclasses.replace(question, candidates=offered, parts=[])
+
+
+def keyword_only(question: Question) -> list[Any]:
+    """What a search without vectors returns (keyword mode, and hybrid before the vectors
+    land): every side but the vector one, ranked with the app's keyword-only ranking
+    (search/keyword_ranking.py), the symbol table's saved links included."""
+    from ragspace.search.keyword_ranking import for_candidates, keyword_only_ranking
+
+    alone = keyword_sides(question)
+    return ranked(alone, for_candidates(keyword_only_ranking(), alone.candidates))
 
 
 def _rank(candidates: list[Any], options: Any, text: str, limit: int) -> list[Any]:
