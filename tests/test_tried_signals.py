@@ -14,6 +14,7 @@ from bench.experiments.tried_signals.options import (
     canonical,
     fusion_only,
 )
+from bench.experiments.tried_signals.parsed_definitions import read_off_the_text
 from bench.experiments.tried_signals.ranking import TRIED, rank_offer
 from bench.experiments.tried_signals.specific_definitions import specificity
 from bench.experiments.tried_signals.sub_questions import sub_questions
@@ -25,7 +26,7 @@ from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.query import QueryProfile
 from ragspace.ranking.signals.file_names import name_match
-from tests.ranking.made import candidate, hit
+from tests.ranking.made import candidate, hit, in_language
 
 
 def rank(cands: list[Candidate], options: TriedOptions, question: str = "q") -> list[int]:
@@ -216,3 +217,28 @@ def test_a_name_many_files_define_lifts_them_less_than_a_name_one_file_defines()
     by_files = dataclasses.replace(alike, definition_specificity=1.0)
     assert rank(cands, alike, question)[0] == 1  # every definition alike: the best stays first
     assert rank(cands, by_files, question)[0] == 4  # the one file defining MutexLock rises
+
+
+def test_where_a_grammar_parses_the_text_patterns_alone_define_nothing() -> None:
+    """`const absl::Time t` reads as a definition of Time to the patterns; the C++ parse
+    of that chunk declares nothing, so its boost goes; a Time the parse declares keeps it."""
+    question = "how is absl::Time compared"
+    use = hit(1, "absl/clock.cc", "const absl::Time t = Now();")
+    declared = {"language": "cpp", "defines": [{"name": "Time", "kind": "class", "line": 1}]}
+    cands = [
+        candidate(in_language("cpp", use), vector=(1, 0.9)),
+        candidate(
+            hit(2, "absl/time.h", "class Time {").model_copy(update={"metadata": declared}),
+            vector=(2, 0.6),
+        ),
+        candidate(in_language("dart", hit(3, "a.dart", "class Time {}")), vector=(3, 0.5)),
+        candidate(hit(4, "other.cc", "int x;"), vector=(4, 0.1)),
+    ]
+    offer = Offer(question, cands)
+    assert offer.defining == {1, 2, 3}
+    assert read_off_the_text(offer) == {1}  # no grammar for dart: its pattern stands
+    alike = TriedOptions(definition_boost=1.0)
+    parsed = dataclasses.replace(alike, text_definition_factor=0.0)
+    assert rank(cands, alike, question)[0] == 1
+    assert rank(cands, parsed, question)[0] == 2
+    assert rank_offer(offer, canonical(parsed, offer)) == rank_offer(offer, parsed)

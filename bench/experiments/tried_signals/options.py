@@ -30,6 +30,9 @@ class TriedOptions(RankingOptions):
     # a definition's boost times (1 / the candidate files defining its name) to this power
     # (specific_definitions.py); 0: every definition alike
     definition_specificity: float = 0.0
+    # a definition the text patterns read in a language a grammar parses, its parse
+    # declaring none of the names: its boost times this (parsed_definitions.py); 1: as any
+    text_definition_factor: float = 1.0
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
@@ -47,6 +50,7 @@ OFF: dict[str, Any] = {
     "file_keyword_weight": 0.0,
     "coherence_boost": 0.0,
     "definition_specificity": 0.0,
+    "text_definition_factor": 1.0,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
     "sub_question_weight": 0.0,
@@ -71,6 +75,7 @@ FIELD_ORDER = (
     "confidence_power",
     "definition_boost",
     "definition_specificity",
+    "text_definition_factor",
     "name_boost",
     "coherence_boost",
     "secondary_factor",
@@ -95,6 +100,13 @@ def fusion_only(options: TriedOptions) -> TriedOptions:
     return dataclasses.replace(options, **OFF)
 
 
+def text_definitions(offer: Offer) -> frozenset[int]:
+    """parsed_definitions.read_off_the_text, derived once for the offer."""
+    from bench.experiments.tried_signals.parsed_definitions import read_off_the_text
+
+    return offer.derived("definitions read off the text", lambda: read_off_the_text(offer))
+
+
 def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions:
     """ranker.canonical, with lifting only files' best chunks kept while any document-level
     signal (the cards or a tried one) is on."""
@@ -108,11 +120,15 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
     app = ranker.canonical(options, offer)
     specificity = options.definition_specificity if app.definition_boost else 0.0
+    text_factor = options.text_definition_factor if app.definition_boost else 1.0
+    if offer is not None and not text_definitions(offer):
+        text_factor = 1.0
     return dataclasses.replace(
         app,
         lift_best_chunk=best_chunk,
         spread_power=spread_power,
         definition_specificity=specificity,
+        text_definition_factor=text_factor,
     )
 
 

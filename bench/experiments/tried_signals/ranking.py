@@ -7,6 +7,7 @@ from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import TriedOptions
+from bench.experiments.tried_signals.parsed_definitions import parsed_definitions
 from bench.experiments.tried_signals.specific_definitions import specific_definitions
 from bench.experiments.tried_signals.sub_questions import sub_question_scores
 from bench.experiments.tried_signals.tests_lowered import tests_lowered
@@ -27,6 +28,7 @@ TRIED: Signals[TriedOptions] = Signals(
     question=(
         defined_symbols,
         specific_definitions,
+        parsed_definitions,
         file_names,
         tests_lowered,
         prose_for_code,
