@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ragspace.models import Hit
-from ragspace.text.languages import detect_language
+from ragspace.text.languages import detect_language_of
 
 WHOLE_FILE_END = 2**31 - 1
 
@@ -191,7 +191,8 @@ def load_codebase(folder: Path) -> Dataset:
         if gold:
             queries.append(EvalQuery(item["query"], tuple(gold), str(item.get("answer") or "")))
     documents = tuple(
-        EvalDocument(path, detect_language(path) or "text", contents[uuid])
+        # as a source labels it (sources/extract.py): a `.h` by its text, C, C++ or Obj-C
+        EvalDocument(path, detect_language_of(path, contents[uuid]) or "text", contents[uuid])
         for uuid, path in sorted(paths.items(), key=lambda pair: pair[1])
     )
     return Dataset("codebase", documents, tuple(queries), skipped)

@@ -235,6 +235,36 @@ def test_codebase_loader_locates_golden_chunks_in_files(tmp_path: Path) -> None:
     assert file_level(dataset).queries[0].gold[0].overlaps("acme/hello/src/main.rs", 1, 1)
 
 
+def test_codebase_loader_labels_a_header_by_its_text_as_a_source_does(tmp_path: Path) -> None:
+    """A `.h` holding C++ is C++ (parsed with the C++ grammar, its classes found), as
+    `ragspace add dir` labels it; a plain C header stays C."""
+    headers = {
+        "u1": ("/columns/tuple.h", "#pragma once\nnamespace ch {\nclass ColumnTuple {\n};\n}\n"),
+        "u2": ("/base/bytes.h", "#include <stdint.h>\nint read_bytes(void *into, int n);\n"),
+    }
+    corpus = [
+        {"doc_id": uuid, "original_uuid": uuid, "content": text, "chunks": []}
+        for uuid, (_, text) in headers.items()
+    ]
+    queries = [
+        {
+            "query": f"What is in {path}?",
+            "golden_doc_uuids": repr([uuid]),
+            "golden_chunk_uuids": repr([[uuid, 0]]),
+            "golden_chunks": repr([{"doc_uuid": uuid, "index": 0, "content": text.strip()}]),
+            "meta": repr({"relative_path": path, "repo_name": "acme/db"}),
+        }
+        for uuid, (path, text) in headers.items()
+    ]
+    (tmp_path / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    (tmp_path / "queries.jsonl").write_text("\n".join(map(json.dumps, queries)), encoding="utf-8")
+    dataset = load_codebase(tmp_path)
+    assert {(d.path, d.language) for d in dataset.documents} == {
+        ("acme/db/columns/tuple.h", "cpp"),
+        ("acme/db/base/bytes.h", "c"),
+    }
+
+
 def test_evaluation_runs_end_to_end_on_the_real_store(
     tmp_path: Path, store: Store, ingestor: Ingestor, service: Actions
 ) -> None:
