@@ -19,7 +19,7 @@ from bench.experiments.tried_signals.ranking import TRIED, rank_offer
 from bench.experiments.tried_signals.specific_definitions import specificity
 from bench.experiments.tried_signals.sub_questions import sub_questions
 from bench.experiments.tried_signals.tests_lowered import is_secondary
-from ragspace.models import Fusion
+from ragspace.models import Fusion, Hit
 from ragspace.ranking import ranker
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.offer import Offer
@@ -242,3 +242,29 @@ def test_where_a_grammar_parses_the_text_patterns_alone_define_nothing() -> None
     assert rank(cands, alike, question)[0] == 1
     assert rank(cands, parsed, question)[0] == 2
     assert rank_offer(offer, canonical(parsed, offer)) == rank_offer(offer, parsed)
+
+
+def test_a_files_definitions_count_once() -> None:
+    """Three StrJoin overloads in str_join.h fill the list when each keeps its boost; once
+    per file, the header defining StrSplit comes second."""
+    question = "StrSplit and StrJoin for splitting and joining"
+
+    def defining(n: int, path: str, name: str) -> Hit:
+        parsed = {"language": "cpp", "defines": [{"name": name, "kind": "function", "line": 1}]}
+        return hit(n, path, f"{name}(", 4 if name == "StrSplit" else 1).model_copy(
+            update={"metadata": parsed}
+        )
+
+    found = [defining(n, "str_join.h", "StrJoin") for n in (1, 2, 3)]
+    found += [defining(4, "str_split.h", "StrSplit"), hit(5, "other.h", "int x;", 5)]
+    cands = [
+        candidate(h, vector=(n, s))
+        for n, (h, s) in enumerate(zip(found, (0.9, 0.85, 0.8, 0.5, 0.1), strict=True), 1)
+    ]
+    every = TriedOptions(definition_boost=1.0)
+    once = dataclasses.replace(every, definition_once_per_file=True)
+    offer = Offer(question, cands)
+    assert offer.defining == {1, 2, 3, 4}
+    assert rank(cands, every, question)[:4] == [1, 2, 3, 4]
+    assert rank(cands, once, question)[:2] == [1, 4]
+    assert rank_offer(offer, canonical(once, offer)) == rank_offer(offer, once)

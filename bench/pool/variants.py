@@ -84,11 +84,15 @@ def _evidence() -> Iterator[tuple[str, list[Any]]]:
     yield "+ definitions", grid(definition_boost=(0.1, 0.25, 0.5, 1.0, 2.0))
     yield (
         "+ definitions by how few files define the name",
-        grid(definition_boost=(0.5, 1.0, 2.0), definition_specificity=(0.5, 1.0, 2.0)),
+        grid(definition_boost=(0.5, 1.0, 2.0), definition_specificity=(1.0,)),
     )
     yield (
         "+ definitions by the parse where a grammar parses",
-        grid(definition_boost=(0.5, 1.0, 2.0), text_definition_factor=(0.0, 0.5)),
+        grid(definition_boost=(0.5, 1.0, 2.0), text_definition_factor=(0.0,)),
+    )
+    yield (
+        "+ each file's definitions once",
+        grid(definition_boost=(0.5, 1.0, 2.0), definition_once_per_file=[True]),
     )
     yield "+ file names", grid(name_boost=(0.1, 0.25, 0.5))
     yield "+ file coherence", grid(coherence_boost=(0.1, 0.2, 0.4))

@@ -33,6 +33,8 @@ class TriedOptions(RankingOptions):
     # a definition the text patterns read in a language a grammar parses, its parse
     # declaring none of the names: its boost times this (parsed_definitions.py); 1: as any
     text_definition_factor: float = 1.0
+    # only each file's best defining chunk keeps its boost (one_definition_per_file.py)
+    definition_once_per_file: bool = False
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
@@ -51,6 +53,7 @@ OFF: dict[str, Any] = {
     "coherence_boost": 0.0,
     "definition_specificity": 0.0,
     "text_definition_factor": 1.0,
+    "definition_once_per_file": False,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
     "sub_question_weight": 0.0,
@@ -76,6 +79,7 @@ FIELD_ORDER = (
     "definition_boost",
     "definition_specificity",
     "text_definition_factor",
+    "definition_once_per_file",
     "name_boost",
     "coherence_boost",
     "secondary_factor",
@@ -121,6 +125,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     app = ranker.canonical(options, offer)
     specificity = options.definition_specificity if app.definition_boost else 0.0
     text_factor = options.text_definition_factor if app.definition_boost else 1.0
+    once = options.definition_once_per_file and bool(app.definition_boost)
     if offer is not None and not text_definitions(offer):
         text_factor = 1.0
     return dataclasses.replace(
@@ -129,6 +134,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         spread_power=spread_power,
         definition_specificity=specificity,
         text_definition_factor=text_factor,
+        definition_once_per_file=once,
     )
 
 

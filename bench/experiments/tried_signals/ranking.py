@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
+from bench.experiments.tried_signals.one_definition_per_file import one_definition_per_file
 from bench.experiments.tried_signals.options import TriedOptions
 from bench.experiments.tried_signals.parsed_definitions import parsed_definitions
 from bench.experiments.tried_signals.specific_definitions import specific_definitions
@@ -29,6 +30,7 @@ TRIED: Signals[TriedOptions] = Signals(
         defined_symbols,
         specific_definitions,
         parsed_definitions,
+        one_definition_per_file,
         file_names,
         tests_lowered,
         prose_for_code,
