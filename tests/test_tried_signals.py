@@ -268,3 +268,18 @@ def test_a_files_definitions_count_once() -> None:
     assert rank(cands, every, question)[:4] == [1, 2, 3, 4]
     assert rank(cands, once, question)[:2] == [1, 4]
     assert rank_offer(offer, canonical(once, offer)) == rank_offer(offer, once)
+
+
+def test_a_docs_pages_name_lifts_it_no_more_when_names_are_code_files_alone() -> None:
+    question = "how does blocking work"
+    cands = [
+        candidate(in_language("markdown", hit(1, "docs/overview.md", "intro")), vector=(1, 0.9)),
+        candidate(in_language("markdown", hit(2, "docs/blocking.md", "page")), vector=(2, 0.5)),
+        candidate(
+            in_language("rust", hit(3, "src/task/blocking.rs", "fn spawn")), vector=(3, 0.45)
+        ),
+    ]
+    names = TriedOptions(name_boost=0.5)
+    code = dataclasses.replace(names, names_of_code_only=True)
+    assert rank(cands, names, question)[:2] == [2, 3]
+    assert rank(cands, code, question)[:2] == [3, 1]

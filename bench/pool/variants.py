@@ -95,6 +95,7 @@ def _evidence() -> Iterator[tuple[str, list[Any]]]:
         grid(definition_boost=(0.5, 1.0, 2.0), definition_once_per_file=[True]),
     )
     yield "+ file names", grid(name_boost=(0.1, 0.25, 0.5))
+    yield "+ code files' names", grid(name_boost=(0.1, 0.25, 0.5), names_of_code_only=[True])
     yield "+ file coherence", grid(coherence_boost=(0.1, 0.2, 0.4))
     yield "+ tests/examples lowered", grid(secondary_factor=(0.5, 0.7, 0.85))
     yield "+ prose lowered for questions about code", grid(prose_factor=(0.3, 0.5, 0.7))

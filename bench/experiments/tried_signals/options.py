@@ -35,6 +35,8 @@ class TriedOptions(RankingOptions):
     text_definition_factor: float = 1.0
     # only each file's best defining chunk keeps its boost (one_definition_per_file.py)
     definition_once_per_file: bool = False
+    # the file names' lift reaches code files alone, not docs pages (code_file_names.py)
+    names_of_code_only: bool = False
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
@@ -54,6 +56,7 @@ OFF: dict[str, Any] = {
     "definition_specificity": 0.0,
     "text_definition_factor": 1.0,
     "definition_once_per_file": False,
+    "names_of_code_only": False,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
     "sub_question_weight": 0.0,
@@ -80,6 +83,7 @@ FIELD_ORDER = (
     "definition_specificity",
     "text_definition_factor",
     "definition_once_per_file",
+    "names_of_code_only",
     "name_boost",
     "coherence_boost",
     "secondary_factor",
@@ -126,6 +130,9 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     specificity = options.definition_specificity if app.definition_boost else 0.0
     text_factor = options.text_definition_factor if app.definition_boost else 1.0
     once = options.definition_once_per_file and bool(app.definition_boost)
+    code_names = (
+        options.names_of_code_only and bool(app.name_boost) and bool(offer is None or offer.prose)
+    )
     if offer is not None and not text_definitions(offer):
         text_factor = 1.0
     return dataclasses.replace(
@@ -135,6 +142,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         definition_specificity=specificity,
         text_definition_factor=text_factor,
         definition_once_per_file=once,
+        names_of_code_only=code_names,
     )
 
 

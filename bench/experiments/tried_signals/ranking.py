@@ -3,6 +3,7 @@ the app's: what bench/quality_pool.py ranks a grid point of TriedOptions with.""
 
 from collections.abc import Sequence
 
+from bench.experiments.tried_signals.code_file_names import code_file_names
 from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
@@ -32,6 +33,7 @@ TRIED: Signals[TriedOptions] = Signals(
         parsed_definitions,
         one_definition_per_file,
         file_names,
+        code_file_names,
         tests_lowered,
         prose_for_code,
         file_coherence,
