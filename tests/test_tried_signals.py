@@ -274,10 +274,9 @@ def test_a_docs_pages_name_lifts_it_no_more_when_names_are_code_files_alone() ->
     question = "how does blocking work"
     cands = [
         candidate(in_language("markdown", hit(1, "docs/overview.md", "intro")), vector=(1, 0.9)),
-        candidate(in_language("markdown", hit(2, "docs/blocking.md", "page")), vector=(2, 0.5)),
-        candidate(
-            in_language("rust", hit(3, "src/task/blocking.rs", "fn spawn")), vector=(3, 0.45)
-        ),
+        candidate(in_language("markdown", hit(2, "docs/blocking.md", "page")), vector=(2, 0.85)),
+        candidate(in_language("rust", hit(3, "task/blocking.rs", "fn spawn")), vector=(3, 0.84)),
+        candidate(in_language("rust", hit(4, "src/other.rs", "fn other")), vector=(4, 0.1)),
     ]
     names = TriedOptions(name_boost=0.5)
     code = dataclasses.replace(names, names_of_code_only=True)
