@@ -117,6 +117,15 @@ def _files() -> Iterator[tuple[str, list[Any]]]:
         ),
     )
     yield (
+        "+ file cards by their confidence, pages spread",
+        grid(
+            file_weight=(0.25, 0.5),
+            file_confidence_power=(2.0,),
+            lift_best_chunk=[True],
+            page_decay=(0.5, 0.7),
+        ),
+    )
+    yield (
         "+ file cards, files spread",
         grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
     )

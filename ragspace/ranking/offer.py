@@ -58,11 +58,16 @@ class Offer:
 
     @cached_property
     def defining(self) -> frozenset[int]:
-        """The chunk ids that define a symbol the question names."""
+        """The ids of the code chunks that define a symbol the question names (a docs
+        page's example, `export default defineConfig({...})`, defines nothing)."""
         symbols = self.profile.symbols
         if not symbols:
             return frozenset()
-        return frozenset(c.hit.chunk_id for c in self.candidates if _defines(c.hit, symbols))
+        return frozenset(
+            c.hit.chunk_id
+            for c in self.candidates
+            if c.hit.chunk_id not in self.prose and _defines(c.hit, symbols)
+        )
 
     def scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
         """Each candidate's score on `side` mapped onto 0-1 by `scaling` (fusion.SCALINGS)."""

@@ -12,21 +12,19 @@ from ragspace.ranking.selection import Scored, hit_is_prose
 
 def files_spread(ranked: Sequence[Scored], options: TriedOptions) -> list[Scored]:
     """The hits reordered so that each further chunk of a code file already listed counts
-    `decay` times less (1: no change; see `question_decay`). Prose is left alone:
-    one_per_section already spreads it over sections, and a page's sections are each an
-    answer of their own. The scores stay; only the order changes."""
-    decay = question_decay(ranked, options)
-    if decay >= 1.0:
+    `decay` times less (1: no change; see `question_decay`), and each further chunk of a
+    docs page `page_decay` times less (1, the default: a page's sections are each an answer
+    of their own, and one_per_section already spreads it over sections; below 1 for
+    questions that several pages answer). The scores stay; only the order changes."""
+    decay, page_decay = question_decay(ranked, options), options.page_decay
+    if decay >= 1.0 and page_decay >= 1.0:
         return list(ranked)
     listed: dict[int, int] = {}
     placed: list[tuple[float, int]] = []
     for position, (score, hit) in enumerate(ranked):  # best first: earlier chunks count
-        if hit_is_prose(hit):
-            placed.append((score, position))
-            continue
         seen = listed.get(hit.document_id, 0)
         listed[hit.document_id] = seen + 1
-        placed.append((score * decay**seen, position))
+        placed.append((score * (page_decay if hit_is_prose(hit) else decay) ** seen, position))
     placed.sort(key=lambda item: (-item[0], item[1]))
     return [ranked[position] for _effective, position in placed]
 

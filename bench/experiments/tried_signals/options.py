@@ -42,6 +42,7 @@ class TriedOptions(RankingOptions):
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
     # (the second file's best score / the best file's) to this power; 0: a fixed decay
     spread_power: float = 0.0
+    page_decay: float = 1.0  # each further chunk of a docs page listed (files_spread.py)
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question
 
 
@@ -59,6 +60,7 @@ OFF: dict[str, Any] = {
     "names_of_code_only": False,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
+    "page_decay": 1.0,
     "sub_question_weight": 0.0,
 }
 
@@ -90,6 +92,7 @@ FIELD_ORDER = (
     "prose_factor",
     "file_decay",
     "spread_power",
+    "page_decay",
     "sub_question_weight",
     "neighbour_weight",
 )

@@ -1,6 +1,7 @@
 """A chunk that defines a symbol the question names rises."""
 
 from ragspace.models import Fusion
+from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions, fusion_only
 from ragspace.ranking.ranker import rank
 from tests.ranking.made import candidate, hit
@@ -35,3 +36,16 @@ def test_the_parse_says_what_a_chunk_defines() -> None:
         candidate(hit(3, "Other.hs", "x = 1"), vector=(3, 0.3)),
     ]
     assert rank(cands, RankingOptions(), "what does `render` do")[0].chunk_id == 2
+
+
+def test_a_docs_pages_example_defines_nothing() -> None:
+    """`const config = defineConfig(...)` in a docs page is an example of using the name,
+    not its definition: the page gains nothing; the code chunk defining it does."""
+    question = "how does `defineConfig` merge options"
+    page = hit(1, "docs/config.md", "```js\nconst defineConfig = (c) => c\n```")
+    code = hit(2, "src/config.ts", "export function defineConfig(config) {")
+    cands = [
+        candidate(page.model_copy(update={"metadata": {"language": "markdown"}}), vector=(1, 0.9)),
+        candidate(code.model_copy(update={"metadata": {"language": "ts"}}), vector=(2, 0.6)),
+    ]
+    assert Offer(question, cands).defining == {2}
