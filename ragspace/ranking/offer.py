@@ -105,8 +105,12 @@ class Offer:
 def _defines(hit: Hit, symbols: tuple[str, ...]) -> bool:
     """The chunk defines one of the symbols: by its parse (`defines` in the chunk's
     metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
+    return defines(hit.content, symbols, declared_names(hit))
+
+
+def declared_names(hit: Hit) -> list[str] | None:
+    """The names the chunk's parse says it defines (None: no parse listed any)."""
     declared = hit.metadata.get("defines")
-    names = None
-    if isinstance(declared, list):
-        names = [str(d.get("name")) for d in declared if isinstance(d, dict)]
-    return defines(hit.content, symbols, names)
+    if not isinstance(declared, list):
+        return None
+    return [str(d.get("name")) for d in declared if isinstance(d, dict)]

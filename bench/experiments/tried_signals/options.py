@@ -136,7 +136,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     code_names = (
         options.names_of_code_only and bool(app.name_boost) and bool(offer is None or offer.prose)
     )
-    if offer is not None and not text_definitions(offer):
+    if offer is not None and text_factor != 1.0 and not text_definitions(offer):
         text_factor = 1.0
     return dataclasses.replace(
         app,

@@ -5,11 +5,11 @@ its boost (signals/defined_symbols.py runs first). Languages without a grammar k
 patterns, as they must."""
 
 from bench.experiments.tried_signals.options import TriedOptions, text_definitions
-from bench.experiments.tried_signals.specific_definitions import specificity
+from bench.experiments.tried_signals.specific_definitions import weighed_boost
 from ragspace.chunking.grammars import GRAMMARS, grammar_for
 from ragspace.models import Hit
 from ragspace.ranking.definitions import defines
-from ragspace.ranking.offer import Offer
+from ragspace.ranking.offer import Offer, declared_names
 
 
 def read_off_the_text(offer: Offer) -> frozenset[int]:
@@ -21,7 +21,7 @@ def read_off_the_text(offer: Offer) -> frozenset[int]:
         for c in offer.candidates
         if c.hit.chunk_id in offer.defining
         and _parsed(c.hit)
-        and not defines("", names, _declared(c.hit))
+        and not defines("", names, declared_names(c.hit) or [])
     )
 
 
@@ -33,20 +33,11 @@ def parsed_definitions(
     keep = options.text_definition_factor
     if keep == 1.0 or not options.definition_boost:
         return
-    power = options.definition_specificity
-    weights = offer.derived("definition specificity", lambda: specificity(offer)) if power else {}
+    boost_of = weighed_boost(offer, options)
     for chunk in text_definitions(offer):
-        boost = options.definition_boost * (weights[chunk] ** power if power else 1.0)
-        scores[chunk] -= unit * boost * (1 - keep)
+        scores[chunk] -= unit * boost_of(chunk) * (1 - keep)
 
 
 def _parsed(hit: Hit) -> bool:
     language = hit.metadata.get("language")
     return isinstance(language, str) and grammar_for(language, hit.path) in GRAMMARS
-
-
-def _declared(hit: Hit) -> list[str]:
-    declared = hit.metadata.get("defines")
-    if not isinstance(declared, list):
-        return []
-    return [str(d.get("name")) for d in declared if isinstance(d, dict)]

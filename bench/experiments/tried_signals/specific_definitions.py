@@ -5,6 +5,8 @@ much. Each defining chunk's boost (signals/defined_symbols.py) becomes `definiti
 times (1 / the number of candidate files defining its most specific name) to the power
 `definition_specificity`."""
 
+from collections.abc import Callable
+
 from bench.experiments.tried_signals.options import TriedOptions
 from ragspace.ranking.offer import Offer, _defines
 
@@ -34,6 +36,20 @@ def specific_definitions(
     power = options.definition_specificity
     if not power or not options.definition_boost:
         return
-    weights = offer.derived("definition specificity", lambda: specificity(offer))
-    for chunk, weight in weights.items():
+    for chunk, weight in weights_of(offer).items():
         scores[chunk] -= unit * options.definition_boost * (1 - weight**power)
+
+
+def weights_of(offer: Offer) -> dict[int, float]:
+    """`specificity`, derived once for the offer."""
+    return offer.derived("definition specificity", lambda: specificity(offer))
+
+
+def weighed_boost(offer: Offer, options: TriedOptions) -> Callable[[int], float]:
+    """Each defining chunk's boost as specific_definitions leaves it: `definition_boost`
+    times its weight to the power `definition_specificity` (the boost itself when 0)."""
+    power, boost = options.definition_specificity, options.definition_boost
+    if not power:
+        return lambda _chunk: boost * 1.0
+    weights = weights_of(offer)
+    return lambda chunk: boost * weights[chunk] ** power
