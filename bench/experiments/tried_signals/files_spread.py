@@ -2,7 +2,8 @@
 so the next file's best chunk can pass a file's third. With `spread_power`, by how much
 follows the question: a file that stands far above every other keeps its chunks (a question
 about one file's details), files that compete are spread (a question that several files
-answer)."""
+answer). Docs pages alike, by `page_decay` and `page_spread_power`: a page far above every
+other keeps its sections (they answer together), pages that compete share the list."""
 
 from collections.abc import Sequence
 
@@ -16,7 +17,8 @@ def files_spread(ranked: Sequence[Scored], options: TriedOptions) -> list[Scored
     docs page `page_decay` times less (1, the default: a page's sections are each an answer
     of their own, and one_per_section already spreads it over sections; below 1 for
     questions that several pages answer). The scores stay; only the order changes."""
-    decay, page_decay = question_decay(ranked, options), options.page_decay
+    decay = question_decay(ranked, options.file_decay, options.spread_power, prose=False)
+    page_decay = question_decay(ranked, options.page_decay, options.page_spread_power, prose=True)
     if decay >= 1.0 and page_decay >= 1.0:
         return list(ranked)
     listed: dict[int, int] = {}
@@ -29,15 +31,16 @@ def files_spread(ranked: Sequence[Scored], options: TriedOptions) -> list[Scored
     return [ranked[position] for _effective, position in placed]
 
 
-def question_decay(ranked: Sequence[Scored], options: TriedOptions) -> float:
-    """`file_decay`, or with `spread_power` 1 - (1 - file_decay) x competition ** power,
-    the competition being the second-best code file's best score over the best one's."""
-    if options.file_decay >= 1.0 or not options.spread_power:
-        return options.file_decay
+def question_decay(ranked: Sequence[Scored], decay: float, power: float, prose: bool) -> float:
+    """`decay`, or with `power` 1 - (1 - decay) x competition ** power, the competition being
+    the second-best document's best score over the best one's, among the code files (the
+    docs pages with `prose`)."""
+    if decay >= 1.0 or not power:
+        return decay
     best: dict[int, float] = {}
     for score, hit in ranked:
-        if not hit_is_prose(hit):
+        if hit_is_prose(hit) == prose:
             best.setdefault(hit.document_id, score)
     first, second = [*sorted(best.values(), reverse=True), 0.0, 0.0][:2]
     competition = max(0.0, min(1.0, second / first)) if first > 0 else 0.0
-    return 1.0 - (1.0 - options.file_decay) * competition**options.spread_power
+    return 1.0 - (1.0 - decay) * competition**power

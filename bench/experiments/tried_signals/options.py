@@ -43,6 +43,8 @@ class TriedOptions(RankingOptions):
     # (the second file's best score / the best file's) to this power; 0: a fixed decay
     spread_power: float = 0.0
     page_decay: float = 1.0  # each further chunk of a docs page listed (files_spread.py)
+    # the page decay follows the competition between pages, as spread_power between files
+    page_spread_power: float = 0.0
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question
 
 
@@ -93,6 +95,7 @@ FIELD_ORDER = (
     "file_decay",
     "spread_power",
     "page_decay",
+    "page_spread_power",
     "sub_question_weight",
     "neighbour_weight",
 )
@@ -129,6 +132,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     )
     best_chunk = options.lift_best_chunk and any(document_level)
     spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
+    page_spread_power = options.page_spread_power if options.page_decay < 1.0 else 0.0
     app = ranker.canonical(options, offer)
     specificity = options.definition_specificity if app.definition_boost else 0.0
     text_factor = options.text_definition_factor if app.definition_boost else 1.0
@@ -142,6 +146,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         app,
         lift_best_chunk=best_chunk,
         spread_power=spread_power,
+        page_spread_power=page_spread_power,
         definition_specificity=specificity,
         text_definition_factor=text_factor,
         definition_once_per_file=once,
