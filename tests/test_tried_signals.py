@@ -303,3 +303,21 @@ def test_a_docs_pages_name_lifts_it_no_more_when_names_are_code_files_alone() ->
     code = dataclasses.replace(names, names_of_code_only=True)
     assert rank(cands, names, question)[:2] == [2, 3]
     assert rank(cands, code, question)[:2] == [3, 1]
+
+
+def test_a_docs_pages_card_lifts_it_no_more_when_cards_are_code_files_alone() -> None:
+    question = "how does blocking work"
+    cands = [
+        candidate(in_language("markdown", hit(1, "docs/overview.md")), vector=(1, 0.9)),
+        candidate(in_language("markdown", hit(2, "docs/blocking.md")), file=(1, 9.0)),
+        candidate(in_language("rust", hit(3, "task/blocking.rs")), vector=(2, 0.6), file=(2, 3.0)),
+        candidate(in_language("rust", hit(4, "src/other.rs")), vector=(3, 0.1), file=(3, 1.0)),
+    ]
+    cards = dataclasses.replace(fusion_only(TriedOptions()), file_weight=1.0)
+    code = dataclasses.replace(cards, cards_of_code_only=True)
+    # the page its card ranks first rises above the code file, the other page below both
+    assert rank(cands, cards, question)[:3] == [2, 3, 1]
+    # code cards alone: the code file rises, the pages keep their own order
+    assert rank(cands, code, question)[:3] == [3, 1, 2]
+    offer = Offer(question, cands)
+    assert rank_offer(offer, canonical(code, offer)) == rank_offer(offer, code)

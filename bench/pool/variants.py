@@ -126,6 +126,25 @@ def _files() -> Iterator[tuple[str, list[Any]]]:
         ),
     )
     yield (
+        "+ file cards by their confidence, pages spread by competition",
+        grid(
+            file_weight=(0.25, 0.5),
+            file_confidence_power=(2.0,),
+            lift_best_chunk=[True],
+            page_decay=(0.5, 0.7),
+            page_spread_power=(2.0, 4.0, 8.0),
+        ),
+    )
+    yield (
+        "+ code files' cards by their confidence",
+        grid(
+            file_weight=WEIGHTS,
+            file_confidence_power=(1.0, 2.0, 4.0),
+            lift_best_chunk=[True],
+            cards_of_code_only=[True],
+        ),
+    )
+    yield (
         "+ file cards, files spread",
         grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
     )

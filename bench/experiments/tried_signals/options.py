@@ -37,6 +37,8 @@ class TriedOptions(RankingOptions):
     definition_once_per_file: bool = False
     # the file names' lift reaches code files alone, not docs pages (code_file_names.py)
     names_of_code_only: bool = False
+    # the cards' lift reaches code files alone, not docs pages (code_file_cards.py)
+    cards_of_code_only: bool = False
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
     file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
@@ -60,6 +62,7 @@ OFF: dict[str, Any] = {
     "text_definition_factor": 1.0,
     "definition_once_per_file": False,
     "names_of_code_only": False,
+    "cards_of_code_only": False,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
     "page_decay": 1.0,
@@ -79,6 +82,7 @@ FIELD_ORDER = (
     "file_weight",
     "lift_best_chunk",
     "file_confidence_power",
+    "cards_of_code_only",
     "file_vector_weight",
     "file_keyword_weight",
     "symbol_vector_share",
@@ -137,6 +141,9 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     specificity = options.definition_specificity if app.definition_boost else 0.0
     text_factor = options.text_definition_factor if app.definition_boost else 1.0
     once = options.definition_once_per_file and bool(app.definition_boost)
+    code_cards = options.cards_of_code_only and bool(app.file_weight)
+    if offer is not None and not offer.prose:
+        code_cards = False
     code_names = (
         options.names_of_code_only and bool(app.name_boost) and bool(offer is None or offer.prose)
     )
@@ -150,6 +157,7 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         definition_specificity=specificity,
         text_definition_factor=text_factor,
         definition_once_per_file=once,
+        cards_of_code_only=code_cards,
         names_of_code_only=code_names,
     )
 

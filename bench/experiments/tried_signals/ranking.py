@@ -3,6 +3,7 @@ the app's: what bench/quality_pool.py ranks a grid point of TriedOptions with.""
 
 from collections.abc import Sequence
 
+from bench.experiments.tried_signals.code_file_cards import code_file_cards
 from bench.experiments.tried_signals.code_file_names import code_file_names
 from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
@@ -26,7 +27,7 @@ from ragspace.ranking.signals.prose_for_code import prose_for_code
 
 TRIED: Signals[TriedOptions] = Signals(
     fusion=weighted_fusion,
-    files=(whole_documents, file_cards, files_best_chunks),
+    files=(whole_documents, file_cards, code_file_cards, files_best_chunks),
     question=(
         defined_symbols,
         specific_definitions,
