@@ -14,12 +14,10 @@ from bench.experiments.tried_signals.options import (
     canonical,
     fusion_only,
 )
-from bench.experiments.tried_signals.parsed_definitions import read_off_the_text
 from bench.experiments.tried_signals.ranking import TRIED, rank_offer
-from bench.experiments.tried_signals.specific_definitions import specificity
 from bench.experiments.tried_signals.sub_questions import sub_questions
 from bench.experiments.tried_signals.tests_lowered import is_secondary
-from ragspace.models import Fusion, Hit
+from ragspace.models import Fusion
 from ragspace.ranking import ranker
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.offer import Offer
@@ -216,79 +214,6 @@ def test_a_compound_question_is_split_where_it_joins_two() -> None:
         "how does caching of fixtures work",
     ]
     assert sub_questions("How are fixtures torn down?") == []
-
-
-def test_a_name_many_files_define_lifts_them_less_than_a_name_one_file_defines() -> None:
-    # three headers declare `class Mutex;` ahead of its use; only mutex.h defines MutexLock
-    question = "absl::Mutex and MutexLock for synchronization"
-    cands = [
-        candidate(hit(n, f"absl/m{n}.h", "namespace absl {\nclass Mutex;"), vector=(n, s))
-        for n, s in ((1, 0.9), (2, 0.85), (3, 0.8))
-    ]
-    cands.append(candidate(hit(4, "absl/mutex.h", "class MutexLock {\n};"), vector=(4, 0.75)))
-    cands.append(candidate(hit(5, "absl/other.h", "int x;"), vector=(5, 0.1)))
-    offer = Offer(question, cands)
-    assert specificity(offer) == {
-        1: pytest.approx(1 / 3),
-        2: pytest.approx(1 / 3),
-        3: 1 / 3,
-        4: 1.0,
-    }
-    alike = TriedOptions(definition_boost=1.0)
-    by_files = dataclasses.replace(alike, definition_specificity=1.0)
-    assert rank(cands, alike, question)[0] == 1  # every definition alike: the best stays first
-    assert rank(cands, by_files, question)[0] == 4  # the one file defining MutexLock rises
-
-
-def test_where_a_grammar_parses_the_text_patterns_alone_define_nothing() -> None:
-    """`const absl::Time t` reads as a definition of Time to the patterns; the C++ parse
-    of that chunk declares nothing, so its boost goes; a Time the parse declares keeps it."""
-    question = "how is absl::Time compared"
-    use = hit(1, "absl/clock.cc", "const absl::Time t = Now();")
-    declared = {"language": "cpp", "defines": [{"name": "Time", "kind": "class", "line": 1}]}
-    cands = [
-        candidate(in_language("cpp", use), vector=(1, 0.9)),
-        candidate(
-            hit(2, "absl/time.h", "class Time {").model_copy(update={"metadata": declared}),
-            vector=(2, 0.6),
-        ),
-        candidate(in_language("dart", hit(3, "a.dart", "class Time {}")), vector=(3, 0.5)),
-        candidate(hit(4, "other.cc", "int x;"), vector=(4, 0.1)),
-    ]
-    offer = Offer(question, cands)
-    assert offer.defining == {1, 2, 3}
-    assert read_off_the_text(offer) == {1}  # no grammar for dart: its pattern stands
-    alike = TriedOptions(definition_boost=1.0)
-    parsed = dataclasses.replace(alike, text_definition_factor=0.0)
-    assert rank(cands, alike, question)[0] == 1
-    assert rank(cands, parsed, question)[0] == 2
-    assert rank_offer(offer, canonical(parsed, offer)) == rank_offer(offer, parsed)
-
-
-def test_a_files_definitions_count_once() -> None:
-    """Three StrJoin overloads in str_join.h fill the list when each keeps its boost; once
-    per file, the header defining StrSplit comes second."""
-    question = "StrSplit and StrJoin for splitting and joining"
-
-    def defining(n: int, path: str, name: str) -> Hit:
-        parsed = {"language": "cpp", "defines": [{"name": name, "kind": "function", "line": 1}]}
-        return hit(n, path, f"{name}(", 4 if name == "StrSplit" else 1).model_copy(
-            update={"metadata": parsed}
-        )
-
-    found = [defining(n, "str_join.h", "StrJoin") for n in (1, 2, 3)]
-    found += [defining(4, "str_split.h", "StrSplit"), hit(5, "other.h", "int x;", 5)]
-    cands = [
-        candidate(h, vector=(n, s))
-        for n, (h, s) in enumerate(zip(found, (0.9, 0.85, 0.8, 0.5, 0.1), strict=True), 1)
-    ]
-    every = TriedOptions(definition_boost=1.0)
-    once = dataclasses.replace(every, definition_once_per_file=True)
-    offer = Offer(question, cands)
-    assert offer.defining == {1, 2, 3, 4}
-    assert rank(cands, every, question)[:4] == [1, 2, 3, 4]
-    assert rank(cands, once, question)[:2] == [1, 4]
-    assert rank_offer(offer, canonical(once, offer)) == rank_offer(offer, once)
 
 
 def test_a_docs_pages_name_lifts_it_no_more_when_names_are_code_files_alone() -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
 
+from ragspace.chunking.grammars import GRAMMARS, grammar_for
 from ragspace.models import Hit
 from ragspace.ranking.candidates import Candidate, Side
 from ragspace.ranking.definitions import defines
@@ -69,6 +70,37 @@ class Offer:
             if c.hit.chunk_id not in self.prose and _defines(c.hit, symbols)
         )
 
+    @cached_property
+    def definition_weights(self) -> dict[int, float]:
+        """Each defining chunk's weight: 1 / the candidate files that define its most
+        specific name the question uses (a namespace many files open, `absl` in
+        `absl::Mutex`, singles out no file; a name one file defines does)."""
+        files: dict[str, set[int]] = {}
+        defined: dict[int, list[str]] = {}
+        for candidate in self.candidates:
+            hit = candidate.hit
+            if hit.chunk_id not in self.defining:
+                continue
+            for name in self.profile.symbols:
+                if _defines(hit, (name,)):
+                    files.setdefault(name, set()).add(hit.document_id)
+                    defined.setdefault(hit.chunk_id, []).append(name)
+        return {chunk: max(1 / len(files[n]) for n in found) for chunk, found in defined.items()}
+
+    @cached_property
+    def read_off_the_text(self) -> frozenset[int]:
+        """The defining chunks whose language a grammar parses but whose parse declares
+        none of the names: the text patterns alone made them definitions (`const
+        absl::Time t` reads as one of `Time`; the C++ parse knows it is a use)."""
+        names = self.profile.symbols
+        return frozenset(
+            c.hit.chunk_id
+            for c in self.candidates
+            if c.hit.chunk_id in self.defining
+            and _parsed(c.hit)
+            and not defines("", names, declared_names(c.hit) or [])
+        )
+
     def scaled(self, side: Side, scaling: str) -> Mapping[int, float]:
         """Each candidate's score on `side` mapped onto 0-1 by `scaling` (fusion.SCALINGS)."""
         return self.derived(
@@ -106,6 +138,12 @@ def _defines(hit: Hit, symbols: tuple[str, ...]) -> bool:
     """The chunk defines one of the symbols: by its parse (`defines` in the chunk's
     metadata, from chunking/syntax.py) or, for languages without a grammar, by its text."""
     return defines(hit.content, symbols, declared_names(hit))
+
+
+def _parsed(hit: Hit) -> bool:
+    """A grammar parses the chunk's language (its parse lists what it defines)."""
+    language = hit.metadata.get("language")
+    return isinstance(language, str) and grammar_for(language, hit.path) in GRAMMARS
 
 
 def declared_names(hit: Hit) -> list[str] | None:

@@ -47,6 +47,14 @@ class RankingOptions:
     # alike less; 0: a fixed weight
     file_confidence_power: float = 2.0
     definition_boost: float = 2.0  # a chunk defining a symbol the question names
+    # the boost times (1 / the candidate files defining the name) to this power; 0: every
+    # definition alike (signals/defined_symbols.py)
+    definition_specificity: float = 1.0
+    # the boost of a definition only the text patterns read, in a language a grammar
+    # parses, times this; 1: as any other
+    text_definition_factor: float = 0.0
+    # only each file's best defining chunk keeps its boost: overloads count once
+    definition_once_per_file: bool = True
     # times the share of the file's name words the question uses (signals/file_names.py);
     # off in hybrid search, on in the keyword-only ranking (search/keyword_ranking.py)
     name_boost: float = 0.0
@@ -75,6 +83,9 @@ OFF: dict[str, Any] = {
     "lift_best_chunk": False,
     "file_confidence_power": 0.0,
     "definition_boost": 0.0,
+    "definition_specificity": 0.0,
+    "text_definition_factor": 1.0,
+    "definition_once_per_file": False,
     "name_boost": 0.0,
     "prose_factor": 1.0,
     "neighbour_weight": 0.0,

@@ -127,17 +127,34 @@ def canonical(options: OptionsT, offer: Offer | None = None) -> OptionsT:
     """The options with the fields that cannot change this ranking set to their `OFF`
     values: the cards' confidence power and lifting only files' best chunks when the cards
     are off; and, for one question's `offer`, the signals it gives nothing to act on (no
-    chunk defines a symbol it names, no prose is lowered for it, no candidate is code for
-    the links to start from). Options with one canonical form rank alike, so a grid search
+    chunk defines a symbol it names, none only by its text, no prose is lowered for it, no
+    candidate is code for the links to start from); the definitions' refinements with no
+    definition boost. Options with one canonical form rank alike, so a grid search
     scores them once (for that question)."""
     if not options.file_weight:
         options = dataclasses.replace(options, file_confidence_power=0.0, lift_best_chunk=False)
     if offer is None:
-        return options
+        return _definitions_canonical(options)
     if not offer.defining:
         options = dataclasses.replace(options, definition_boost=0.0)
+    elif not offer.read_off_the_text:
+        options = dataclasses.replace(options, text_definition_factor=1.0)
+    options = _definitions_canonical(options)
     if not lowered_prose(offer, options.prose_factor):
         options = dataclasses.replace(options, prose_factor=1.0)
     if not offer.code_documents:
         options = dataclasses.replace(options, neighbour_weight=0.0)
     return options
+
+
+def _definitions_canonical(options: OptionsT) -> OptionsT:
+    """With no definition boost, how it would be weighed cannot matter: its refinements
+    off."""
+    if options.definition_boost:
+        return options
+    return dataclasses.replace(
+        options,
+        definition_specificity=0.0,
+        text_definition_factor=1.0,
+        definition_once_per_file=False,
+    )

@@ -127,9 +127,17 @@ def test_one_offer_ranked_under_many_options_ranks_as_fresh_candidates_do() -> N
     ]
     on = dataclasses.replace(base, definition_boost=1.0, prose_factor=0.5, neighbour_weight=0.5)
     assert canonical(on, Offer("how do `send` retries work", pages)) == dataclasses.replace(
-        on, definition_boost=0.0, prose_factor=1.0, neighbour_weight=0.0
+        on,
+        definition_boost=0.0,
+        definition_specificity=0.0,
+        text_definition_factor=1.0,
+        definition_once_per_file=False,
+        prose_factor=1.0,
+        neighbour_weight=0.0,
     )
-    assert canonical(on, shared) == on
+    # send.py's definition is read off its text in no parsed language: the factor for
+    # definitions only the patterns read cannot matter
+    assert canonical(on, shared) == dataclasses.replace(on, text_definition_factor=1.0)
     assert canonical(options[-2]) == canonical(fusion_only(base)) != canonical(base)
     assert shared.defining == {1}
     assert shared.prose == {3}

@@ -27,14 +27,6 @@ class TriedOptions(RankingOptions):
     # each side's weight times its confidence (fusion.confidence) to this power
     confidence_power: float = 0.0
     coherence_boost: float = 0.0  # times the file's summed scores over the best file's
-    # a definition's boost times (1 / the candidate files defining its name) to this power
-    # (specific_definitions.py); 0: every definition alike
-    definition_specificity: float = 0.0
-    # a definition the text patterns read in a language a grammar parses, its parse
-    # declaring none of the names: its boost times this (parsed_definitions.py); 1: as any
-    text_definition_factor: float = 1.0
-    # only each file's best defining chunk keeps its boost (one_definition_per_file.py)
-    definition_once_per_file: bool = False
     # the file names' lift reaches code files alone, not docs pages (code_file_names.py)
     names_of_code_only: bool = False
     # the cards' lift reaches code files alone, not docs pages (code_file_cards.py)
@@ -58,9 +50,6 @@ OFF: dict[str, Any] = {
     "file_vector_weight": 0.0,
     "file_keyword_weight": 0.0,
     "coherence_boost": 0.0,
-    "definition_specificity": 0.0,
-    "text_definition_factor": 1.0,
-    "definition_once_per_file": False,
     "names_of_code_only": False,
     "cards_of_code_only": False,
     "secondary_factor": 1.0,
@@ -118,13 +107,6 @@ def fusion_only(options: TriedOptions) -> TriedOptions:
     return dataclasses.replace(options, **OFF)
 
 
-def text_definitions(offer: Offer) -> frozenset[int]:
-    """parsed_definitions.read_off_the_text, derived once for the offer."""
-    from bench.experiments.tried_signals.parsed_definitions import read_off_the_text
-
-    return offer.derived("definitions read off the text", lambda: read_off_the_text(offer))
-
-
 def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions:
     """ranker.canonical, with lifting only files' best chunks kept while any document-level
     signal (the cards or a tried one) is on."""
@@ -138,25 +120,17 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
     page_spread_power = options.page_spread_power if options.page_decay < 1.0 else 0.0
     app = ranker.canonical(options, offer)
-    specificity = options.definition_specificity if app.definition_boost else 0.0
-    text_factor = options.text_definition_factor if app.definition_boost else 1.0
-    once = options.definition_once_per_file and bool(app.definition_boost)
     code_cards = options.cards_of_code_only and bool(app.file_weight)
     if offer is not None and not offer.prose:
         code_cards = False
     code_names = (
         options.names_of_code_only and bool(app.name_boost) and bool(offer is None or offer.prose)
     )
-    if offer is not None and text_factor != 1.0 and not text_definitions(offer):
-        text_factor = 1.0
     return dataclasses.replace(
         app,
         lift_best_chunk=best_chunk,
         spread_power=spread_power,
         page_spread_power=page_spread_power,
-        definition_specificity=specificity,
-        text_definition_factor=text_factor,
-        definition_once_per_file=once,
         cards_of_code_only=code_cards,
         names_of_code_only=code_names,
     )

@@ -8,10 +8,7 @@ from bench.experiments.tried_signals.code_file_names import code_file_names
 from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
 from bench.experiments.tried_signals.files_spread import files_spread
-from bench.experiments.tried_signals.one_definition_per_file import one_definition_per_file
 from bench.experiments.tried_signals.options import TriedOptions
-from bench.experiments.tried_signals.parsed_definitions import parsed_definitions
-from bench.experiments.tried_signals.specific_definitions import specific_definitions
 from bench.experiments.tried_signals.sub_questions import sub_question_scores
 from bench.experiments.tried_signals.tests_lowered import tests_lowered
 from bench.experiments.tried_signals.weighted_fusion import weighted_fusion
@@ -30,9 +27,6 @@ TRIED: Signals[TriedOptions] = Signals(
     files=(whole_documents, file_cards, code_file_cards, files_best_chunks),
     question=(
         defined_symbols,
-        specific_definitions,
-        parsed_definitions,
-        one_definition_per_file,
         file_names,
         code_file_names,
         tests_lowered,
