@@ -128,27 +128,6 @@ def test_spreading_by_competition_keeps_a_file_far_above_the_rest_together() -> 
     assert order(0.6) == [1, 2, 4, 3]
 
 
-def test_pages_spread_by_competition_keep_a_page_far_above_the_rest_together() -> None:
-    def order(second_page: float) -> list[int]:
-        ranked = [
-            (1.0, in_language("markdown", hit(1, "a.md", document_id=1))),
-            (0.9, in_language("markdown", hit(2, "a.md", document_id=1))),
-            (0.8, in_language("markdown", hit(3, "a.md", document_id=1))),
-            (second_page, in_language("markdown", hit(4, "b.md", document_id=2))),
-            (0.7, hit(5, "c.py", document_id=3)),
-            (0.69, hit(6, "c.py", document_id=3)),
-        ]
-        options = TriedOptions(page_decay=0.5, page_spread_power=2.0)
-        return [h.chunk_id for _s, h in files_spread(ranked, options)]
-
-    # b.md at 0.2 of a.md: the page decay is 0.98, a.md's sections stay first; the code
-    # file keeps its chunks together (no file decay)
-    assert order(0.2) == [1, 2, 3, 5, 6, 4]
-    # at 0.75: 1 - 0.5 x 0.5625 = 0.72, a.md's second section (0.9 x 0.72 = 0.65) falls
-    # below b.md and c.py, its third (0.8 x 0.52 = 0.41) lower still
-    assert order(0.75) == [1, 4, 5, 6, 2, 3]
-
-
 def test_a_file_whose_best_chunks_all_match_rises_above_one_lone_close_chunk() -> None:
     # file 1 has one close chunk among unrelated ones; every one of file 2's three chunks
     # matches well; file 3 has a single middling chunk

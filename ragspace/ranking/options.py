@@ -60,6 +60,11 @@ class RankingOptions:
     name_boost: float = 0.0
     # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code)
     prose_factor: float = 0.5
+    # each further section of a docs page listed counts 1 - (1 - page_decay) x (the second
+    # page's best score / the best page's) ** page_spread_power times less: pages that
+    # compete share the list (signals/pages_spread.py); 1: off
+    page_decay: float = 0.7
+    page_spread_power: float = 8.0
     # files the symbol table links to the best files (one uses what the other defines) lift
     # their best chunk by this times the best score (signals/linked_files.py); 0: off, and
     # the store is not asked for the links (one more query a hybrid search)
@@ -88,6 +93,8 @@ OFF: dict[str, Any] = {
     "definition_once_per_file": False,
     "name_boost": 0.0,
     "prose_factor": 1.0,
+    "page_decay": 1.0,
+    "page_spread_power": 0.0,
     "neighbour_weight": 0.0,
 }
 

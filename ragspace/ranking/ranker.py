@@ -1,6 +1,7 @@
 """The ranking a search returns: its candidates fused into one score each, then each signal
 of SIGNALS in its order (files lifted by their own evidence, the question's evidence, files
-the symbol table links), best first, one hit per prose section."""
+the symbol table links), best first, docs pages spread when they compete, one hit per prose
+section."""
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +18,7 @@ from ragspace.ranking.signals.file_cards import file_cards
 from ragspace.ranking.signals.file_names import file_names
 from ragspace.ranking.signals.fused_sides import fused_sides
 from ragspace.ranking.signals.linked_files import LinkSource, linked_files
+from ragspace.ranking.signals.pages_spread import pages_spread
 from ragspace.ranking.signals.prose_for_code import lowered_prose, prose_for_code
 
 OptionsT = TypeVar("OptionsT", bound=RankingOptions)
@@ -34,8 +36,10 @@ class Signals(Generic[OptionsT]):
     # then the question's evidence, in place: boosts add fractions of `unit` (the best score
     # the files leave), factors multiply
     question: tuple[Callable[[Offer, Scores, OptionsT, float], None], ...]
-    # last: files the symbol table links to the best ones (a new dict)
+    # then files the symbol table links to the best ones (a new dict)
     links: Callable[[Offer, Scores, OptionsT, LinkSource], Scores]
+    # last, over the hits in their final order: documents spread over the list (a new list)
+    spread: Callable[[Sequence[Scored], OptionsT], list[Scored]]
 
 
 SIGNALS: Signals[RankingOptions] = Signals(
@@ -43,6 +47,7 @@ SIGNALS: Signals[RankingOptions] = Signals(
     files=(file_cards,),
     question=(defined_symbols, file_names, prose_for_code),
     links=linked_files,
+    spread=pages_spread,
 )
 
 
@@ -73,7 +78,8 @@ def rank_offer(
     """`rank` over an Offer: what a caller that ranks one question many times calls,
     keeping the Offer."""
     hits = {c.hit.chunk_id: c.hit for c in offer.candidates}
-    return selected(ordered(hits, scored(offer, options, links)), limit, per_section)
+    ranked = SIGNALS.spread(ordered(hits, scored(offer, options, links)), options)
+    return selected(ranked, limit, per_section)
 
 
 def scored(
@@ -133,6 +139,8 @@ def canonical(options: OptionsT, offer: Offer | None = None) -> OptionsT:
     scores them once (for that question)."""
     if not options.file_weight:
         options = dataclasses.replace(options, file_confidence_power=0.0, lift_best_chunk=False)
+    if options.page_decay >= 1.0:
+        options = dataclasses.replace(options, page_spread_power=0.0)
     if offer is None:
         return _definitions_canonical(options)
     if not offer.defining:
@@ -144,6 +152,8 @@ def canonical(options: OptionsT, offer: Offer | None = None) -> OptionsT:
         options = dataclasses.replace(options, prose_factor=1.0)
     if not offer.code_documents:
         options = dataclasses.replace(options, neighbour_weight=0.0)
+    if not offer.prose:
+        options = dataclasses.replace(options, page_decay=1.0, page_spread_power=0.0)
     return options
 
 

@@ -36,9 +36,6 @@ class TriedOptions(RankingOptions):
     # the decay follows the question's competition between files: 1 - (1 - file_decay) x
     # (the second file's best score / the best file's) to this power; 0: a fixed decay
     spread_power: float = 0.0
-    page_decay: float = 1.0  # each further chunk of a docs page listed (files_spread.py)
-    # the page decay follows the competition between pages, as spread_power between files
-    page_spread_power: float = 0.0
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question
 
 
@@ -54,7 +51,6 @@ OFF: dict[str, Any] = {
     "cards_of_code_only": False,
     "secondary_factor": 1.0,
     "file_decay": 1.0,
-    "page_decay": 1.0,
     "sub_question_weight": 0.0,
 }
 
@@ -118,7 +114,6 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     )
     best_chunk = options.lift_best_chunk and any(document_level)
     spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
-    page_spread_power = options.page_spread_power if options.page_decay < 1.0 else 0.0
     app = ranker.canonical(options, offer)
     code_cards = options.cards_of_code_only and bool(app.file_weight)
     if offer is not None and not offer.prose:
@@ -130,7 +125,6 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         app,
         lift_best_chunk=best_chunk,
         spread_power=spread_power,
-        page_spread_power=page_spread_power,
         cards_of_code_only=code_cards,
         names_of_code_only=code_names,
     )

@@ -34,6 +34,7 @@ TRIED: Signals[TriedOptions] = Signals(
         file_coherence,
     ),
     links=linked_files,
+    spread=files_spread,
 )
 
 
@@ -54,4 +55,4 @@ def rank_offer(
         return scored(part, options, None, TRIED)
 
     sub_question_scores(scores, hits, parts, options, part_scores)
-    return selected(files_spread(ordered(hits, scores), options), limit, per_section)
+    return selected(TRIED.spread(ordered(hits, scores), options), limit, per_section)
