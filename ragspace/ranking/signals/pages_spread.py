@@ -48,4 +48,4 @@ def competition_decay(ranked: Sequence[Scored], decay: float, power: float, pros
             best.setdefault(hit.document_id, score)
     first, second = [*sorted(best.values(), reverse=True), 0.0, 0.0][:2]
     competition = max(0.0, min(1.0, second / first)) if first > 0 else 0.0
-    return 1.0 - (1.0 - decay) * competition**power
+    return float(1.0 - (1.0 - decay) * competition**power)
