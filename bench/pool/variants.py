@@ -135,6 +135,19 @@ def _files() -> Iterator[tuple[str, list[Any]]]:
             page_spread_power=(2.0, 4.0, 8.0),
         ),
     )
+    # the power fixed where a page's sections spread only when another page nearly ties
+    # with it (competition 0.9: 0.43 of the decay, 0.7: 0.06): chosen in sample after the
+    # row above, whose folds without claude-docs choose 2.0 and cost it (docs/benchmarks-log.md)
+    yield (
+        "+ file cards by their confidence, pages spread when they nearly tie",
+        grid(
+            file_weight=(0.25, 0.5),
+            file_confidence_power=(2.0,),
+            lift_best_chunk=[True],
+            page_decay=(0.5, 0.7),
+            page_spread_power=(8.0,),
+        ),
+    )
     yield (
         "+ code files' cards by their confidence",
         grid(
