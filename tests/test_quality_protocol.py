@@ -61,3 +61,14 @@ def test_a_row_is_kept_only_when_it_gains_and_costs_no_guard_more_than_001() -> 
     assert not wins(_row(0.02, -0.02), before)  # better on the folds, worse beside code
     assert not wins(_row(0.0, 0.0), before)  # no gain
     assert quality_pool.HEADLINE.keys() == set(SETS) | {s.name for s in DOCS_GUARDS}
+
+
+def test_a_fold_counts_a_guards_shortfall_on_every_figure_the_rows_check_holds_it_to() -> None:
+    """A fold choosing a point that costs a guard its page Recall@5 would make `wins` refuse
+    the whole row: the choice counts that shortfall too."""
+    from bench.pool.choice import guard_metrics
+    from bench.pool.sets import HEADLINE
+
+    for guard, source in GUARDS.items():
+        assert set(HEADLINE[source]) <= set(guard_metrics(guard))
+    assert "file recall@5" in guard_metrics("fastapi")
