@@ -162,7 +162,8 @@ class Choice:
     minus every shortfall below `floors` (the better single side's R@10 and MRR less 0.01,
     per set and level): the guarantee that fusion never loses to one of its inputs is part
     of what is learnt. Likewise every shortfall of a guard the fold sees (`guards_seen`)
-    below today's ranking's figures on it less 0.01 (`guard_metrics`). Ties go to the earlier point."""
+    below today's ranking's figures on it less 0.01 (`guard_metrics`). Ties go to the
+    earlier point."""
 
     def __init__(
         self,
