@@ -2,11 +2,11 @@
 listed counts less, by how closely the next page follows the best one.
 
 A page far above every other keeps its sections together: they answer together (most of
-claude-docs' questions have two gold sections, of one page). Pages that compete share the
-list: a question two pages answer ("middleware order of execution", both middleware.md
-pages) gets both, not four sections of one. The decay is 1 - (1 - `page_decay`) x (the
-second page's best score / the best page's) to `page_spread_power`. The scores stay; only
-the order changes."""
+claude-docs' questions have two gold sections, of one page). Pages that nearly tie share
+the list: docs-dev's "dependency injection with yield" gets `advanced-dependencies.md`
+beside three sections of `dependencies-with-yield.md`, not a fourth. The decay is
+1 - (1 - `page_decay`) x (the second page's best score / the best page's) to
+`page_spread_power`. The scores stay; only the order changes."""
 
 from collections.abc import Sequence
 

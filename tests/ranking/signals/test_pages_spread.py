@@ -31,8 +31,8 @@ SCORES = (0.9, 0.88, 0.86, 0.84)
 
 
 def test_a_question_two_pages_answer_gets_both_in_its_first_hits() -> None:
-    """Four sections of one middleware.md above the other middleware.md, whose best section
-    follows close: spread, the second page comes second."""
+    """Four sections of one page above another page whose best section follows close:
+    spread, the second page comes second."""
     tutorial = [
         in_language("markdown", hit(n, "tutorial/middleware.md", document_id=1))
         for n in (1, 2, 3, 4)
