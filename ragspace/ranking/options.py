@@ -58,8 +58,10 @@ class RankingOptions:
     # times the share of the file's name words the question uses (signals/file_names.py);
     # off in hybrid search, on in the keyword-only ranking (search/keyword_ranking.py)
     name_boost: float = 0.0
-    # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code)
-    prose_factor: float = 0.5
+    # prose (docs pages) beside code, for a question about code (QueryProfile.asks_about_code);
+    # off in hybrid search (round 4's protocol left it out of its joint grid for its size and
+    # did not add it on top), on in the keyword-only ranking
+    prose_factor: float = 1.0
     # each further section of a docs page listed counts 1 - (1 - page_decay) x (the second
     # page's best score / the best page's) ** page_spread_power times less: pages that
     # compete share the list (signals/pages_spread.py); 1: off
@@ -68,7 +70,7 @@ class RankingOptions:
     # files the symbol table links to the best files (one uses what the other defines) lift
     # their best chunk by this times the best score (signals/linked_files.py); 0: off, and
     # the store is not asked for the links (one more query a hybrid search)
-    neighbour_weight: float = 0.3
+    neighbour_weight: float = 0.2
 
     @classmethod
     def from_settings(cls, retrieval: RetrievalSettings) -> "RankingOptions":

@@ -39,6 +39,7 @@ def keyword_only_ranking(hybrid: RankingOptions | None = None) -> RankingOptions
         file_confidence_power=2.0,
         definition_boost=0.0,
         name_boost=0.5,
+        prose_factor=0.5,
         neighbour_weight=0.3,
         page_decay=1.0,  # not chosen for it: a question about prose keeps its side's order
     )
