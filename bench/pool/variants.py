@@ -106,6 +106,23 @@ def _evidence() -> Iterator[tuple[str, list[Any]]]:
 
 
 def _files() -> Iterator[tuple[str, list[Any]]]:
+    yield from _cards()
+    yield (
+        "+ file cards, files spread",
+        grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
+    )
+    # as the cards: the file rises by its best chunk
+    chunk_sides = {"lift_best_chunk": [True]}
+    yield "+ files' best vector chunks", grid(file_vector_weight=(*WEIGHTS, 2.0), **chunk_sides)
+    yield (
+        "+ files' best keyword chunks",
+        grid(file_keyword_weight=(*WEIGHTS, 2.0), **chunk_sides),
+    )
+    yield "+ files the symbol table links", grid(neighbour_weight=(0.1, 0.2, 0.3, 0.5))
+
+
+def _cards() -> Iterator[tuple[str, list[Any]]]:
+    """The file cards' rows: alone, by their confidence, with the pages spread."""
     yield "+ file cards", grid(file_weight=WEIGHTS)
     yield "+ file cards, best chunk lifted", grid(file_weight=WEIGHTS, lift_best_chunk=[True])
     yield (
@@ -157,18 +174,6 @@ def _files() -> Iterator[tuple[str, list[Any]]]:
             cards_of_code_only=[True],
         ),
     )
-    yield (
-        "+ file cards, files spread",
-        grid(file_weight=(0.25, 0.5, 1.0), file_decay=(0.5, 0.7, 0.85)),
-    )
-    # as the cards: the file rises by its best chunk
-    chunk_sides = {"lift_best_chunk": [True]}
-    yield "+ files' best vector chunks", grid(file_vector_weight=(*WEIGHTS, 2.0), **chunk_sides)
-    yield (
-        "+ files' best keyword chunks",
-        grid(file_keyword_weight=(*WEIGHTS, 2.0), **chunk_sides),
-    )
-    yield "+ files the symbol table links", grid(neighbour_weight=(0.1, 0.2, 0.3, 0.5))
 
 
 def axes_of(points: Sequence[Any]) -> dict[str, list[Any]]:
