@@ -164,7 +164,22 @@ def readme_quality() -> str:
     """The README's quality table (bench/quality_pool.py's held-out figures) and its latency,
     load and memory line, from the same files."""
     table = _bench_report("quality_pool", RESULTS / "quality_pool.json", "readme_report")
-    return table + "\n".join(_readme_speed()) + "\n"
+    return table + _app_defaults_line() + "\n".join(_readme_speed()) + "\n"
+
+
+def _app_defaults_line() -> str:
+    """bench/experiments/fixed_points.py's line on the app's own defaults, when it wrote
+    its results file."""
+    results = RESULTS / "fixed_points.json"
+    if not results.exists():
+        return ""
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        from bench.experiments import fixed_points
+
+        return fixed_points.readme_line(results)
+    finally:
+        sys.path.remove(str(BENCH.parent))
 
 
 def _readme_speed() -> list[str]:
