@@ -63,7 +63,7 @@ def test_every_def_and_class_ast_finds_in_the_pytest_checkout_has_its_exact_line
         pytest.skip(
             "the shared eval folder (../shared/eval/sweqa-dev) is not beside the repository"
         )
-    result = compare(archive)
+    result = compare(archive, parse_python)  # CPython 3.11.7's spurious SystemError retried
     assert result.files > 250 and result.expected > 6000
     assert result.missing == []
 
