@@ -41,7 +41,7 @@ def keyword_only_ranking(hybrid: RankingOptions | None = None) -> RankingOptions
         name_boost=0.5,
         prose_factor=0.5,
         neighbour_weight=0.3,
-        page_decay=1.0,  # not chosen for it: a question about prose keeps its side's order
+        page_decay=1.0,  # not tried for it (bench/experiments/keyword_ranking.py): no spread
     )
 
 

@@ -48,7 +48,8 @@ def _best_per_file(
     """Each file's boosted chunk that scores best once boosted (ties: the lower id)."""
     best: dict[int, int] = {}
     for chunk, boost in boosts.items():
-        document, held = offer.document_of[chunk], best.get(offer.document_of[chunk])
+        document = offer.document_of[chunk]
+        held = best.get(document)
         if held is None or (scores[chunk] + boost, -chunk) > (scores[held] + boosts[held], -held):
             best[document] = chunk
     return {chunk: boosts[chunk] for chunk in best.values()}
