@@ -173,13 +173,7 @@ def _app_defaults_line() -> str:
     results = RESULTS / "fixed_points.json"
     if not results.exists():
         return ""
-    sys.path.insert(0, str(BENCH.parent))
-    try:
-        from bench.experiments import fixed_points
-
-        return fixed_points.readme_line(results)
-    finally:
-        sys.path.remove(str(BENCH.parent))
+    return _bench_report("experiments.fixed_points", results, "readme_line")
 
 
 def _readme_speed() -> list[str]:

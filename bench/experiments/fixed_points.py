@@ -21,8 +21,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pool.questions import experiment_parser, experiment_pool
-from bench.pool.scoring import AppRanking, scores
-from bench.pool.sets import GUARDS, HEADLINE, SEMBLE_GROUP, SEMBLE_SETS
+from bench.pool.report import headline_figures
+from bench.pool.scoring import AppRanking
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "fixed_points.json"
 APP_NOW = "the app now"
@@ -66,20 +66,9 @@ def main() -> None:
         ),
         APP_NOW: app,
     }
-    semble = {s.name for s in SEMBLE_SETS}
     figures: dict[str, dict[str, list[float]]] = {}
     for label, point in points.items():
-        row: dict[str, list[float]] = {}
-        repos = []
-        for name, questions in pool.items():
-            first, second = HEADLINE.get(name) or HEADLINE[GUARDS[name]]
-            got = scores(questions, AppRanking(point, depth))
-            if name in semble:
-                repos.append((got[first], got[second]))
-            else:
-                row[name] = [got[first], got[second]]
-        if repos:
-            row[SEMBLE_GROUP] = [sum(pair[i] for pair in repos) / len(repos) for i in (0, 1)]
+        row = headline_figures(pool, AppRanking(point, depth))
         figures[label] = row
         cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
         print(f"{label}: " + " | ".join(cells), flush=True)

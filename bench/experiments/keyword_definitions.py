@@ -22,8 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pool.choice import leave_one_set_out
 from bench.pool.questions import Question, experiment_parser, experiment_pool
-from bench.pool.scoring import Ranking, keyword_sides, ranked, scores
-from bench.pool.sets import GUARDS, HEADLINE, SEMBLE_SETS
+from bench.pool.report import headline_cell, headline_figures
+from bench.pool.scoring import Ranking, keyword_sides, ranked
+from bench.pool.sets import SEMBLE_SETS, headline_of
 
 BOOSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 
@@ -42,11 +43,6 @@ def grid() -> list[Any]:
     return [dataclasses.replace(base, definition_boost=boost) for boost in BOOSTS]
 
 
-def headline(name: str, figures: dict[str, float]) -> str:
-    first, second = HEADLINE.get(name) or HEADLINE[GUARDS[name]]
-    return f"{figures[first]:.3f} / {figures[second]:.3f}"
-
-
 def main() -> None:
     args = experiment_parser(__doc__).parse_args()
     _depth, pool, _floors = experiment_pool(args)
@@ -59,23 +55,16 @@ def main() -> None:
     repos = []
     for name, fold in folds.items():
         boost = fold["chosen"].split("definition_boost=")[-1].split(",")[0]
-        print(f"without {name}: boost {boost}, held out {headline(name, fold['scores'])}")
+        print(f"without {name}: boost {boost}, held out {headline_cell(name, fold['scores'])}")
         if name in semble:
-            repos.append(fold["scores"][HEADLINE[name][0]])
+            repos.append(fold["scores"][headline_of(name)[0]])
     if repos:
         print(f"semble-dev held out, repo mean NDCG@10 {sum(repos) / len(repos):.3f}")
     for guard, figures in guards.items():
-        print(f"guard {guard} (the point chosen on every set): {headline(guard, figures)}")
+        print(f"guard {guard} (the point chosen on every set): {headline_cell(guard, figures)}")
     for point in points:
-        cells, means = [], []
-        for name, questions in alone.items():
-            figures = scores(questions, family(point))
-            if name in semble:
-                means.append(figures[HEADLINE[name][0]])
-            else:
-                cells.append(f"{name} {headline(name, figures)}")
-        if means:
-            cells.append(f"semble-dev {sum(means) / len(means):.3f}")
+        row = headline_figures(alone, family(point))
+        cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
         print(f"boost {point.definition_boost}: " + " | ".join(cells), flush=True)
 
 

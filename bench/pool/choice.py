@@ -41,7 +41,7 @@ from bench.pool.scoring import (
     short,
     today_ranking,
 )
-from bench.pool.sets import GUARDS, HEADLINE, group_of
+from bench.pool.sets import GUARDS, group_of, headline_of
 
 
 def folds_of(pool: dict[str, list[Question]]) -> list[str]:
@@ -144,7 +144,7 @@ def guard_metrics(guard: str) -> tuple[str, ...]:
     """The figures a guard's shortfall is counted on: the objective's, and the headline
     figures `protocol.wins` holds it to (docs-dev's page Recall@5 among them), so that a fold
     does not choose a point the row's guard check then refuses."""
-    return tuple(dict.fromkeys((*OBJECTIVE, *HEADLINE[GUARDS[guard]])))
+    return tuple(dict.fromkeys((*OBJECTIVE, *headline_of(guard))))
 
 
 def training_sets(pool: dict[str, list[Question]], held_out: str) -> list[str]:

@@ -25,7 +25,7 @@ from bench.pool.questions import Question, cut_question, load_pool
 from bench.pool.report import git_commit, print_guards, print_row, report
 from bench.pool.scoring import Ranking, fold_scores, scores, short, today_ranking
 from bench.pool.semble import semble_beside
-from bench.pool.sets import GUARDS, HEADLINE, RESULTS, K, PoolSet
+from bench.pool.sets import GUARDS, HEADLINE, RESULTS, K, PoolSet, headline_of
 from bench.pool.variants import ON_TOP, RETIRED, axes_of, variants
 
 
@@ -35,7 +35,7 @@ def wins(row: dict[str, Any], today: dict[str, Any]) -> bool:
     on every set) keeps every guard's headline figures within 0.01 of today's default. A
     group's sets (semble-dev's repositories) are judged by their mean held-out figures."""
     for guard, figures in row.get("guards", {}).items():
-        for metric in HEADLINE[GUARDS[guard]]:
+        for metric in headline_of(guard):
             if figures[metric] - today["guards"][guard][metric] < -0.01:
                 return False
     gains = headline_gains(row, today)

@@ -10,7 +10,15 @@ from bench.pool.choice import folds_of, grouped
 from bench.pool.questions import Question
 from bench.pool.scoring import LEVEL_METRICS, Ranking, fold_scores, scores
 from bench.pool.semble import semble_tables
-from bench.pool.sets import GUARDS, HEADLINE, HEADLINE_LABELS, MIXED_GUARDS, ROOT, SEMBLE_GROUP
+from bench.pool.sets import (
+    HEADLINE,
+    HEADLINE_LABELS,
+    MIXED_GUARDS,
+    ROOT,
+    SEMBLE_GROUP,
+    group_of,
+    headline_of,
+)
 from bench.pool.variants import RETIRED
 
 COUNTS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
@@ -147,7 +155,7 @@ def guard_words(guard: str, questions: int) -> str:
 
 def headline_cell(name: str, figures: dict[str, float]) -> str:
     """A set's (or a guard's) two headline figures: `R@k / MRR@10`."""
-    first, second = HEADLINE[GUARDS.get(name, name)]
+    first, second = headline_of(name)
     return f"{figures[first]:.3f} / {figures[second]:.3f}"
 
 
@@ -155,6 +163,23 @@ def in_sample_line(label: str, pool: dict[str, list[Question]], ranking: Ranking
     """One ranking's headline figures on every set of the pool, in sample."""
     cells = (f"{name} {headline_cell(name, scores(qs, ranking))}" for name, qs in pool.items())
     return f"{label}: " + "  ".join(cells)
+
+
+def headline_figures(pool: dict[str, list[Question]], ranking: Ranking) -> dict[str, list[float]]:
+    """One ranking's two headline figures on every set and guard of the pool, in sample,
+    semble-dev's repositories as one entry: their mean."""
+    figures: dict[str, list[float]] = {}
+    repos: list[list[float]] = []
+    for name, questions in pool.items():
+        got = scores(questions, ranking)
+        pair = [got[metric] for metric in headline_of(name)]
+        if group_of(name) == SEMBLE_GROUP:
+            repos.append(pair)
+        else:
+            figures[name] = pair
+    if repos:
+        figures[SEMBLE_GROUP] = [sum(pair[i] for pair in repos) / len(repos) for i in (0, 1)]
+    return figures
 
 
 def print_experiment(
@@ -263,7 +288,7 @@ def print_guards(row: dict[str, Any]) -> None:
 def print_row(name: str, folds: dict[str, dict[str, Any]]) -> None:
     cells = []
     for set_name, figures_of in folds.items():
-        first, second = HEADLINE[GUARDS.get(set_name, set_name)]
+        first, second = headline_of(set_name)
         figures = figures_of["scores"]
         cells.append(f"{figures[first]:.3f}/{figures[second]:.3f}")
     print(f"{name:32s} " + "  ".join(cells))

@@ -157,6 +157,11 @@ GUARDS = {**MIXED_GUARDS, **{s.name: s.name for s in DOCS_GUARDS}}
 MIXED = PoolSet("mixed", SHARED, "eval-mixed")  # the mixed guards' data folder and DocSet
 
 
+def headline_of(name: str) -> tuple[str, ...]:
+    """A set's headline figures, or a guard's (its source set's)."""
+    return HEADLINE[GUARDS.get(name, name)]
+
+
 def data_dir(work: Path, pool_set: PoolSet) -> Path:
     return work / f"data-{pool_set.name}"
 

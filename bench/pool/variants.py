@@ -123,6 +123,12 @@ def _files() -> Iterator[tuple[str, list[Any]]]:
 
 def _cards() -> Iterator[tuple[str, list[Any]]]:
     """The file cards' rows: alone, by their confidence, with the pages spread."""
+    # the cards by their confidence, each file by its best chunk: the pages' spread rows' base
+    confident_cards = {
+        "file_weight": (0.25, 0.5),
+        "file_confidence_power": (2.0,),
+        "lift_best_chunk": [True],
+    }
     yield "+ file cards", grid(file_weight=WEIGHTS)
     yield "+ file cards, best chunk lifted", grid(file_weight=WEIGHTS, lift_best_chunk=[True])
     yield (
@@ -136,18 +142,14 @@ def _cards() -> Iterator[tuple[str, list[Any]]]:
     yield (
         "+ file cards by their confidence, pages spread",
         grid(
-            file_weight=(0.25, 0.5),
-            file_confidence_power=(2.0,),
-            lift_best_chunk=[True],
+            **confident_cards,
             page_decay=(0.5, 0.7),
         ),
     )
     yield (
         "+ file cards by their confidence, pages spread by competition",
         grid(
-            file_weight=(0.25, 0.5),
-            file_confidence_power=(2.0,),
-            lift_best_chunk=[True],
+            **confident_cards,
             page_decay=(0.5, 0.7),
             page_spread_power=(2.0, 4.0, 8.0),
         ),
@@ -158,9 +160,7 @@ def _cards() -> Iterator[tuple[str, list[Any]]]:
     yield (
         "+ file cards by their confidence, pages spread when they nearly tie",
         grid(
-            file_weight=(0.25, 0.5),
-            file_confidence_power=(2.0,),
-            lift_best_chunk=[True],
+            **confident_cards,
             page_decay=(0.5, 0.7),
             page_spread_power=(8.0,),
         ),
