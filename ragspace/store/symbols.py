@@ -1,7 +1,8 @@
 """The symbol table's SQL: a document's definitions and references swapped in with its
 chunks, and the lookups (by name, by document, the repository map's counts)."""
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -30,8 +31,8 @@ _REFERENCE_COPY = (
     " from stdin"
 )
 _DELETE = """
-    with gone as (delete from symbol_definitions where document_id = %(id)s)
-    delete from symbol_references where document_id = %(id)s
+    with gone as (delete from symbol_definitions where document_id = any(%(ids)s))
+    delete from symbol_references where document_id = any(%(ids)s)
 """
 # where a hit lives, as search returns it: path, version and citation facts
 _LOCATION = """
@@ -61,24 +62,53 @@ def replace_symbols(
     conn: psycopg.Connection[Any], document_id: int, docset_id: int, symbols: FileSymbols | None
 ) -> None:
     """Swap in a document's symbol rows, inside the caller's transaction (None: no rows)."""
-    conn.execute(_DELETE, {"id": document_id})  # one round trip for both tables
-    if symbols is None:
-        return
-    if symbols.definitions:
+    replace_symbol_sets(conn, [SymbolSet(document_id, docset_id, symbols)])
+
+
+@dataclass(frozen=True)
+class SymbolSet:
+    """A document's new symbol rows (None: none), as `replace_symbol_sets` swaps them in."""
+
+    document_id: int
+    docset_id: int
+    symbols: FileSymbols | None
+
+
+def replace_symbol_sets(conn: psycopg.Connection[Any], sets: Sequence[SymbolSet]) -> None:
+    """Swap in these documents' symbol rows, inside the caller's transaction: one delete
+    and one COPY a table for all of them."""
+    conn.execute(_DELETE, {"ids": [symbol_set.document_id for symbol_set in sets]})
+    definitions = [row for symbol_set in sets for row in _definition_rows(symbol_set)]
+    if definitions:
         with conn.cursor().copy(_DEFINITION_COPY) as copy:
-            for d in symbols.definitions:
-                place = (d.start_line, d.end_line, d.signature, d.doc, d.depth)
-                copy.write_row((document_id, docset_id, d.name, d.qualified_name, d.kind, *place))
-    uses: dict[str, list[ReferenceDraft]] = {}
-    for reference in symbols.references:
-        uses.setdefault(reference.name, []).append(reference)
-    if not uses:
+            for row in definitions:
+                copy.write_row(row)
+    references = [row for symbol_set in sets for row in _reference_rows(symbol_set)]
+    if references:
+        with conn.cursor().copy(_REFERENCE_COPY) as copy:
+            for row in references:
+                copy.write_row(row)
+
+
+def _definition_rows(symbol_set: SymbolSet) -> Iterator[tuple[Any, ...]]:
+    if symbol_set.symbols is None:
         return
-    with conn.cursor().copy(_REFERENCE_COPY) as copy:
-        for name, found in uses.items():
-            lines, kinds = _integers([r.line for r in found]), _texts([r.kind for r in found])
-            around = _integers([r.enclosing_line for r in found])
-            copy.write_row((document_id, docset_id, name, lines, kinds, around))
+    owner = (symbol_set.document_id, symbol_set.docset_id)
+    for d in symbol_set.symbols.definitions:
+        place = (d.start_line, d.end_line, d.signature, d.doc, d.depth)
+        yield (*owner, d.name, d.qualified_name, d.kind, *place)
+
+
+def _reference_rows(symbol_set: SymbolSet) -> Iterator[tuple[Any, ...]]:
+    if symbol_set.symbols is None:
+        return
+    uses: dict[str, list[ReferenceDraft]] = {}
+    for reference in symbol_set.symbols.references:
+        uses.setdefault(reference.name, []).append(reference)
+    for name, found in uses.items():
+        lines, kinds = _integers([r.line for r in found]), _texts([r.kind for r in found])
+        around = _integers([r.enclosing_line for r in found])
+        yield (symbol_set.document_id, symbol_set.docset_id, name, lines, kinds, around)
 
 
 # A file's references are three arrays a row. Written as array literals here, not as lists
