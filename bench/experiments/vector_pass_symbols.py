@@ -30,6 +30,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from syntax_throughput import checkout
 
+import ragspace.ingestion.job_chunks as job_chunks_module
 import ragspace.ingestion.worker as worker_module
 from ragspace.chunking.chunker import Chunker
 from ragspace.chunking.syntax import SyntaxParser
@@ -40,9 +41,10 @@ from ragspace.store import Database, NewDocument, Store
 from ragspace.text.hashing import content_hash
 
 DIMENSIONS = 384
-# the worker module's names for the two steps the old vector pass did differently
+# the ingestion modules' names for the two steps the old vector pass did differently
 CURRENT: dict[str, Any] = {
-    name: getattr(worker_module, name) for name in ("chunks_of", "JobResult")
+    "chunks_of": job_chunks_module.chunks_of,
+    "JobResult": worker_module.JobResult,
 }
 
 
@@ -66,7 +68,7 @@ def behave_as_before(before: bool) -> None:
     def always_replace(*fields: Any) -> Any:
         return job_result(*fields[:7], False)
 
-    setattr(worker_module, "chunks_of", always_extract if before else chunks_of)  # noqa: B010
+    setattr(job_chunks_module, "chunks_of", always_extract if before else chunks_of)  # noqa: B010
     setattr(worker_module, "JobResult", always_replace if before else job_result)  # noqa: B010
 
 

@@ -1,12 +1,55 @@
 """A job's document as chunks to embed: split within the chunk limit, citation facts added."""
 
 from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ragspace.chunking.chunker import ChunkedFile, Chunker
+from ragspace.embedding.embedders import Embedder, Vectors
 from ragspace.errors import RagspaceError
+from ragspace.ingestion.embedding_passes import embeddable
 from ragspace.models import ChunkDraft
 from ragspace.store import ClaimedJob
+from ragspace.store.keyword_batches import KeywordPass
+from ragspace.symbols.records import FileSymbols
+from ragspace.text.hashing import content_hash
+
+
+@dataclass(frozen=True)
+class PreparedJob:
+    """A claimed job's document chunked: its chunks, the texts to embed and their hashes."""
+
+    job: ClaimedJob
+    chunks: list[ChunkDraft]
+    texts: list[str]
+    hashes: list[str]
+    symbols: FileSymbols | None
+    # the document's rows already come from this content (its keyword pass stored them)
+    symbols_stored: bool
+
+    def cached(self, vectors: Mapping[str, Vectors]) -> dict[str, Vectors]:
+        """The cached vectors of this document's texts (none for a forced re-embed)."""
+        if self.job.force:
+            return {}
+        return {h: vectors[h] for h in self.hashes if h in vectors}
+
+    def keyword_pass(self) -> KeywordPass:
+        """What its keyword pass stores."""
+        return KeywordPass(self.job, self.chunks, self.hashes, self.symbols)
+
+
+def prepare_job(
+    job: ClaimedJob, chunker: Chunker, embedder: Embedder, max_chunks: int
+) -> PreparedJob:
+    """Chunk the job's document (and parse its symbols unless its keyword pass of this
+    content stored them: the document's tier is set only while its content is the one that
+    pass chunked)."""
+    symbols_stored = job.vector_tier is not None and not job.force
+    chunked = chunks_of(job, chunker, max_chunks, not symbols_stored)
+    chunks, texts = embeddable(chunked.chunks, embedder)
+    hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
+    return PreparedJob(job, chunks, texts, hashes, chunked.symbols, symbols_stored)
 
 
 def chunks_of(

@@ -4,11 +4,12 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from ragspace.errors import DatabaseUnavailableError
 from ragspace.store import ClaimedJob, JobQueue
+from ragspace.store.keyword_batches import KeywordBatches
 
 log = logging.getLogger(__name__)
 
@@ -28,20 +29,39 @@ def kept_alive(
 ) -> Iterator[threading.Event]:
     """Extend the lease every `every` seconds in the background; the event is set once
     the lease is lost (another worker reclaimed the job)."""
+    with beating(lambda: jobs.heartbeat(job, lease_seconds), job.path, every) as lost:
+        yield lost
+
+
+@contextmanager
+def batch_kept_alive(
+    batches: KeywordBatches, batch: Sequence[ClaimedJob], lease_seconds: float, every: float
+) -> Iterator[threading.Event]:
+    """`kept_alive` for a batch of jobs, one statement a beat; the event is set once none
+    of the leases is this worker's (a lost one is left out when the batch is written)."""
+    label = f"{len(batch)} documents from {batch[0].path}"
+    with beating(lambda: batches.heartbeat(batch, lease_seconds), label, every) as lost:
+        yield lost
+
+
+@contextmanager
+def beating(beat: Callable[[], bool], label: str, every: float) -> Iterator[threading.Event]:
+    """Run `beat` every `every` seconds in the background until it returns False (the
+    event is then set) or the block ends."""
     stop, lost = threading.Event(), threading.Event()
 
-    def beat() -> None:
+    def run() -> None:
         while not stop.wait(every):
             try:
-                if not jobs.heartbeat(job, lease_seconds):
+                if not beat():
                     lost.set()
                     return
             except DatabaseUnavailableError:
                 pass  # the outage is logged once by the database health
             except Exception:  # a missed beat is fine; the lease covers two more
-                log.exception("Heartbeat for %s failed", job.path)
+                log.exception("Heartbeat for %s failed", label)
 
-    thread = threading.Thread(target=beat, name=f"heartbeat-{job.id}", daemon=True)
+    thread = threading.Thread(target=run, name=f"heartbeat-{label[:40]}", daemon=True)
     thread.start()
     try:
         yield lost

@@ -7,27 +7,33 @@ job's chunks `job_chunks.py`; here the job's life: claim, run, retry or fail.
 import logging
 import random
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
 from ragspace.chunking.chunker import Chunker
-from ragspace.embedding.embedders import Embedder
+from ragspace.embedding.embedders import Embedder, Vectors
 from ragspace.embedding.native_memory import release_free_memory
 from ragspace.errors import DatabaseUnavailableError, RagspaceError, TransientError
-from ragspace.ingestion.embedding_passes import QualityPass, embeddable, wants_keyword_pass
-from ragspace.ingestion.job_chunks import chunks_of
-from ragspace.ingestion.leases import LeaseLostError, kept_alive, worker_name
+from ragspace.ingestion.embedding_passes import QualityPass, wants_keyword_pass
+from ragspace.ingestion.job_chunks import PreparedJob, prepare_job
+from ragspace.ingestion.leases import LeaseLostError, batch_kept_alive, kept_alive, worker_name
 from ragspace.settings import Settings
 from ragspace.settings.area import default_of
 from ragspace.settings.chunking import ChunkingSettings
 from ragspace.settings.embedding import EmbeddingSettings
 from ragspace.settings.ingestion import IngestionSettings
 from ragspace.store import ClaimedJob, EmbeddingCache, JobQueue, JobResult, Store
-from ragspace.text.hashing import content_hash
+from ragspace.store.keyword_batches import BatchLimits, KeywordBatches
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+# A keyword pass takes milliseconds a document, so new documents are claimed and stored many
+# at once; bounded so a batch stays well within a lease and its memory small
+KEYWORD_BATCH = BatchLimits(documents=64, content_bytes=2_000_000)
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class IngestOptions:
     # vector pass: on with the local model (about 20 chunks/s on 2 cores), so a big upload is
     # keyword-searchable in seconds rather than minutes (docs/architecture.md)
     keywords_first: bool = False
+    keyword_batch: BatchLimits = field(default=KEYWORD_BATCH)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "IngestOptions":
@@ -91,60 +98,78 @@ class Ingestor:
         # runtime.build_ingestor passes both; the defaults serve tests and scripts
         self._jobs = jobs or JobQueue(store.pool)
         self._cache = cache or EmbeddingCache(store.pool)
+        self._batches = KeywordBatches(store.pool)
         self._quality = QualityPass(
             embedder, self._jobs, self._options.batch_size, self._options.concurrency
         )
 
-    def process_next(self) -> bool:
-        """Run the next due job; False when there was none."""
+    def process_next(self) -> int:
+        """Run the next due job or, keyword passes first, the next batch of new documents'
+        jobs; how many jobs were taken (0: none was due)."""
         self._jobs.reclaim_expired()
+        owner, lease = worker_name(), self._options.lease_seconds
+        if self._options.keywords_first:
+            limits = self._options.keyword_batch
+            batch = self._batches.claim(owner, lease, self._options.max_attempts, limits)
+            if batch:
+                every = self._options.heartbeat_seconds
+                with batch_kept_alive(self._batches, batch, lease, every) as lost:
+                    self._run_batch(batch, lost)
+                return len(batch)
         job = self._jobs.claim(
-            worker_name(),
-            self._options.lease_seconds,
-            self._options.max_attempts,
-            keywords_first=self._options.keywords_first,
+            owner, lease, self._options.max_attempts, keywords_first=self._options.keywords_first
         )
         if job is None:
-            return False
-        try:
-            every = self._options.heartbeat_seconds
-            with kept_alive(self._jobs, job, self._options.lease_seconds, every) as lost:
-                self._ingest(job, lost)
-        except LeaseLostError:
-            log.warning("Lost the lease on %s; another worker took it over", job.path)
-        except DatabaseUnavailableError:
-            self._release_when_back(job)
-            raise
-        except TransientError as exc:
-            self._fail(job, str(exc), retryable=True)
-        except RagspaceError as exc:
-            self._fail(job, str(exc), retryable=False)
-        except Exception as exc:
-            log.exception("Unexpected failure ingesting %s", job.path)
-            self._fail(job, f"Internal error while ingesting ({type(exc).__name__}).", True)
-        return True
+            return 0
+        with kept_alive(self._jobs, job, lease, self._options.heartbeat_seconds) as lost:
+            self._guarded([job], lambda: self._ingest(job, lost))
+        return 1
 
     def process_all(self) -> int:
         """Run jobs until none is due; returns how many were taken."""
         count = 0
-        while self.process_next():
-            count += 1
+        while taken := self.process_next():
+            count += taken
         return count
 
-    def _release_when_back(self, job: ClaimedJob) -> None:
-        """Requeue a job cut off by an outage once the database returns (within the lease).
+    def _guarded(self, jobs: Sequence[ClaimedJob], work: Callable[[], _T]) -> _T | None:
+        """Run `work` for these jobs; a failure ends (or retries) every one of them."""
+        try:
+            return work()
+        except LeaseLostError as exc:
+            log.warning("Lost the lease on %s; another worker took it over", exc)
+        except DatabaseUnavailableError:
+            self._release_when_back(jobs)
+            raise
+        except TransientError as exc:
+            self._fail_all(jobs, str(exc), retryable=True)
+        except RagspaceError as exc:
+            self._fail_all(jobs, str(exc), retryable=False)
+        except Exception as exc:
+            log.exception("Unexpected failure ingesting %s", ", ".join(j.path for j in jobs))
+            message = f"Internal error while ingesting ({type(exc).__name__})."
+            self._fail_all(jobs, message, retryable=True)
+        return None
 
-        Otherwise its lease expires and `reclaim_expired` takes it back; either way the chunk
-        swap is one transaction, so nothing is stored twice.
+    def _release_when_back(self, jobs: Sequence[ClaimedJob]) -> None:
+        """Requeue jobs cut off by an outage once the database returns (within the lease).
+
+        Otherwise their leases expire and `reclaim_expired` takes them back; either way the
+        chunk swap is one transaction, so nothing is stored twice.
         """
         health = getattr(self._store.pool, "health", None)
         if health is None or not health.wait_until_up(self._options.lease_seconds):
             return
         try:
-            if self._jobs.release(job):
-                log.info("Requeued %s after the database outage", job.path)
+            for job in jobs:
+                if self._jobs.release(job):
+                    log.info("Requeued %s after the database outage", job.path)
         except DatabaseUnavailableError:
-            pass  # down again: the lease will expire
+            pass  # down again: the leases will expire
+
+    def _fail_all(self, jobs: Sequence[ClaimedJob], message: str, retryable: bool) -> None:
+        for job in jobs:
+            self._fail(job, message, retryable)
 
     def _fail(self, job: ClaimedJob, message: str, retryable: bool) -> None:
         retry_in = None
@@ -157,35 +182,75 @@ class Ingestor:
         state = self._jobs.fail(job, message, retry_in)
         log.warning("Ingesting %s failed (%s): %s", job.path, state, message)
 
+    def _run_batch(self, batch: Sequence[ClaimedJob], lost: threading.Event) -> None:
+        """New documents' jobs, claimed together: each chunked on its own (a failure ends
+        that job only), the keyword passes stored in one transaction, and the documents
+        whose vectors are all cached given their vector pass at once."""
+        prepared = [self._guarded([job], partial(self._prepared, job)) for job in batch]
+        ready = [p for p in prepared if p is not None]
+        hashes = [h for p in ready if not p.job.force for h in p.hashes]
+        cached = self._cache.vectors(self._embedder.model_id, hashes)
+        keywords = [p for p in ready if wants_keyword_pass(p.job, p.hashes, p.cached(cached))]
+        if keywords:
+            self._guarded([p.job for p in keywords], lambda: self._store_keywords(keywords))
+        stored = {p.job.id for p in keywords}
+        for vector_pass in ready:
+            if vector_pass.job.id not in stored:
+                self._guarded([vector_pass.job], partial(self._finish, vector_pass, cached, lost))
+
     def _ingest(self, job: ClaimedJob, lost: threading.Event) -> None:
+        prepared = self._prepared(job)
+        cached = prepared.cached(self._cache.vectors(self._embedder.model_id, prepared.hashes))
+        if self._options.keywords_first and wants_keyword_pass(job, prepared.hashes, cached):
+            if lost.is_set():
+                raise LeaseLostError(job.path)
+            self._store_keywords([prepared])
+        else:
+            self._finish(prepared, cached, lost)
+
+    def _prepared(self, job: ClaimedJob) -> PreparedJob:
         model = self._embedder.model_id
         if job.embedding_model != model:
             raise RagspaceError(
                 f"This DocSet's vectors come from {job.embedding_model}, but the configured "
                 f"embedding model is {model}; use 'Re-embed whole DocSet' to switch it."
             )
-        # after the keyword pass of this content (its tier is set only while the content is
-        # the one that pass chunked), the symbol rows it stored stand: not parsed again
-        symbols_stored = job.vector_tier is not None and not job.force
-        chunked = chunks_of(job, self._chunker, self._options.max_chunks, not symbols_stored)
-        chunks, texts = embeddable(chunked.chunks, self._embedder)
-        hashes = [content_hash(chunk.embedding_text) for chunk in chunks]
-        cached = {} if job.force else self._cache.vectors(model, hashes)
-        if self._options.keywords_first and wants_keyword_pass(job, hashes, cached):
-            completed = self._jobs.complete_keywords(job, chunks, hashes, chunked.symbols)
-            if lost.is_set() or not completed:
-                raise LeaseLostError(job.path)
-            log.info("Keyword pass: %s searchable by keywords (%d chunks)", job.path, len(chunks))
-            return
-        fresh = self._quality.embed_missing(job, hashes, texts, cached, lost)
+        return prepare_job(job, self._chunker, self._embedder, self._options.max_chunks)
+
+    def _store_keywords(self, passes: Sequence[PreparedJob]) -> None:
+        """Store the keyword passes (chunks without vectors) together; lost jobs are left out."""
+        written = self._batches.complete([p.keyword_pass() for p in passes])
+        for prepared in passes:
+            job = prepared.job
+            if job.id not in written:
+                log.warning("Lost the lease on %s; another worker took it over", job.path)
+        chunks = sum(len(p.chunks) for p in passes if p.job.id in written)
+        log.info(
+            "Keyword pass: %d document(s) searchable by keywords (%d chunks)", len(written), chunks
+        )
+
+    def _finish(
+        self, prepared: PreparedJob, cached: dict[str, Vectors], lost: threading.Event
+    ) -> None:
+        """The vector pass: embed what the cache lacks, swap in the chunks with vectors."""
+        job, hashes, model = prepared.job, prepared.hashes, self._embedder.model_id
+        cached = prepared.cached(cached)
+        fresh = self._quality.embed_missing(job, hashes, prepared.texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)
         result = JobResult(
-            chunks, vectors, hashes, model, fresh, texts_cached, chunked.symbols, symbols_stored
+            prepared.chunks,
+            vectors,
+            hashes,
+            model,
+            fresh,
+            texts_cached,
+            prepared.symbols,
+            prepared.symbols_stored,
         )
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
-        log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(chunks), len(fresh))
+        log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(hashes), len(fresh))
 
 
 class WorkerPool:

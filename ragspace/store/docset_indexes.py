@@ -148,10 +148,10 @@ def _build_text_index(conn: psycopg.Connection[Any], docset_id: int) -> int:
     log.info("Building the full-text index of DocSet #%s (%s)", docset_id, name)
     conn.execute(
         sql.SQL(
-            # as the shared one (migration identifier_words): no pending list, so a search
-            # never scans unmerged entries
+            # as the shared one (migration 20261207000000): a pending list that every writer
+            # of chunks empties before it commits (chunk_rows.copy_chunk_sets)
             "create index concurrently if not exists {name} on chunks using gin (fts)"
-            " with (fastupdate = off) where docset_id = {docset}"
+            " with (fastupdate = on, gin_pending_list_limit = 1024) where docset_id = {docset}"
         ).format(name=sql.Identifier(name), docset=sql.Literal(docset_id))
     )
     return 1

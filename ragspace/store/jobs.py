@@ -18,7 +18,7 @@ from ragspace.store.symbols import replace_symbols
 from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols
 
-_REQUEUE_OR_FAIL = """
+REQUEUE_OR_FAIL = """
     state = case
         when exists (select 1 from ingestion_jobs q
                      where q.document_id = j.document_id and q.state = 'queued') then 'done'
@@ -78,7 +78,7 @@ class JobQueue:
         """Requeue (or fail, when out of attempts) jobs whose worker stopped heartbeating."""
         query = f"""
             with expired as (
-                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="attempts >= max_attempts")},
+                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up="attempts >= max_attempts")},
                     last_error = 'The worker ' || coalesce(lease_owner, '?')
                         || ' stopped responding while processing this document.',
                     run_after = now(), lease_expires_at = null, updated_at = now(),
@@ -120,34 +120,20 @@ class JobQueue:
         first: their keyword pass (chunks without vectors) takes milliseconds, so every new
         document is found by keywords before any document gets its (slow) vector pass.
         """
-        parameters = {"owner": owner, "lease": lease_seconds, "max": max_attempts}
+        parameters = {"owner": owner, "lease": lease_seconds, "max": max_attempts, "limit": 1}
         with (
             self._pool.connection() as conn,
             conn.transaction(),
             conn.cursor(row_factory=dict_row) as cur,
         ):
-            job = None
+            found: list[int] = []
             if keywords_first:  # two steps, each an index walk: one order by both sorted all
-                _walk_the_queue(cur)
-                job = cur.execute(_claim("and d.vector_tier is null"), parameters).fetchone()
-            if job is None:
-                job = cur.execute(_claim(""), parameters).fetchone()
-            if job is None:
-                return None
-            document = cur.execute(
-                """
-                update documents d set embedding_status = 'processing', started_at = now(),
-                    finished_at = null, chunks_embedded = 0, chunks_total = 0, updated_at = now()
-                from docsets ds
-                where ds.id = d.docset_id and d.id = %s
-                returning d.path, d.title, d.language, d.content, d.metadata, d.content_hash,
-                    d.vector_tier,
-                    coalesce(ds.target_embedding_model, ds.embedding_model) as embedding_model
-                """,
-                (job["document_id"],),
-            ).fetchone()
-            assert document is not None  # the job's foreign key keeps the document
-        return ClaimedJob(owner=owner, **job, **document)
+                walk_the_queue(cur)
+                found = due_jobs(cur, "and d.vector_tier is null", parameters)
+            if not found:
+                found = due_jobs(cur, "", parameters)
+            jobs = start_jobs(cur, found, parameters)
+        return jobs[0] if jobs else None
 
     def heartbeat(self, job: ClaimedJob, lease_seconds: float) -> bool:
         """Extend the lease; False when the job is no longer this worker's."""
@@ -166,7 +152,7 @@ class JobQueue:
         """Hand a job interrupted by a database outage back to the queue, attempt not counted."""
         query = f"""
             with released as (
-                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="false")},
+                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up="false")},
                     attempts = greatest(j.attempts - 1, 0), lease_owner = null,
                     lease_expires_at = null, run_after = now(), updated_at = now()
                 where j.id = %s and j.lease_owner = %s and j.state = 'running'
@@ -230,46 +216,6 @@ class JobQueue:
             after_final_state(conn, job.docset_id)
         return True
 
-    def complete_keywords(
-        self,
-        job: ClaimedJob,
-        chunks: Sequence[ChunkDraft],
-        content_hashes: Sequence[str],
-        symbols: FileSymbols | None = None,
-    ) -> bool:
-        """Swap in the chunk set without vectors (found by keywords) and queue the job again
-        for its vector pass.
-
-        The attempt is not counted: the keyword pass is a first step, not a try. If the
-        content changed meanwhile (another job is queued), this one ends; that one follows.
-        """
-        with self._pool.connection() as conn, conn.transaction():
-            lock_docset_writes(conn, job.docset_id)
-            if not _holds_lease(conn, job):
-                return False
-            replace_symbols(conn, job.document_id, job.docset_id, symbols)  # before the card
-            copy_chunks(conn, job.document_id, job.docset_id, chunks, None, content_hashes)
-            # the job first: the documents' pending trigger then finds it and adds nothing
-            conn.execute(
-                f"""
-                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="false")},
-                    attempts = greatest(j.attempts - 1, 0), lease_owner = null,
-                    lease_expires_at = null, run_after = now(), updated_at = now(),
-                    texts_embedded = 0, texts_cached = 0
-                where j.id = %s
-                """.encode(),
-                (job.id,),
-            )
-            count = len(chunks)
-            conn.execute(
-                "update documents set embedding_status = 'pending', error_message = null,"
-                " vector_tier = case when content_hash = %s then 'keywords' else vector_tier end,"
-                " chunk_count = %s, chunks_embedded = 0, chunks_total = %s, updated_at = now()"
-                " where id = %s",
-                (job.content_hash, count, count, job.document_id),
-            )
-        return True
-
     def fail(self, job: ClaimedJob, message: str, retry_in: float | None) -> str:
         """Requeue after `retry_in` seconds, or (None) end in `error`; returns the new state."""
         give_up = "true" if retry_in is None else "false"
@@ -279,7 +225,7 @@ class JobQueue:
                 return "lost"
             row = conn.execute(
                 f"""
-                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up=give_up)},
+                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up=give_up)},
                     last_error = %s, lease_expires_at = null, updated_at = now(),
                     run_after = now() + make_interval(secs => %s),
                     finished_at = case when {give_up} then now() end
@@ -310,7 +256,7 @@ class JobQueue:
         return state
 
 
-def _walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
+def walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
     """Plan the claim as a walk of the queue index that stops at the first match, even before
     the tables have statistics: right after a bulk upload Postgres has none and would sort
     every queued job instead (measured, 3,000 jobs: 15-29 ms a claim instead of 0.7 ms)."""
@@ -318,30 +264,77 @@ def _walk_the_queue(cur: psycopg.Cursor[Any]) -> None:
     cur.execute("set local enable_bitmapscan = off")
 
 
-def _claim(only: str) -> bytes:
-    """The claim of the next due job (`only`: a further condition on its document), in queue
-    order (`ingestion_jobs_queue_idx`), so the first match ends the walk.
+def due_query(only: str) -> bytes:
+    """The next due jobs (`only`: a further condition on their document) with their
+    documents' sizes, locked, in queue order (`ingestion_jobs_queue_idx`), so the first
+    `limit` matches end the walk.
 
     The job's document row is locked with the job, and a job whose document another
     transaction holds is skipped: a claim then never waits while holding a job that a sync
     of its document waits for (the sync's new queued job checks the job's index entry), so
     the two cannot deadlock; the skipped job is claimed once the sync has committed."""
     return f"""
-        with next_job as (
-            select j.id from ingestion_jobs j
-            join documents d on d.id = j.document_id
-            where j.state = 'queued' and j.run_after <= now() {only}
-              and not exists (select 1 from ingestion_jobs r
-                              where r.document_id = j.document_id and r.state = 'running')
-            order by j.run_after, j.id
-            for update of j, d skip locked limit 1)
-        update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
-            max_attempts = %(max)s, lease_owner = %(owner)s,
-            lease_expires_at = now() + make_interval(secs => %(lease)s),
-            heartbeat_at = now(), started_at = now(), updated_at = now()
-        from next_job where j.id = next_job.id
-        returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts, j.max_attempts
+        select j.id, octet_length(d.content) as size from ingestion_jobs j
+        join documents d on d.id = j.document_id
+        where j.state = 'queued' and j.run_after <= now() {only}
+          and not exists (select 1 from ingestion_jobs r
+                          where r.document_id = j.document_id and r.state = 'running')
+        order by j.run_after, j.id
+        for update of j, d skip locked limit %(limit)s
         """.encode()
+
+
+def due_jobs(
+    cur: psycopg.Cursor[Any], only: str, parameters: dict[str, Any], max_bytes: int = 0
+) -> list[int]:
+    """Lock the next due jobs (up to `parameters['limit']`); with `max_bytes`, only as many
+    as fit that much content, and always the first."""
+    rows = cur.execute(due_query(only), parameters).fetchall()
+    chosen: list[int] = []
+    size = 0
+    for row in rows:
+        size += int(row["size"] or 0)
+        if chosen and max_bytes and size > max_bytes:
+            break
+        chosen.append(int(row["id"]))
+    return chosen
+
+
+_START_JOBS = b"""
+    update ingestion_jobs j set state = 'running', attempts = j.attempts + 1,
+        max_attempts = %(max)s, lease_owner = %(owner)s,
+        lease_expires_at = now() + make_interval(secs => %(lease)s),
+        heartbeat_at = now(), started_at = now(), updated_at = now()
+    where j.id = any(%(ids)s)
+    returning j.id, j.document_id, j.docset_id, j.kind, j.force, j.attempts, j.max_attempts
+"""
+_START_DOCUMENTS = b"""
+    update documents d set embedding_status = 'processing', started_at = now(),
+        finished_at = null, chunks_embedded = 0, chunks_total = 0, updated_at = now()
+    from docsets ds
+    where ds.id = d.docset_id and d.id = any(%s)
+    returning d.id, d.path, d.title, d.language, d.content, d.metadata, d.content_hash,
+        d.vector_tier,
+        coalesce(ds.target_embedding_model, ds.embedding_model) as embedding_model
+"""
+
+
+def start_jobs(
+    cur: psycopg.Cursor[Any], job_ids: Sequence[int], parameters: dict[str, Any]
+) -> list[ClaimedJob]:
+    """Mark the locked jobs running under `parameters['owner']`'s lease and their documents
+    processing; the claimed jobs in queue order."""
+    if not job_ids:
+        return []
+    jobs = cur.execute(_START_JOBS, {**parameters, "ids": list(job_ids)}).fetchall()
+    documents = cur.execute(_START_DOCUMENTS, ([job["document_id"] for job in jobs],))
+    by_id = {row.pop("id"): row for row in documents.fetchall()}
+    order = {job_id: place for place, job_id in enumerate(job_ids)}
+    jobs.sort(key=lambda job: order[job["id"]])
+    # the job's foreign key keeps the document
+    return [
+        ClaimedJob(owner=parameters["owner"], **job, **by_id[job["document_id"]]) for job in jobs
+    ]
 
 
 def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:

@@ -45,8 +45,7 @@ def test_keyword_only_searches_lift_the_file_the_question_names(
     )
     service.docsets.create("lexer")
     service.sources.add_files("lexer", [UploadedFile(n, t.encode()) for n, t in FILES.items()])
-    for _ in FILES:  # the keyword passes only
-        assert ingestor.process_next()
+    assert ingestor.process_next() == len(FILES)  # the keyword passes only, in one batch
     assert {d.vector_tier for d in service.documents.all("lexer")} == {VectorTier.KEYWORDS}
     for mode in (RetrievalMode.KEYWORD, RetrievalMode.HYBRID):
         query = SearchQuery(question="token stream", docsets=("lexer",), mode=mode, limit=5)

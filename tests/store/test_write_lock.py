@@ -11,6 +11,7 @@ import pytest
 
 from ragspace.models import ChunkDraft, SourceKind
 from ragspace.store import ClaimedJob, JobQueue, JobResult, NewDocument, ReembedRequests, Store
+from ragspace.store.keyword_batches import KeywordBatches, KeywordPass
 from ragspace.store.symbols import fill_symbols
 from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols
@@ -82,7 +83,9 @@ WRITES: dict[str, Callable[[Scene], object]] = {
     "re-embed DocSet": lambda s: ReembedRequests(s.store.pool).reembed_docset(
         s.docset_id, "local/test", 384
     ),
-    "keyword pass": lambda s: s.jobs.complete_keywords(s.job, _chunks(), ["h"]),
+    "keyword pass": lambda s: KeywordBatches(s.store.pool).complete(
+        [KeywordPass(s.job, _chunks(), ["h"])]
+    ),
     "vector pass": lambda s: s.jobs.complete(
         s.job,
         JobResult(_chunks(), np.ones((1, 384), np.float32), ["h"], "local/test", {}, 0),

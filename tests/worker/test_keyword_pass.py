@@ -12,13 +12,13 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
-from ragspace.ingestion.worker import IngestOptions, Ingestor
+from ragspace.ingestion.worker import KEYWORD_BATCH, IngestOptions, Ingestor
 from ragspace.models import RetrievalMode, SearchQuery, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
-from ragspace.store.jobs import _claim, _walk_the_queue
+from ragspace.store.jobs import due_query, walk_the_queue
 from ragspace_cli.main import main
 from ragspace_ui.status_view import status_view
 
@@ -81,8 +81,8 @@ def test_new_documents_are_found_by_keywords_before_their_vectors_and_vector_sea
     service, ingestor = keywords_first
     service.docsets.create("docs")
     _upload(service, "docs", *SAMPLES)
-    for _ in SAMPLES:
-        assert ingestor.process_next()
+    # one batch: every new document's keyword pass, claimed and stored together
+    assert ingestor.process_next() == len(SAMPLES)
     documents = service.documents.all("docs")
     assert {d.vector_tier for d in documents} == {VectorTier.KEYWORDS}
     assert model.texts == []  # the keyword pass embeds nothing, with no model of any kind
@@ -246,8 +246,7 @@ def test_status_shows_keywords_and_vectors_progress(
     service.docsets.create("docs")
     _upload(service, "docs", "glossary.rst", "textwrap.py")
     assert tier_text(service.documents.all("docs")) == "keywords 0/2, vectors 0/2"
-    ingestor.process_next()
-    ingestor.process_next()
+    assert ingestor.process_next() == 2  # both keyword passes, in one batch
     assert "searchable: keywords 2/2, vectors 0/2" in status_view(service, "docs", None).summary
     ingestor.process_next()
     assert tier_text(service.documents.all("docs")) == "keywords 2/2, vectors 1/2"
@@ -278,19 +277,21 @@ def test_the_keyword_first_claim_walks_the_queue_index_even_without_statistics(
     service.docsets.create("bulk")
     files = [UploadedFile(f"notes/{n}.txt", f"note number {n}\n".encode()) for n in range(3000)]
     service.sources.add_files("bulk", files)
-    parameters = {"owner": "test", "lease": 60.0, "max": 3}
+    parameters = {"owner": "test", "lease": 60.0, "max": 3, "limit": KEYWORD_BATCH.documents}
     with (
         store.pool.connection() as conn,
         conn.transaction(force_rollback=True),
         conn.cursor() as cur,
     ):
-        _walk_the_queue(cur)
-        explain = b"explain " + _claim("and d.vector_tier is null")
+        walk_the_queue(cur)
+        explain = b"explain " + due_query("and d.vector_tier is null")
         plan = "\n".join(str(row[0]) for row in cur.execute(explain, parameters))
     assert "Index Scan using ingestion_jobs_queue_idx" in plan and "Sort" not in plan
     options = IngestOptions(keywords_first=True)
     chunker = build_chunker(load_settings(env_file=None))
     ingestor = Ingestor(store, chunker, model, options)  # type: ignore[arg-type]
-    assert ingestor.process_next()  # and the claim it plans takes the first job in order
-    assert [d.path for d in service.documents.all("bulk") if d.vector_tier] == ["notes/0.txt"]
+    # and the claim it plans takes the first batch of jobs, in order
+    assert ingestor.process_next() == KEYWORD_BATCH.documents
+    searchable = [d.path for d in service.documents.all("bulk") if d.vector_tier]
+    assert sorted(searchable) == sorted(f"notes/{n}.txt" for n in range(KEYWORD_BATCH.documents))
     assert model.texts == []
