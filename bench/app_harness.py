@@ -45,15 +45,15 @@ def default_eval_dir() -> Path:
     return ROOT.parent / "shared" / "eval"
 
 
-def commit_id() -> str:
+def commit_id(checkout: Path = ROOT) -> str:
     """The checkout's commit (short), recorded with every result; "+changes" when tracked
     files differ from it (the figure is then not that commit's)."""
     found = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True
     )
     changed = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=no"],
-        cwd=ROOT,
+        cwd=checkout,
         capture_output=True,
         text=True,
     )

@@ -1,7 +1,14 @@
 """Time until an upload is keyword-searchable and until it has its vectors, per corpus.
 
 Run: python bench/searchable_times.py [--repo tests/data/checkout] [--eval-dir ../shared/eval]
-     [--corpora repo,codebase] [--workers 1] [--limit N]
+     [--corpora repo,codebase] [--workers 1] [--limit N] [--runs 3 --label after]
+     python bench/searchable_times.py --report   # the table docs/benchmarks.md shows
+
+With --label, the medians of the runs are written to bench/results/searchable_times.json
+under that label (a row per label and corpus, replaced when measured again). To measure an
+older commit with this script, put its checkout first on the path:
+`PYTHONPATH=/tmp/old python bench/searchable_times.py ... --label before` (the row records
+the commit of the code that ran).
 
 For each corpus, in a throwaway embedded Postgres with the app's in-process workers:
 upload it (a local checkout goes through `add_folder`, the codebase set through
@@ -13,19 +20,27 @@ issue 37).
 """
 
 import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from app_harness import corpus_files, default_eval_dir
+from app_harness import commit_id, corpus_files, default_eval_dir
 
+import ragspace
 from ragspace.eval.evaluation import load_codebase
 from ragspace.models import EmbeddingStatus, tier_counts
 from ragspace.runtime import Runtime, open_runtime
 from ragspace.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "searchable_times.json"
 
 POLL_SECONDS = 0.25
 FINAL = (EmbeddingStatus.DONE, EmbeddingStatus.ERROR)
@@ -128,8 +143,70 @@ def print_timings(timings: list[Timing]) -> None:
         )
 
 
+def _median(values: list[float | None]) -> float | None:
+    """The median, or None when any run did not get there (a timeout is not a figure)."""
+    if any(v is None for v in values):
+        return None
+    return statistics.median(v for v in values if v is not None)
+
+
+def record(label: str, corpus: str, timings: list[Timing], args: argparse.Namespace) -> None:
+    """Add (or replace) this label's row for the corpus in the results file."""
+    results: dict[str, Any] = (
+        json.loads(args.json.read_text(encoding="utf-8")) if args.json.exists() else {"rows": []}
+    )
+    code = Path(ragspace.__file__).resolve().parents[1]
+    row = {
+        "label": label,
+        "corpus": corpus,
+        "source": str(args.repo.name if corpus == "repo" else "codebase"),
+        "documents": timings[0].documents,
+        "chunks": timings[0].chunks,
+        "workers": args.workers,
+        "runs": [asdict(t) for t in timings],
+        "upload_s": _median([t.upload_s for t in timings]),
+        "all_searchable_s": _median([t.all_searchable_s for t in timings]),
+        "full_quality_s": _median([t.full_quality_s for t in timings]),
+        "commit": commit_id(code),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes"),
+        "command": "python bench/searchable_times.py " + " ".join(sys.argv[1:]),
+        "load_before": args.load_before,
+        "load_after": os.getloadavg()[0],
+    }
+    rows = [r for r in results["rows"] if (r["label"], r["corpus"]) != (label, corpus)]
+    results["rows"] = [*rows, row]
+    args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+def report(path: Path = RESULTS) -> str:
+    """The results file as docs/benchmarks.md shows it: medians of the runs."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = [
+        "| build | corpus | documents | chunks | runs | upload s | all keyword-searchable s "
+        "(after the upload) | from the command s | full quality s | commit | date (UTC) "
+        "| load before / after |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+    ]
+    for row in data["rows"]:
+        searchable = row["all_searchable_s"]
+        total = None if searchable is None else row["upload_s"] + searchable
+        spread = ", ".join(_seconds(r["all_searchable_s"]) for r in row["runs"])
+        lines.append(
+            f"| {row['label']} | {row['source']} | {row['documents']:,} | {row['chunks']:,} "
+            f"| {len(row['runs'])} | {row['upload_s']:.1f} | {_seconds(searchable)} ({spread}) "
+            f"| {_seconds(total)} | {_seconds(row['full_quality_s'])} | `{row['commit']}` "
+            f"| {row['date'].replace('T', ' ')[:16]} "
+            f"| {row['load_before']:.2f} / {row['load_after']:.2f} |"
+        )
+    lines.append("")
+    lines.append(
+        "Commands: " + "; ".join(sorted({f"`{row['command']}`" for row in data["rows"]})) + "."
+    )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
-    """Time both milestones per corpus; print a table."""
+    """Time both milestones per corpus; print a table and (with --label) record the medians."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", type=Path, default=ROOT / "tests" / "data" / "checkout")
     parser.add_argument("--eval-dir", type=Path, default=default_eval_dir())
@@ -137,14 +214,25 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="in-process worker threads")
     parser.add_argument("--limit", type=int, help="only the first N codebase files (smoke)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per upload")
+    parser.add_argument("--runs", type=int, default=1, help="uploads per corpus, each fresh")
+    parser.add_argument("--label", help="record the medians under this label in --json")
+    parser.add_argument("--json", type=Path, default=RESULTS, help="the results file")
+    parser.add_argument("--report", action="store_true", help="print the table of --json")
     args = parser.parse_args()
+    if args.report:
+        print(report(args.json))
+        return
+    args.load_before = os.getloadavg()[0]
     timings = []
     for corpus in [c.strip() for c in args.corpora.split(",") if c.strip()]:
         if corpus not in ("repo", "codebase"):
             parser.error(f"unknown corpus {corpus!r}")
-        timings.append(measure(corpus, args))
-        print_timings(timings[-1:])
+        runs = [measure(corpus, args) for _ in range(args.runs)]
+        print_timings(runs)
         print()
+        if args.label:
+            record(args.label, corpus, runs, args)
+        timings.extend(runs)
     print_timings(timings)
 
 

@@ -334,6 +334,11 @@ def eta_estimate() -> str:
     return _bench_report("eta_estimate", RESULTS / "eta_estimate.json")
 
 
+def searchable_times() -> str:
+    """bench/searchable_times.py's report: time to keyword-searchable, before and after."""
+    return _bench_report("searchable_times", RESULTS / "searchable_times.json")
+
+
 def mcp_startup() -> str:
     """`ragspace mcp` over stdio: time to initialize and to the first searches."""
     data = read_json("mcp_startup.json")
@@ -422,6 +427,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "languages": languages,
     "symbol_extraction": symbol_extraction,
     "eta_estimate": eta_estimate,
+    "searchable_times": searchable_times,
     "big_repo": big_repo,
     "workers_scale": workers_scale,
     "worker_threads": worker_threads,
@@ -446,6 +452,7 @@ PAGES = {
         "workers_scale",
         "worker_threads",
         "eta_estimate",
+        "searchable_times",
         "mcp_startup",
         "llms_txt",
         "secret_redactions",
