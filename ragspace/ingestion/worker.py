@@ -190,13 +190,15 @@ class Ingestor:
         ready = [p for p in prepared if p is not None]
         hashes = [h for p in ready if not p.job.force for h in p.hashes]
         cached = self._cache.vectors(self._embedder.model_id, hashes)
-        keywords = [p for p in ready if wants_keyword_pass(p.job, p.hashes, p.cached(cached))]
+        own = {p.job.id: p.cached(cached) for p in ready}
+        keywords = [p for p in ready if wants_keyword_pass(p.job, p.hashes, own[p.job.id])]
         if keywords:
             self._guarded([p.job for p in keywords], lambda: self._store_keywords(keywords))
         stored = {p.job.id for p in keywords}
         for vector_pass in ready:
             if vector_pass.job.id not in stored:
-                self._guarded([vector_pass.job], partial(self._finish, vector_pass, cached, lost))
+                vectors = own[vector_pass.job.id]
+                self._guarded([vector_pass.job], partial(self._finish, vector_pass, vectors, lost))
 
     def _ingest(self, job: ClaimedJob, lost: threading.Event) -> None:
         prepared = self._prepared(job)
@@ -232,9 +234,9 @@ class Ingestor:
     def _finish(
         self, prepared: PreparedJob, cached: dict[str, Vectors], lost: threading.Event
     ) -> None:
-        """The vector pass: embed what the cache lacks, swap in the chunks with vectors."""
+        """The vector pass: embed what the cache lacks (`cached`: the document's cached
+        vectors), swap in the chunks with vectors."""
         job, hashes, model = prepared.job, prepared.hashes, self._embedder.model_id
-        cached = prepared.cached(cached)
         fresh = self._quality.embed_missing(job, hashes, prepared.texts, cached, lost)
         vectors = np.array([cached.get(h, fresh.get(h)) for h in hashes], dtype=np.float32)
         texts_cached = sum(1 for h in hashes if h in cached)

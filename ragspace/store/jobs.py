@@ -138,15 +138,7 @@ class JobQueue:
     def heartbeat(self, job: ClaimedJob, lease_seconds: float) -> bool:
         """Extend the lease; False when the job is no longer this worker's."""
         with self._pool.connection() as conn:
-            return (
-                conn.execute(
-                    "update ingestion_jobs set heartbeat_at = now(), updated_at = now(),"
-                    " lease_expires_at = now() + make_interval(secs => %s)"
-                    " where id = %s and lease_owner = %s and state = 'running'",
-                    (lease_seconds, job.id, job.owner),
-                ).rowcount
-                == 1
-            )
+            return extend_leases(conn, [job], lease_seconds) == 1
 
     def release(self, job: ClaimedJob) -> bool:
         """Hand a job interrupted by a database outage back to the queue, attempt not counted."""
@@ -339,12 +331,32 @@ def start_jobs(
 
 def _holds_lease(conn: psycopg.Connection[Any], job: ClaimedJob) -> bool:
     """Lock the job row; True if this worker still owns it (a reclaimed job must not write)."""
-    row = conn.execute(
-        "select 1 from ingestion_jobs where id = %s and lease_owner = %s and state = 'running'"
-        " for update",
-        (job.id, job.owner),
-    ).fetchone()
-    return row is not None
+    return job.id in held_leases(conn, [job])
+
+
+def held_leases(conn: psycopg.Connection[Any], jobs: Sequence[ClaimedJob]) -> set[int]:
+    """Lock the jobs' rows (in id order); the ids of those their owners still hold."""
+    rows = conn.execute(
+        "select j.id from ingestion_jobs j"
+        " join unnest(%s::bigint[], %s::text[]) as mine(id, owner)"
+        " on j.id = mine.id and j.lease_owner = mine.owner"
+        " where j.state = 'running' order by j.id for update of j",
+        ([job.id for job in jobs], [job.owner for job in jobs]),
+    ).fetchall()
+    return {int(row[0]) for row in rows}
+
+
+def extend_leases(
+    conn: psycopg.Connection[Any], jobs: Sequence[ClaimedJob], lease_seconds: float
+) -> int:
+    """Extend the leases their owners still hold, in one statement; how many were."""
+    return conn.execute(
+        "update ingestion_jobs j set heartbeat_at = now(), updated_at = now(),"
+        " lease_expires_at = now() + make_interval(secs => %s)"
+        " from unnest(%s::bigint[], %s::text[]) as mine(id, owner)"
+        " where j.id = mine.id and j.lease_owner = mine.owner and j.state = 'running'",
+        (lease_seconds, [job.id for job in jobs], [job.owner for job in jobs]),
+    ).rowcount
 
 
 def after_final_state(conn: psycopg.Connection[Any], docset_id: int) -> None:

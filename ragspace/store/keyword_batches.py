@@ -23,6 +23,8 @@ from ragspace.store.jobs import (
     REQUEUE_OR_FAIL,
     ClaimedJob,
     due_jobs,
+    extend_leases,
+    held_leases,
     start_jobs,
     walk_the_queue,
 )
@@ -80,14 +82,7 @@ class KeywordBatches:
         """Extend the leases of the batch's jobs; False when none of them is this worker's
         any more (a lost one is left out when the batch is written)."""
         with self._pool.connection() as conn:
-            extended = conn.execute(
-                "update ingestion_jobs j set heartbeat_at = now(), updated_at = now(),"
-                " lease_expires_at = now() + make_interval(secs => %s)"
-                " from unnest(%s::bigint[], %s::text[]) as mine(id, owner)"
-                " where j.id = mine.id and j.lease_owner = mine.owner and j.state = 'running'",
-                (lease_seconds, [job.id for job in jobs], [job.owner for job in jobs]),
-            ).rowcount
-        return extended > 0
+            return extend_leases(conn, jobs, lease_seconds) > 0
 
     def complete(self, passes: Sequence[KeywordPass]) -> set[int]:
         """Swap in the chunk sets and symbol rows of the jobs this worker still holds, and
@@ -101,7 +96,7 @@ class KeywordBatches:
         with self._pool.connection() as conn, conn.transaction():
             for docset_id in sorted({p.job.docset_id for p in passes}):  # in order: no cycles
                 lock_docset_writes(conn, docset_id)
-            held = _held(conn, [p.job for p in passes])
+            held = held_leases(conn, [p.job for p in passes])  # a reclaimed job must not write
             kept = [p for p in passes if p.job.id in held]
             if not kept:
                 return held
@@ -138,19 +133,6 @@ _KEYWORDS_STORED = b"""
     from unnest(%s::bigint[], %s::text[], %s::int[]) as stored(id, hash, chunks)
     where d.id = stored.id
 """
-
-
-def _held(conn: psycopg.Connection[Any], jobs: Sequence[ClaimedJob]) -> set[int]:
-    """Lock the jobs' rows; the ids of those this worker still owns (a reclaimed job must
-    not write)."""
-    rows = conn.execute(
-        "select j.id from ingestion_jobs j"
-        " join unnest(%s::bigint[], %s::text[]) as mine(id, owner)"
-        " on j.id = mine.id and j.lease_owner = mine.owner"
-        " where j.state = 'running' order by j.id for update of j",
-        ([job.id for job in jobs], [job.owner for job in jobs]),
-    ).fetchall()
-    return {int(row[0]) for row in rows}
 
 
 def _symbol_set(keyword_pass: KeywordPass) -> SymbolSet:
