@@ -157,11 +157,54 @@ def copy_chunk_sets(conn: psycopg.Connection[Any], sets: Sequence[ChunkSet]) -> 
     refresh_cards(conn, document_ids)
 
 
+def store_vector_pass(conn: psycopg.Connection[Any], chunk_set: ChunkSet) -> None:
+    """A vector pass's chunks, inside the caller's transaction: the vectors written into the
+    rows of the keyword pass when those are these very chunks, else the set swapped in."""
+    if not fill_vectors(conn, chunk_set):
+        copy_chunk_sets(conn, [chunk_set])
+
+
+def fill_vectors(conn: psycopg.Connection[Any], chunk_set: ChunkSet) -> bool:
+    """Give a document's stored chunks their vectors in place, when they are exactly the
+    chunks of `chunk_set` (its keyword pass stored them): no row deleted or copied again, so
+    neither their full-text vectors nor BM25's statistics are computed twice, and the chunks
+    keep their ids. False (nothing written) when the stored chunks differ."""
+    if chunk_set.embeddings is None:
+        return False
+    stored = conn.execute(
+        "select ordinal, content, header, start_line, end_line, metadata, content_hash"
+        " from chunks where document_id = %s order by ordinal for update",
+        (chunk_set.document_id,),
+    ).fetchall()
+    if stored != _as_stored(chunk_set):
+        return False
+    conn.execute(
+        "update chunks c set embedding = v.embedding"
+        " from unnest(%s::int4[], %s::vector[]) as v (ordinal, embedding)"
+        " where c.document_id = %s and c.ordinal = v.ordinal",
+        (
+            [chunk.ordinal for chunk in chunk_set.chunks],
+            list(chunk_set.embeddings),
+            chunk_set.document_id,
+        ),
+    )
+    conn.execute(_EMPTY_PENDING_LISTS)  # the updated rows' new index entries
+    return True
+
+
 _EMPTY_PENDING_LISTS = """
     select gin_clean_pending_list(i.indexrelid) from pg_index i
     join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
     where i.indrelid = 'chunks'::regclass and am.amname = 'gin' order by i.indexrelid
 """
+
+
+def _as_stored(chunk_set: ChunkSet) -> list[tuple[Any, ...]]:
+    """The set's chunks as `fill_vectors` reads them back from their rows."""
+    return [
+        (c.ordinal, c.content, c.header, c.start_line, c.end_line, c.metadata, digest)
+        for c, digest in zip(chunk_set.chunks, chunk_set.content_hashes, strict=True)
+    ]
 
 
 def _chunk_rows(chunk_set: ChunkSet) -> Iterator[tuple[Any, ...]]:

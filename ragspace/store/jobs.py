@@ -12,7 +12,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ragspace.models import ChunkDraft
-from ragspace.store.chunk_rows import copy_chunks
+from ragspace.store.chunk_rows import ChunkSet, store_vector_pass
 from ragspace.store.embedding_cache import Vector, store_vectors
 from ragspace.store.symbols import replace_symbols
 from ragspace.store.write_lock import lock_docset_writes
@@ -175,14 +175,14 @@ class JobQueue:
                 return False
             if not result.symbols_stored:  # first: the chunk swap rewrites the card from both
                 replace_symbols(conn, job.document_id, job.docset_id, result.symbols)
-            copy_chunks(
-                conn,
+            chunks = ChunkSet(
                 job.document_id,
                 job.docset_id,
                 result.chunks,
                 result.vectors,
                 result.content_hashes,
             )
+            store_vector_pass(conn, chunks)
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
             conn.execute(

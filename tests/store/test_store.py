@@ -6,6 +6,7 @@ import pytest
 from ragspace.errors import ConflictError, NotFoundError
 from ragspace.models import ChunkDraft, EmbeddingStatus
 from ragspace.store import NewDocument, Store
+from ragspace.store.chunk_rows import ChunkSet, copy_chunk_sets, store_vector_pass
 
 
 def _docset(store: Store, name: str = "docs") -> int:
@@ -127,6 +128,55 @@ def test_keyword_statistics_follow_every_chunk_change(store: Store) -> None:
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual == {"shard": 1, "move": 1}
     assert _lengths(store, docset_id) == (1, 2)
+
+
+def _chunk_ids_and_statistics_rows(store: Store, document_id: int) -> tuple[object, ...]:
+    """The document's chunk ids and the row versions (xmin) of its DocSet's statistics."""
+    with store._pool.connection() as conn:
+        ids = conn.execute(
+            "select array_agg(id order by ordinal) from chunks where document_id = %s",
+            (document_id,),
+        ).fetchone()
+        versions = conn.execute(
+            "select (select array_agg(xmin::text order by lexeme) from docset_terms),"
+            " (select array_agg(xmin::text) from docset_lengths)"
+        ).fetchone()
+    assert ids is not None and versions is not None
+    return ids[0], *versions
+
+
+@pytest.mark.parametrize("same_chunks", [True, False])
+def test_a_vector_pass_fills_its_keyword_passs_rows_in_place_or_swaps_a_changed_set(
+    store: Store, same_chunks: bool
+) -> None:
+    docset_id = _docset(store)
+    document_id = _document(store, docset_id)
+    texts = ["heartbeat lease expired", "lease renewed by heartbeat", "shard moved"]
+    chunks = [
+        ChunkDraft(ordinal=i, content=t, start_line=i + 1, end_line=i + 1)
+        for i, t in enumerate(texts)
+    ]
+    hashes = ["a", "b", "c"]
+    with store._pool.connection() as conn, conn.transaction():  # the keyword pass
+        copy_chunk_sets(conn, [ChunkSet(document_id, docset_id, chunks, None, hashes)])
+    before = _chunk_ids_and_statistics_rows(store, document_id)
+    if not same_chunks:  # the document's chunks changed between its two passes
+        chunks[2] = chunks[2].model_copy(update={"content": "shard moved twice"})
+    vectors = np.eye(3, 384, dtype=np.float32)
+    with store._pool.connection() as conn, conn.transaction():
+        store_vector_pass(conn, ChunkSet(document_id, docset_id, chunks, vectors, hashes))
+    after = _chunk_ids_and_statistics_rows(store, document_id)
+    # in place: the same rows, and BM25's statistics not written at all; else a new set
+    assert (after == before) is same_chunks
+    assert [c.content for c in store.chunks.of_document(document_id)] == [c.content for c in chunks]
+    with store._pool.connection() as conn:
+        stored = conn.execute(
+            "select embedding from chunks where document_id = %s order by ordinal",
+            (document_id,),
+        ).fetchall()
+    assert np.array_equal(np.stack([row[0].to_numpy() for row in stored]), vectors)
+    kept, actual = _term_counts(store, docset_id)
+    assert kept == actual and _lengths(store, docset_id)[0] == 3
 
 
 def _lengths(store: Store, docset_id: int) -> tuple[int, int]:
