@@ -7,7 +7,9 @@ job's chunks `job_chunks.py`; here the job's life: claim, run, retry or fail.
 import logging
 import random
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
@@ -34,6 +36,9 @@ _T = TypeVar("_T")
 # A keyword pass takes milliseconds a document, so new documents are claimed and stored many
 # at once; bounded so a batch stays well within a lease and its memory small
 KEYWORD_BATCH = BatchLimits(documents=64, content_bytes=2_000_000)
+# batches of keyword passes one call runs, each chunked while the one before is written;
+# bounded so a worker stops within seconds when asked
+KEYWORD_BATCHES_IN_A_ROW = 8
 
 
 @dataclass(frozen=True)
@@ -108,14 +113,8 @@ class Ingestor:
         jobs; how many jobs were taken (0: none was due)."""
         self._jobs.reclaim_expired()
         owner, lease = worker_name(), self._options.lease_seconds
-        if self._options.keywords_first:
-            limits = self._options.keyword_batch
-            batch = self._batches.claim(owner, lease, self._options.max_attempts, limits)
-            if batch:
-                every = self._options.heartbeat_seconds
-                with batch_kept_alive(self._batches, batch, lease, every) as lost:
-                    self._run_batch(batch, lost)
-                return len(batch)
+        if self._options.keywords_first and (taken := self._keyword_batches(owner)):
+            return taken
         job = self._jobs.claim(
             owner, lease, self._options.max_attempts, keywords_first=self._options.keywords_first
         )
@@ -182,12 +181,44 @@ class Ingestor:
         state = self._jobs.fail(job, message, retry_in)
         log.warning("Ingesting %s failed (%s): %s", job.path, state, message)
 
-    def _run_batch(self, batch: Sequence[ClaimedJob], lost: threading.Event) -> None:
-        """New documents' jobs, claimed together: each chunked on its own (a failure ends
-        that job only), the keyword passes stored in one transaction, and the documents
-        whose vectors are all cached given their vector pass at once."""
+    def _keyword_batches(self, owner: str) -> int:
+        """Batches of new documents' jobs, up to `KEYWORD_BATCHES_IN_A_ROW`: the next one
+        claimed and chunked here while the one before is written on a thread of its own
+        (Python chunks while Postgres writes); how many jobs were taken."""
+        lease, every = self._options.lease_seconds, self._options.heartbeat_seconds
+        limits, taken = self._options.keyword_batch, 0
+        writing: _Write | None = None
+        with ThreadPoolExecutor(1, thread_name_prefix="keyword-write") as writer:
+            try:
+                for _ in range(KEYWORD_BATCHES_IN_A_ROW):
+                    batch = self._batches.claim(owner, lease, self._options.max_attempts, limits)
+                    if not batch:
+                        break
+                    leases = ExitStack()
+                    lost = leases.enter_context(
+                        batch_kept_alive(self._batches, batch, lease, every)
+                    )
+                    with _closed_on_error(leases):
+                        ready = self._prepared_batch(batch)
+                        if writing is not None:
+                            previous, writing = writing, None
+                            previous.wait()
+                    writing = _Write(writer.submit(self._run_batch, ready, lost), leases)
+                    taken += len(batch)
+            finally:
+                if writing is not None:
+                    writing.wait()
+        return taken
+
+    def _prepared_batch(self, batch: Sequence[ClaimedJob]) -> list[PreparedJob]:
+        """Each new document chunked on its own: a failure ends that job only."""
         prepared = [self._guarded([job], partial(self._prepared, job)) for job in batch]
-        ready = [p for p in prepared if p is not None]
+        return [p for p in prepared if p is not None]
+
+    def _run_batch(self, ready: Sequence[PreparedJob], lost: threading.Event) -> None:
+        """New documents' chunks, claimed together: the keyword passes stored in one
+        transaction, and the documents whose vectors are all cached given their vector pass
+        at once."""
         hashes = [h for p in ready if not p.job.force for h in p.hashes]
         cached = self._cache.vectors(self._embedder.model_id, hashes)
         own = {p.job.id: p.cached(cached) for p in ready}
@@ -253,6 +284,29 @@ class Ingestor:
         if lost.is_set() or not self._jobs.complete(job, result):
             raise LeaseLostError(job.path)
         log.info("Ingested %s: %d chunks (%d embedded)", job.path, len(hashes), len(fresh))
+
+
+@dataclass
+class _Write:
+    """A batch's write on the writer thread, and the heartbeats of its jobs' leases."""
+
+    future: "Future[None]"
+    leases: ExitStack
+
+    def wait(self) -> None:
+        """Wait for the write (its error raised here), then stop the heartbeats."""
+        with self.leases:
+            self.future.result()
+
+
+@contextmanager
+def _closed_on_error(stack: ExitStack) -> Iterator[None]:
+    """Close `stack` if the block raises; otherwise it stays open for its owner."""
+    try:
+        yield
+    except BaseException:
+        stack.close()
+        raise
 
 
 class WorkerPool:

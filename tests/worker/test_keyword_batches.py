@@ -1,6 +1,9 @@
 """Keyword passes in batches: many new documents claimed and stored in one transaction, each
 keeping its own job, status and lease. Real Postgres, the real chunker."""
 
+import threading
+from collections.abc import Sequence
+
 import pytest
 
 from ragspace.actions import Actions
@@ -14,7 +17,7 @@ from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
 from ragspace.store import Store
 from ragspace.store.docset_indexes import build_missing_indexes
-from ragspace.store.keyword_batches import BatchLimits, KeywordBatches
+from ragspace.store.keyword_batches import BatchLimits, KeywordBatches, KeywordPass
 
 NAMES = [f"notes/{n}.md" for n in range(6)]
 
@@ -81,6 +84,55 @@ def test_a_document_that_fails_to_chunk_fails_alone_and_the_rest_of_its_batch_is
     assert _chunk_counts(store)[NAMES[2]] == 0
     [broken] = [d for d in service.documents.all("notes") if d.path == NAMES[2]]
     assert "Internal error" in (broken.error_message or "")
+
+
+class ChunkingLog(Chunker):
+    """The real chunker, noting the order in which it chunks documents."""
+
+    def __init__(self, inner: Chunker) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.order: list[str] = []
+        self.chunked_a_third = threading.Event()
+
+    def split_file(
+        self, text: str, language: str, path: str, with_symbols: bool = True
+    ) -> ChunkedFile:
+        self.order.append(path)
+        if len(self.order) == 3:
+            self.chunked_a_third.set()
+        return super().split_file(text, language, path, with_symbols)
+
+
+class WaitingWrites(KeywordBatches):
+    """Batches whose first write waits until the next batch is being chunked."""
+
+    def __init__(self, inner: KeywordBatches, chunker: ChunkingLog) -> None:
+        self.__dict__.update(inner.__dict__)
+        self._chunker = chunker
+        self.writes: list[list[str]] = []
+
+    def complete(self, passes: Sequence[KeywordPass]) -> set[int]:
+        if not self.writes:  # the next batch's first document is chunked meanwhile
+            assert self._chunker.chunked_a_third.wait(30), "the next batch was not chunked"
+        self.writes.append([p.job.path for p in passes])
+        return super().complete(passes)
+
+
+def test_the_next_batch_is_chunked_while_the_one_before_is_written(
+    service: Actions, store: Store, embedder: Embedder, settings: Settings
+) -> None:
+    service.docsets.create("notes")
+    _notes(service, "notes")
+    chunker = ChunkingLog(build_chunker(settings))
+    options = IngestOptions(keywords_first=True, keyword_batch=BatchLimits(2, 1_000_000))
+    ingestor = Ingestor(store, chunker, embedder, options)
+    writes = WaitingWrites(ingestor._batches, chunker)
+    ingestor._batches = writes
+    assert ingestor.process_next() == len(NAMES)  # three batches of two, in one call
+    assert chunker.order == NAMES
+    assert writes.writes == [NAMES[0:2], NAMES[2:4], NAMES[4:6]]  # each written once, in order
+    assert {d.vector_tier for d in service.documents.all("notes")} == {VectorTier.KEYWORDS}
+    assert set(_job_states(store).values()) == {"queued"}  # all wait for their vector passes
 
 
 def test_a_job_whose_lease_was_lost_is_left_out_of_its_batch_and_the_others_are_written(

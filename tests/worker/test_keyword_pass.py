@@ -12,7 +12,12 @@ import pytest
 from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder, LocalEmbedder, Vectors
 from ragspace.errors import VectorsPendingError
-from ragspace.ingestion.worker import KEYWORD_BATCH, IngestOptions, Ingestor
+from ragspace.ingestion.worker import (
+    KEYWORD_BATCH,
+    KEYWORD_BATCHES_IN_A_ROW,
+    IngestOptions,
+    Ingestor,
+)
 from ragspace.models import RetrievalMode, SearchQuery, VectorTier, tier_text
 from ragspace.runtime import build_actions, build_chunker
 from ragspace.settings import Settings, load_settings
@@ -290,8 +295,9 @@ def test_the_keyword_first_claim_walks_the_queue_index_even_without_statistics(
     options = IngestOptions(keywords_first=True)
     chunker = build_chunker(load_settings(env_file=None))
     ingestor = Ingestor(store, chunker, model, options)  # type: ignore[arg-type]
-    # and the claim it plans takes the first batch of jobs, in order
-    assert ingestor.process_next() == KEYWORD_BATCH.documents
+    # and the claims it plans take the first batches of jobs, in order
+    first = KEYWORD_BATCH.documents * KEYWORD_BATCHES_IN_A_ROW
+    assert ingestor.process_next() == first
     searchable = [d.path for d in service.documents.all("bulk") if d.vector_tier]
-    assert sorted(searchable) == sorted(f"notes/{n}.txt" for n in range(KEYWORD_BATCH.documents))
+    assert sorted(searchable) == sorted(f"notes/{n}.txt" for n in range(first))
     assert model.texts == []
