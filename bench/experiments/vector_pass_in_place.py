@@ -21,24 +21,14 @@ Usage (from the repository root):
 import argparse
 import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from experiments.vector_pass_symbols import ConstantEmbedder
-from syntax_throughput import checkout
+from experiments.vector_pass_symbols import vector_pass_seconds
 
 import ragspace.store.chunk_rows as chunk_rows_module
-from ragspace.chunking.chunker import Chunker
-from ragspace.chunking.syntax import SyntaxParser
-from ragspace.ingestion.worker import IngestOptions, Ingestor
-from ragspace.settings import load_settings
-from ragspace.store import Database, NewDocument, Store
-from ragspace.text.hashing import content_hash
 
-DIMENSIONS = ConstantEmbedder.dimensions
 IN_PLACE = chunk_rows_module.fill_vectors
 
 
@@ -56,42 +46,10 @@ def main() -> None:
     options.add_argument("--checkout", default="pytest")
     options.add_argument("--runs", type=int, default=3)
     args = options.parse_args()
-    settings = load_settings(None).chunking
-    sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
-    chunker = Chunker(*sizes, syntax=SyntaxParser())
-    documents = [d for d in checkout(args.checkout) if d[2].strip()]
-    totals: dict[str, list[float]] = {"new": [], "old": []}
-    with tempfile.TemporaryDirectory() as folder:
-        database = Database.open(load_settings(None, data_dir=Path(folder)))
-        store = Store(database.pool)
-        keywords_first = IngestOptions(keywords_first=True)
-        ingestor = Ingestor(store, chunker, ConstantEmbedder(), keywords_first)
-        for run in range(args.runs + 1):  # run 0 warms up and is not counted
-            docsets = {
-                k: store.docsets.create(f"{k}-{run}", "", "constant", DIMENSIONS).id for k in totals
-            }
-            seconds = dict.fromkeys(totals, 0.0)
-            for index, (path, language, text) in enumerate(documents):
-                for kind in ("new", "old") if (index + run) % 2 == 0 else ("old", "new"):
-                    # a path of its own: no chunk is a cache hit, so every document gets both passes
-                    where = f"{kind}-{run}/{path}"
-                    new = NewDocument(where, where, language, text, content_hash(text))
-                    store.documents.upsert(docsets[kind], None, [new])
-                    assert ingestor.process_next()  # the keyword pass
-                    swap_always(kind == "old")
-                    started = time.perf_counter()
-                    assert ingestor.process_next()  # the vector pass
-                    seconds[kind] += time.perf_counter() - started
-                    swap_always(False)
-            for docset_id in docsets.values():
-                store.docsets.delete(docset_id)
-            if run > 0:
-                for kind, total in seconds.items():
-                    totals[kind].append(total)
-        database.close()
+    totals = vector_pass_seconds(args.checkout, args.runs, swap_always)
     saved = [old - new for old, new in zip(totals["old"], totals["new"], strict=True)]
     print(
-        f"{args.checkout}: {len(documents)} files, vector passes"
+        f"{args.checkout}: vector passes"
         f" swapping the rows {statistics.median(totals['old']):.3f} s"
         f" (runs {', '.join(f'{t:.2f}' for t in totals['old'])}),"
         f" in place {statistics.median(totals['new']):.3f} s"

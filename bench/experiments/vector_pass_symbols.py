@@ -21,7 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,22 +72,22 @@ def behave_as_before(before: bool) -> None:
     setattr(worker_module, "JobResult", always_replace if before else job_result)  # noqa: B010
 
 
-def main() -> None:
-    options = argparse.ArgumentParser(description=__doc__)
-    options.add_argument("--checkout", default="pytest")
-    options.add_argument("--runs", type=int, default=3)
-    args = options.parse_args()
+def vector_pass_seconds(
+    checkout_name: str, runs: int, behave_as_before: Callable[[bool], None]
+) -> dict[str, list[float]]:
+    """Each run's vector passes summed over the checkout's documents, `new` and `old`
+    (`behave_as_before(True)` switches the pass to the old kind for one document)."""
     settings = load_settings(None).chunking
     sizes = settings.code_chunk_size, settings.prose_chunk_size, settings.chunk_overlap
     chunker = Chunker(*sizes, syntax=SyntaxParser())
-    documents = [d for d in checkout(args.checkout) if d[2].strip()]
+    documents = [d for d in checkout(checkout_name) if d[2].strip()]
     totals: dict[str, list[float]] = {"new": [], "old": []}
     with tempfile.TemporaryDirectory() as folder:
         database = Database.open(load_settings(None, data_dir=Path(folder)))
         store = Store(database.pool)
         embedder = ConstantEmbedder()
         ingestor = Ingestor(store, chunker, embedder, IngestOptions(keywords_first=True))
-        for run in range(args.runs + 1):  # run 0 warms up and is not counted
+        for run in range(runs + 1):  # run 0 warms up and is not counted
             docsets = {
                 k: store.docsets.create(f"{k}-{run}", "", "constant", DIMENSIONS).id for k in totals
             }
@@ -111,9 +111,18 @@ def main() -> None:
                 for kind, total in seconds.items():
                     totals[kind].append(total)
         database.close()
+    return totals
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__)
+    options.add_argument("--checkout", default="pytest")
+    options.add_argument("--runs", type=int, default=3)
+    args = options.parse_args()
+    totals = vector_pass_seconds(args.checkout, args.runs, behave_as_before)
     saved = [old - new for old, new in zip(totals["old"], totals["new"], strict=True)]
     print(
-        f"{args.checkout}: {len(documents)} files, vector passes"
+        f"{args.checkout}: vector passes"
         f" as before {statistics.median(totals['old']):.3f} s,"
         f" keeping the rows {statistics.median(totals['new']):.3f} s,"
         f" saved (median of the runs' differences) {statistics.median(saved):.3f} s"
