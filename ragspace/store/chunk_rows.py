@@ -157,11 +157,17 @@ def copy_chunk_sets(conn: psycopg.Connection[Any], sets: Sequence[ChunkSet]) -> 
     refresh_cards(conn, document_ids)
 
 
-def store_vector_pass(conn: psycopg.Connection[Any], chunk_set: ChunkSet) -> None:
+def store_vector_pass(
+    conn: psycopg.Connection[Any], chunk_set: ChunkSet, symbols_renewed: bool
+) -> None:
     """A vector pass's chunks, inside the caller's transaction: the vectors written into the
-    rows of the keyword pass when those are these very chunks, else the set swapped in."""
+    rows of the keyword pass when those are these very chunks, else the set swapped in.
+    `symbols_renewed`: the caller swapped the document's symbol rows, so its card is
+    rewritten either way (the swap rewrites it from both)."""
     if not fill_vectors(conn, chunk_set):
         copy_chunk_sets(conn, [chunk_set])
+    elif symbols_renewed:
+        refresh_cards(conn, [chunk_set.document_id])
 
 
 def fill_vectors(conn: psycopg.Connection[Any], chunk_set: ChunkSet) -> bool:

@@ -182,7 +182,7 @@ class JobQueue:
                 result.vectors,
                 result.content_hashes,
             )
-            store_vector_pass(conn, chunks)
+            store_vector_pass(conn, chunks, symbols_renewed=not result.symbols_stored)
             store_vectors(conn, result.model, result.new_cache, overwrite=job.force)
             count = len(result.chunks)
             conn.execute(

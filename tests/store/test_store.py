@@ -164,7 +164,8 @@ def test_a_vector_pass_fills_its_keyword_passs_rows_in_place_or_swaps_a_changed_
         chunks[2] = chunks[2].model_copy(update={"content": "shard moved twice"})
     vectors = np.eye(3, 384, dtype=np.float32)
     with store._pool.connection() as conn, conn.transaction():
-        store_vector_pass(conn, ChunkSet(document_id, docset_id, chunks, vectors, hashes))
+        chunk_set = ChunkSet(document_id, docset_id, chunks, vectors, hashes)
+        store_vector_pass(conn, chunk_set, symbols_renewed=False)
     after = _chunk_ids_and_statistics_rows(store, document_id)
     # in place: the same rows, and BM25's statistics not written at all; else a new set
     assert (after == before) is same_chunks
@@ -177,6 +178,31 @@ def test_a_vector_pass_fills_its_keyword_passs_rows_in_place_or_swaps_a_changed_
     assert np.array_equal(np.stack([row[0].to_numpy() for row in stored]), vectors)
     kept, actual = _term_counts(store, docset_id)
     assert kept == actual and _lengths(store, docset_id)[0] == 3
+
+
+@pytest.mark.parametrize("symbols_renewed", [True, False])
+def test_a_vector_pass_in_place_rewrites_the_card_when_the_symbol_rows_were_renewed(
+    store: Store, symbols_renewed: bool
+) -> None:
+    docset_id = _docset(store)
+    document_id = _document(store, docset_id)
+    chunks = [ChunkDraft(ordinal=0, content="lease heartbeat", start_line=1, end_line=1)]
+    with store._pool.connection() as conn, conn.transaction():  # the keyword pass
+        copy_chunk_sets(conn, [ChunkSet(document_id, docset_id, chunks, None, ["a"])])
+        conn.execute(  # a card that no longer says what the rows say
+            "update document_cards set fts = to_tsvector('english', 'stale') where"
+            " document_id = %s",
+            (document_id,),
+        )
+    vectors = np.ones((1, 384), dtype=np.float32)
+    with store._pool.connection() as conn, conn.transaction():
+        chunk_set = ChunkSet(document_id, docset_id, chunks, vectors, ["a"])
+        store_vector_pass(conn, chunk_set, symbols_renewed=symbols_renewed)
+        row = conn.execute(
+            "select fts::text from document_cards where document_id = %s", (document_id,)
+        ).fetchone()
+    assert row is not None
+    assert ("'stale'" in row[0]) is not symbols_renewed
 
 
 def _lengths(store: Store, docset_id: int) -> tuple[int, int]:
