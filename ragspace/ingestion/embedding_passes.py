@@ -62,7 +62,8 @@ class QualityPass:
         cached: dict[str, Vectors],
         lost: threading.Event,
     ) -> dict[str, Vectors]:
-        """Embed each uncached text once, in batches, recording progress after each batch."""
+        """Embed each uncached text once, in batches, recording progress before the first
+        and after each but the last (the job's completion records that)."""
         todo: dict[str, str] = {}
         for digest, text in zip(hashes, texts, strict=True):
             if digest not in cached:
@@ -84,5 +85,6 @@ class QualityPass:
             for batch, vectors in zip(batches, pool.map(embed, batches), strict=True):
                 fresh.update(zip(batch, vectors, strict=True))
                 done += sum(weight[h] for h in batch)
-                self._jobs.set_progress(job, done, len(hashes))
+                if done < len(hashes):  # the last batch's count is the job's completion
+                    self._jobs.set_progress(job, done, len(hashes))
         return fresh

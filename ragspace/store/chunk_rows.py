@@ -186,7 +186,7 @@ def fill_vectors(conn: psycopg.Connection[Any], chunk_set: ChunkSet) -> bool:
         return False
     conn.execute(
         "update chunks c set embedding = v.embedding"
-        " from unnest(%s::int4[], %s::vector[]) as v (ordinal, embedding)"
+        " from unnest(%s::int4[], %b::vector[]) as v (ordinal, embedding)"
         " where c.document_id = %s and c.ordinal = v.ordinal",
         (
             [chunk.ordinal for chunk in chunk_set.chunks],
