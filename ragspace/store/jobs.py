@@ -18,12 +18,16 @@ from ragspace.store.symbols import replace_symbols
 from ragspace.store.write_lock import lock_docset_writes
 from ragspace.symbols.records import FileSymbols
 
-REQUEUE_OR_FAIL = """
+_REQUEUE_OR_FAIL = """
     state = case
         when exists (select 1 from ingestion_jobs q
                      where q.document_id = j.document_id and q.state = 'queued') then 'done'
         when {give_up} then 'error' else 'queued' end
 """
+# a job handed back to the queue, its attempt not counted (an outage, a keyword pass done)
+HANDED_BACK = f"""{_REQUEUE_OR_FAIL.format(give_up="false")},
+    attempts = greatest(j.attempts - 1, 0), lease_owner = null,
+    lease_expires_at = null, run_after = now(), updated_at = now()"""
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ class JobQueue:
         """Requeue (or fail, when out of attempts) jobs whose worker stopped heartbeating."""
         query = f"""
             with expired as (
-                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up="attempts >= max_attempts")},
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up="attempts >= max_attempts")},
                     last_error = 'The worker ' || coalesce(lease_owner, '?')
                         || ' stopped responding while processing this document.',
                     run_after = now(), lease_expires_at = null, updated_at = now(),
@@ -144,9 +148,7 @@ class JobQueue:
         """Hand a job interrupted by a database outage back to the queue, attempt not counted."""
         query = f"""
             with released as (
-                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up="false")},
-                    attempts = greatest(j.attempts - 1, 0), lease_owner = null,
-                    lease_expires_at = null, run_after = now(), updated_at = now()
+                update ingestion_jobs j set {HANDED_BACK}
                 where j.id = %s and j.lease_owner = %s and j.state = 'running'
                 returning j.document_id)
             update documents d set embedding_status = 'pending', updated_at = now()
@@ -217,7 +219,7 @@ class JobQueue:
                 return "lost"
             row = conn.execute(
                 f"""
-                update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up=give_up)},
+                update ingestion_jobs j set {_REQUEUE_OR_FAIL.format(give_up=give_up)},
                     last_error = %s, lease_expires_at = null, updated_at = now(),
                     run_after = now() + make_interval(secs => %s),
                     finished_at = case when {give_up} then now() end

@@ -20,7 +20,7 @@ from psycopg_pool import ConnectionPool
 from ragspace.models import ChunkDraft
 from ragspace.store.chunk_rows import ChunkSet, copy_chunk_sets
 from ragspace.store.jobs import (
-    REQUEUE_OR_FAIL,
+    HANDED_BACK,
     ClaimedJob,
     due_jobs,
     extend_leases,
@@ -118,10 +118,7 @@ class KeywordBatches:
 
 
 _REQUEUE = f"""
-    update ingestion_jobs j set {REQUEUE_OR_FAIL.format(give_up="false")},
-        attempts = greatest(j.attempts - 1, 0), lease_owner = null,
-        lease_expires_at = null, run_after = now(), updated_at = now(),
-        texts_embedded = 0, texts_cached = 0
+    update ingestion_jobs j set {HANDED_BACK}, texts_embedded = 0, texts_cached = 0
     where j.id = any(%s)
 """
 _KEYWORDS_STORED = b"""
