@@ -7,9 +7,9 @@ job's chunks `job_chunks.py`; here the job's life: claim, run, retry or fail.
 import logging
 import random
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
@@ -194,15 +194,15 @@ class Ingestor:
                     batch = self._batches.claim(owner, lease, self._options.max_attempts, limits)
                     if not batch:
                         break
-                    leases = ExitStack()
-                    lost = leases.enter_context(
-                        batch_kept_alive(self._batches, batch, lease, every)
-                    )
-                    with _closed_on_error(leases):
+                    with ExitStack() as opened:  # the heartbeats stop here on an error
+                        lost = opened.enter_context(
+                            batch_kept_alive(self._batches, batch, lease, every)
+                        )
                         ready = self._prepared_batch(batch)
                         if writing is not None:
                             previous, writing = writing, None
                             previous.wait()
+                        leases = opened.pop_all()  # else they last until the write ends
                     writing = _Write(writer.submit(self._run_batch, ready, lost), leases)
                     taken += len(batch)
             finally:
@@ -297,16 +297,6 @@ class _Write:
         """Wait for the write (its error raised here), then stop the heartbeats."""
         with self.leases:
             self.future.result()
-
-
-@contextmanager
-def _closed_on_error(stack: ExitStack) -> Iterator[None]:
-    """Close `stack` if the block raises; otherwise it stays open for its owner."""
-    try:
-        yield
-    except BaseException:
-        stack.close()
-        raise
 
 
 class WorkerPool:
