@@ -7,10 +7,17 @@ that need no vector, at the values bench/experiments/keyword_ranking.py chose un
 leave-one-set-out over semble-dev's 15 repositories (each a set), with docs-dev's two sites and
 the protocol's codebase and claude-docs sets as guards (issue 68; docs/benchmarks.md): the
 file cards, a file whose name the question uses, and files the symbol table links to the best
-ones. The file-level signals semble-dev's whole-file answers also reward (a file with several
+ones; and the hybrid's definitions, weighed by how few files define the name
+(bench/experiments/keyword_definitions.py: every fold chose the boost; held out, semble-dev
+0.787 -> 0.791, codebase chunk R@10 / MRR 0.913 / 0.755 -> 0.921 / 0.776, no guard lower).
+
+The file-level signals semble-dev's whole-file answers also reward (a file with several
 matching chunks, each further chunk of a listed file counted less, tests lowered) cost
 codebase's chunk-level answers (chunk R@10 0.902 -> 0.764) and are left off: held out,
-semble-dev's repo mean NDCG@10 0.680 -> 0.773 (0.850 with them, unguarded). They and the
+semble-dev's repo mean NDCG@10 0.680 -> 0.773 (0.850 with them, unguarded). semble's own
+values on top of this ranking (each further chunk of a file halved, tests and examples times
+0.3): semble-dev 0.793 -> 0.825, codebase chunk R@10 0.921 -> 0.812 (in sample, 2026-12-04):
+codebase asks about one file's details, a quarter of its gold in test files. They and the
 cards lift every section of a documentation page alike and cost docs-dev's Recall@5 (vite
 0.708 -> 0.667), so a question whose keyword candidates are mostly prose keeps its side's own
 order.
@@ -31,13 +38,12 @@ PROSE_TOP = 10
 
 def keyword_only_ranking(hybrid: RankingOptions | None = None) -> RankingOptions:
     """The options for a search without a vector side, from the hybrid ones (their fusion
-    settings kept: with one side, only its scaling matters)."""
+    settings and weighed definitions kept: with one side, only its scaling matters)."""
     return dataclasses.replace(
         hybrid or RankingOptions(),
         file_weight=0.5,
         lift_best_chunk=True,
         file_confidence_power=2.0,
-        definition_boost=0.0,
         name_boost=0.5,
         prose_factor=0.5,
         neighbour_weight=0.3,

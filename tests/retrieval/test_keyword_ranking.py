@@ -1,11 +1,14 @@
 """A search with only its keyword side (keyword mode, or hybrid before the vectors are in)
 is ranked with every ranking signal that needs no vector, not by its side alone."""
 
+import dataclasses
+
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import RetrievalMode, SearchQuery, VectorTier
 from ragspace.ranking.options import RankingOptions, fusion_only
 from ragspace.runtime import build_actions, build_chunker
+from ragspace.search.keyword_ranking import keyword_only_ranking
 from ragspace.search.retrieval import RetrievalOptions, Retriever
 from ragspace.settings import Settings
 from ragspace.sources.files import UploadedFile
@@ -57,3 +60,44 @@ def test_keyword_only_searches_lift_the_file_the_question_names(
     query = SearchQuery(question="token stream", mode=RetrievalMode.KEYWORD).within([docset])
     hits = Retriever(store, embedder, alone).search(query, 5)
     assert [hit.path for hit in hits][:1] == ["util/checks.py"]
+
+
+# the class the question names is defined once, in a file not named for it; two other modules
+# use it over and over
+WALK = "class TreeVisitor:\n    def visit(self, node: object) -> None:\n        self.seen = node\n"
+USES = {
+    f"de/private{n}.py": "".join(
+        f"def read_{n}_{m}(visitor: TreeVisitor) -> TreeVisitor:\n"
+        f"    # hand the TreeVisitor on: a TreeVisitor for TreeVisitor values\n"
+        f"    return visitor\n\n"
+        for m in range(3)
+    )
+    for n in range(2)
+}
+VISITOR_FILES = {"core/walk.py": WALK, **USES}
+
+
+def test_keyword_only_searches_lift_the_definition_of_the_symbol_asked_about(
+    store: Store, embedder: Embedder, settings: Settings
+) -> None:
+    service = build_actions(settings, store, embedder)
+    ingestor = Ingestor(
+        store, build_chunker(settings), embedder, IngestOptions(keywords_first=True)
+    )
+    service.docsets.create("walk")
+    files = [UploadedFile(n, t.encode()) for n, t in VISITOR_FILES.items()]
+    service.sources.add_files("walk", files)
+    assert ingestor.process_next() == len(VISITOR_FILES)  # keyword passes only
+    docset = store.docsets.named("walk").id
+    query = SearchQuery(question="TreeVisitor", mode=RetrievalMode.KEYWORD).within([docset])
+
+    def first(keyword_ranking: RankingOptions) -> str:
+        retriever = Retriever(store, embedder, RetrievalOptions(keyword_ranking=keyword_ranking))
+        return retriever.search(query, 5)[0].path
+
+    assert first(keyword_only_ranking()) == "core/walk.py"
+    # without the definitions (as before round 4's last run), or by its side alone, a module
+    # that says the name most comes first
+    without = dataclasses.replace(keyword_only_ranking(), definition_boost=0.0)
+    assert first(without).startswith("de/private")
+    assert first(fusion_only(RankingOptions())).startswith("de/private")
