@@ -7,7 +7,6 @@ import dataclasses
 import pytest
 
 from bench.experiments.tried_signals.files_best_chunks import best_chunks_mean
-from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import (
     FIELD_ORDER,
     TriedOptions,
@@ -97,35 +96,6 @@ def test_file_names_and_secondary_paths() -> None:
         assert is_secondary(path), path
     assert is_secondary("vendor/lib/x.go") and is_secondary("api/x_pb2.py")
     assert not is_secondary("src/_pytest/fixtures.py") and not is_secondary("src/contest.py")
-
-
-def test_spreading_files_lets_the_next_file_pass_a_files_third_chunk() -> None:
-    ranked = [
-        (1.0, hit(1, "a.py", document_id=1)),
-        (0.9, hit(2, "a.py", document_id=1)),
-        (0.8, hit(3, "a.py", document_id=1)),
-        (0.5, hit(4, "b.py", document_id=2)),
-    ]
-    spread = [h.chunk_id for _s, h in files_spread(ranked, TriedOptions(file_decay=0.5))]
-    assert [h.chunk_id for _s, h in files_spread(ranked, TriedOptions())] == [1, 2, 3, 4]
-    assert spread == [1, 4, 2, 3]
-
-
-def test_spreading_by_competition_keeps_a_file_far_above_the_rest_together() -> None:
-    def order(second_file: float) -> list[int]:
-        ranked = [
-            (1.0, hit(1, "a.py", document_id=1)),
-            (0.9, hit(2, "a.py", document_id=1)),
-            (0.8, hit(3, "a.py", document_id=1)),
-            (second_file, hit(4, "b.py", document_id=2)),
-        ]
-        options = TriedOptions(file_decay=0.5, spread_power=2.0)
-        return [h.chunk_id for _s, h in files_spread(ranked, options)]
-
-    # b.py at 0.2 of a.py: the decay is 1 - 0.5 x 0.2^2 = 0.98, a.py's chunks stay first
-    assert order(0.2) == [1, 2, 3, 4]
-    # at 0.6: 1 - 0.5 x 0.36 = 0.82, a.py's third chunk (0.8 x 0.82^2 = 0.54) falls below
-    assert order(0.6) == [1, 2, 4, 3]
 
 
 def test_a_file_whose_best_chunks_all_match_rises_above_one_lone_close_chunk() -> None:

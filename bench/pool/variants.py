@@ -100,7 +100,10 @@ def _evidence() -> Iterator[tuple[str, list[Any]]]:
     yield "+ tests/examples lowered", grid(secondary_factor=(0.5, 0.7, 0.85))
     yield "+ prose lowered for questions about code", grid(prose_factor=(0.3, 0.5, 0.7))
     yield "+ files spread", grid(file_decay=(0.5, 0.7, 0.85))
-    yield "+ files spread by competition", grid(file_decay=(0.3, 0.5), spread_power=(1.0, 2.0, 4.0))
+    yield (
+        "+ files spread by competition",
+        grid(file_decay=(0.3, 0.5), file_spread_power=(1.0, 2.0, 4.0)),
+    )
     yield "+ whole-document BM25", grid(document_weight=(0.1, 0.25, 0.5, 1.0))
     yield "+ sub-questions", grid(sub_question_weight=(0.5, 0.75, 0.9, 1.0))
 

@@ -64,9 +64,14 @@ class RankingOptions:
     prose_factor: float = 1.0
     # each further section of a docs page listed counts 1 - (1 - page_decay) x (the second
     # page's best score / the best page's) ** page_spread_power times less: pages that
-    # compete share the list (signals/pages_spread.py); 1: off
+    # compete share the list (signals/documents_spread.py); 1: off
     page_decay: float = 0.7
     page_spread_power: float = 8.0
+    # the same for each further chunk of a code file listed, by the files' competition, for a
+    # question that names no code symbol; off in hybrid search, on in the keyword-only
+    # ranking (search/keyword_ranking.py)
+    file_decay: float = 1.0
+    file_spread_power: float = 0.0
     # files the symbol table links to the best files (one uses what the other defines) lift
     # their best chunk by this times the best score (signals/linked_files.py); 0: off, and
     # the store is not asked for the links (one more query a hybrid search)
@@ -97,6 +102,8 @@ OFF: dict[str, Any] = {
     "prose_factor": 1.0,
     "page_decay": 1.0,
     "page_spread_power": 0.0,
+    "file_decay": 1.0,
+    "file_spread_power": 0.0,
     "neighbour_weight": 0.0,
 }
 

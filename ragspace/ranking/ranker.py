@@ -1,6 +1,6 @@
 """The ranking a search returns: its candidates fused into one score each, then each signal
 of SIGNALS in its order (files lifted by their own evidence, the question's evidence, files
-the symbol table links), best first, docs pages spread when they compete, one hit per prose
+the symbol table links), best first, documents spread when they compete, one hit per prose
 section."""
 
 import dataclasses
@@ -14,11 +14,11 @@ from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.selection import Scored, one_per_section
 from ragspace.ranking.signals.defined_symbols import defined_symbols
+from ragspace.ranking.signals.documents_spread import documents_spread
 from ragspace.ranking.signals.file_cards import file_cards
 from ragspace.ranking.signals.file_names import file_names
 from ragspace.ranking.signals.fused_sides import fused_sides
 from ragspace.ranking.signals.linked_files import LinkSource, linked_files
-from ragspace.ranking.signals.pages_spread import pages_spread
 from ragspace.ranking.signals.prose_for_code import lowered_prose, prose_for_code
 
 OptionsT = TypeVar("OptionsT", bound=RankingOptions)
@@ -39,7 +39,7 @@ class Signals(Generic[OptionsT]):
     # then files the symbol table links to the best ones (a new dict)
     links: Callable[[Offer, Scores, OptionsT, LinkSource], Scores]
     # last, over the hits in their final order: documents spread over the list (a new list)
-    spread: Callable[[Sequence[Scored], OptionsT], list[Scored]]
+    spread: Callable[[Offer, Sequence[Scored], OptionsT], list[Scored]]
 
 
 SIGNALS: Signals[RankingOptions] = Signals(
@@ -47,7 +47,7 @@ SIGNALS: Signals[RankingOptions] = Signals(
     files=(file_cards,),
     question=(defined_symbols, file_names, prose_for_code),
     links=linked_files,
-    spread=pages_spread,
+    spread=documents_spread,
 )
 
 
@@ -78,7 +78,7 @@ def rank_offer(
     """`rank` over an Offer: what a caller that ranks one question many times calls,
     keeping the Offer."""
     hits = {c.hit.chunk_id: c.hit for c in offer.candidates}
-    ranked = SIGNALS.spread(ordered(hits, scored(offer, options, links)), options)
+    ranked = SIGNALS.spread(offer, ordered(hits, scored(offer, options, links)), options)
     return selected(ranked, limit, per_section)
 
 
@@ -134,13 +134,16 @@ def canonical(options: OptionsT, offer: Offer | None = None) -> OptionsT:
     values: the cards' confidence power and lifting only files' best chunks when the cards
     are off; and, for one question's `offer`, the signals it gives nothing to act on (no
     chunk defines a symbol it names, none only by its text, no prose is lowered for it, no
-    candidate is code for the links to start from); the definitions' refinements with no
+    candidate is code for the links to start from or the files to spread, or it names a symbol,
+    which keeps its files' chunks together); the definitions' refinements with no
     definition boost. Options with one canonical form rank alike, so a grid search
     scores them once (for that question)."""
     if not options.file_weight:
         options = dataclasses.replace(options, file_confidence_power=0.0, lift_best_chunk=False)
     if options.page_decay >= 1.0:
         options = dataclasses.replace(options, page_spread_power=0.0)
+    if options.file_decay >= 1.0:
+        options = dataclasses.replace(options, file_spread_power=0.0)
     if offer is None:
         return _definitions_canonical(options)
     if not offer.defining:
@@ -152,6 +155,8 @@ def canonical(options: OptionsT, offer: Offer | None = None) -> OptionsT:
         options = dataclasses.replace(options, prose_factor=1.0)
     if not offer.code_documents:
         options = dataclasses.replace(options, neighbour_weight=0.0)
+    if not offer.code_documents or offer.profile.symbols:
+        options = dataclasses.replace(options, file_decay=1.0, file_spread_power=0.0)
     if not offer.prose:
         options = dataclasses.replace(options, page_decay=1.0, page_spread_power=0.0)
     return options

@@ -9,7 +9,13 @@ the protocol's codebase and claude-docs sets as guards (issue 68; docs/benchmark
 file cards, a file whose name the question uses, and files the symbol table links to the best
 ones; and the hybrid's definitions, weighed by how few files define the name
 (bench/experiments/keyword_definitions.py: every fold chose the boost; held out, semble-dev
-0.787 -> 0.791, codebase chunk R@10 / MRR 0.913 / 0.755 -> 0.921 / 0.776, no guard lower).
+0.787 -> 0.791, codebase chunk R@10 / MRR 0.913 / 0.755 -> 0.921 / 0.776, no guard lower);
+and code files spread when they compete for a question that names no code symbol
+(signals/documents_spread.py; bench/experiments/keyword_files_spread.py, the protocol's choice
+with its guards: every fold but codebase's chose decay 0.7, power 4; held out, semble-dev
+0.791 -> 0.799; codebase's fold, which sees no set of questions about one file's details,
+chose the strongest spread and holds it out at 0.876 / 0.759, where the point chosen on every
+set keeps it at 0.921 / 0.776).
 
 The file-level signals semble-dev's whole-file answers also reward (a file with several
 matching chunks, each further chunk of a listed file counted less, tests lowered) cost
@@ -48,6 +54,8 @@ def keyword_only_ranking(hybrid: RankingOptions | None = None) -> RankingOptions
         prose_factor=0.5,
         neighbour_weight=0.3,
         page_decay=1.0,  # not tried for it (bench/experiments/keyword_ranking.py): no spread
+        file_decay=0.7,  # code files spread for a question naming no symbol (see above)
+        file_spread_power=4.0,
     )
 
 

@@ -32,10 +32,6 @@ class TriedOptions(RankingOptions):
     # the cards' lift reaches code files alone, not docs pages (code_file_cards.py)
     cards_of_code_only: bool = False
     secondary_factor: float = 1.0  # tests, examples, generated code (unless asked about)
-    file_decay: float = 1.0  # each further chunk of a listed file (files_spread.py)
-    # the decay follows the question's competition between files: 1 - (1 - file_decay) x
-    # (the second file's best score / the best file's) to this power; 0: a fixed decay
-    spread_power: float = 0.0
     sub_question_weight: float = 0.0  # a chunk's best score for a sub-question
 
 
@@ -50,7 +46,6 @@ OFF: dict[str, Any] = {
     "names_of_code_only": False,
     "cards_of_code_only": False,
     "secondary_factor": 1.0,
-    "file_decay": 1.0,
     "sub_question_weight": 0.0,
 }
 
@@ -82,7 +77,7 @@ FIELD_ORDER = (
     "secondary_factor",
     "prose_factor",
     "file_decay",
-    "spread_power",
+    "file_spread_power",
     "page_decay",
     "page_spread_power",
     "sub_question_weight",
@@ -113,7 +108,6 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
         options.file_keyword_weight,
     )
     best_chunk = options.lift_best_chunk and any(document_level)
-    spread_power = options.spread_power if options.file_decay < 1.0 else 0.0
     app = ranker.canonical(options, offer)
     code_cards = options.cards_of_code_only and bool(app.file_weight)
     if offer is not None and not offer.prose:
@@ -124,7 +118,6 @@ def canonical(options: TriedOptions, offer: Offer | None = None) -> TriedOptions
     return dataclasses.replace(
         app,
         lift_best_chunk=best_chunk,
-        spread_power=spread_power,
         cards_of_code_only=code_cards,
         names_of_code_only=code_names,
     )

@@ -7,7 +7,6 @@ from bench.experiments.tried_signals.code_file_cards import code_file_cards
 from bench.experiments.tried_signals.code_file_names import code_file_names
 from bench.experiments.tried_signals.file_coherence import file_coherence
 from bench.experiments.tried_signals.files_best_chunks import files_best_chunks
-from bench.experiments.tried_signals.files_spread import files_spread
 from bench.experiments.tried_signals.options import TriedOptions
 from bench.experiments.tried_signals.sub_questions import sub_question_scores
 from bench.experiments.tried_signals.tests_lowered import tests_lowered
@@ -17,6 +16,7 @@ from ragspace.models import Hit
 from ragspace.ranking.offer import Offer
 from ragspace.ranking.ranker import Signals, ordered, scored, selected
 from ragspace.ranking.signals.defined_symbols import defined_symbols
+from ragspace.ranking.signals.documents_spread import documents_spread
 from ragspace.ranking.signals.file_cards import file_cards
 from ragspace.ranking.signals.file_names import file_names
 from ragspace.ranking.signals.linked_files import LinkSource, linked_files
@@ -34,7 +34,7 @@ TRIED: Signals[TriedOptions] = Signals(
         file_coherence,
     ),
     links=linked_files,
-    spread=files_spread,
+    spread=documents_spread,
 )
 
 
@@ -55,4 +55,4 @@ def rank_offer(
         return scored(part, options, None, TRIED)
 
     sub_question_scores(scores, hits, parts, options, part_scores)
-    return selected(TRIED.spread(ordered(hits, scores), options), limit, per_section)
+    return selected(TRIED.spread(offer, ordered(hits, scores), options), limit, per_section)

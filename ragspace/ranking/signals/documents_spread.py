@@ -1,23 +1,39 @@
-"""Pages spread over the list when they compete: each further section of a docs page already
-listed counts less, by how closely the next page follows the best one.
+"""Documents spread over the list when they compete: each further section of a docs page
+already listed counts less, by how closely the next page follows the best one; likewise
+each further chunk of a code file, where the ranking spreads files and the question names no
+code symbol.
 
 A page far above every other keeps its sections together: they answer together (most of
 claude-docs' questions have two gold sections, of one page). Pages that nearly tie share
 the list: docs-dev's "dependency injection with yield" gets `advanced-dependencies.md`
 beside three sections of `dependencies-with-yield.md`, not a fourth. The decay is
 1 - (1 - `page_decay`) x (the second page's best score / the best page's) to
-`page_spread_power`. The scores stay; only the order changes."""
+`page_spread_power`. The scores stay; only the order changes.
+
+Code files alike (`file_decay`, `file_spread_power`: on in the keyword-only ranking,
+search/keyword_ranking.py), for a question that names no symbol: "thread pool and work queue
+for async operations" asks where a topic lives, and several files answer it, where one
+file's chunks filled libuv's list; a question naming `Soundex` asks about that code, and the
+file defining it keeps its chunks together (the codebase set's questions about one file's
+details: spread as well, they lose chunk R@10 0.921 -> 0.909; bench/experiments/
+keyword_files_spread.py)."""
 
 from collections.abc import Sequence
 
+from ragspace.ranking.offer import Offer
 from ragspace.ranking.options import RankingOptions
 from ragspace.ranking.selection import Scored, hit_is_prose
 
 
-def pages_spread(ranked: Sequence[Scored], options: RankingOptions) -> list[Scored]:
-    """The hits reordered by the pages' competition (see the module's docstring)."""
-    decay = competition_decay(ranked, options.page_decay, options.page_spread_power, prose=True)
-    return spread(ranked, page_decay=decay)
+def documents_spread(
+    offer: Offer, ranked: Sequence[Scored], options: RankingOptions
+) -> list[Scored]:
+    """The hits reordered by the pages' competition and, for a question naming no code
+    symbol, the code files' (see the module's docstring)."""
+    pages = competition_decay(ranked, options.page_decay, options.page_spread_power, prose=True)
+    files = 1.0 if offer.profile.symbols else options.file_decay
+    files = competition_decay(ranked, files, options.file_spread_power, prose=False)
+    return spread(ranked, page_decay=pages, file_decay=files)
 
 
 def spread(ranked: Sequence[Scored], page_decay: float, file_decay: float = 1.0) -> list[Scored]:

@@ -1,0 +1,150 @@
+"""Should a keyword-only search (before the vectors land) spread code files over its list
+when the question names no code symbol? (issue 68)
+
+semble spreads every search: each further chunk of a file already listed counts half, and
+the protocol's codebase set refuses it (its questions ask about one file's details: chunk
+R@10 0.921 -> 0.842). A question that names a symbol (`Soundex`, `` `_modules` ``) is about
+that code, and the file defining it should keep its chunks together; a question that names
+none ("thread pool and work queue for async operations") asks where a topic lives, and
+several files answer it. This scores the keyword-only ranking with code files spread for
+such questions only, at each decay (1 - (1 - decay) x the second file's best score over the
+best file's, to a power: a file far above the rest keeps its chunks), over the saved pool
+(each question without its vector side), chooses the point under leave-one-set-out and
+prints each fold's choice and held-out figures, then every point's figures on every set;
+`--every-question` spreads questions that name a symbol too. A fold's point is chosen as the
+protocol's `Choice` chooses (bench/pool/choice.py: the mean objective over groups, semble-dev's
+repositories one, plus the worst group's change, less every shortfall of a guard the fold
+sees below its figure less 0.01), against today's keyword-only ranking (no spread), not the
+ranking before round 3 that `Choice` measures changes against.
+
+    python bench/experiments/keyword_files_spread.py --work /work/pool [--every-question]
+"""
+
+import dataclasses
+import itertools
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.pool.choice import (
+    folds_of,
+    group_mean,
+    grouped,
+    guard_metrics,
+    guards_seen,
+    training_sets,
+)
+from bench.pool.questions import Question, experiment_parser, experiment_pool
+from bench.pool.report import headline_cell, headline_figures
+from bench.pool.scoring import K, Ranking, keyword_sides, objective, ranked, scores
+from bench.pool.sets import GUARDS, SEMBLE_SETS, headline_of
+
+DECAYS = (1.0, 0.7, 0.5, 0.3)
+POWERS = (0.0, 1.0, 2.0, 4.0)
+
+
+def family(every_question: bool) -> Any:
+    """The keyword-only ranking at a point, as the app ranks (signals/documents_spread.py:
+    files spread for a question naming no symbol); with `every_question`, a question naming
+    one spread too."""
+    from ragspace.ranking.query import QueryProfile
+    from ragspace.ranking.signals.documents_spread import competition_decay, spread
+    from ragspace.search.keyword_ranking import for_candidates
+
+    def at(options: Any) -> Ranking:
+        def ranking(question: Question) -> list[Any]:
+            chosen = for_candidates(options, question.candidates)
+            if not (every_question and QueryProfile(question.text).symbols):
+                return ranked(question, chosen)
+            # the app keeps this question's files together: spread its whole ranking here
+            hits = [(hit.score, hit) for hit in ranked(question, chosen, limit=None)]
+            power = chosen.file_spread_power
+            decay = competition_decay(hits, chosen.file_decay, power, prose=False)
+            return [hit for _score, hit in spread(hits, 1.0, decay)][:K]
+
+        return ranking
+
+    return at
+
+
+def grid() -> list[Any]:
+    from bench.experiments.tried_signals.options import tried
+    from ragspace.search.keyword_ranking import keyword_only_ranking
+
+    base = dataclasses.replace(tried(keyword_only_ranking()), file_decay=1.0, file_spread_power=0.0)
+    points = [base]
+    for decay, power in itertools.product(DECAYS[1:], POWERS):
+        points.append(dataclasses.replace(base, file_decay=decay, file_spread_power=power))
+    return points
+
+
+def label(point: Any) -> str:
+    return f"decay {point.file_decay} power {point.file_spread_power}"
+
+
+Table = list[dict[str, dict[str, float]]]  # each point's figures on each set
+
+
+def guarded_choice(
+    pool: dict[str, list[Question]], table: Table
+) -> tuple[dict[str, dict[str, Any]], int]:
+    """Each fold's point (index) and held-out figures, and the point chosen on every set."""
+
+    def shortfall(index: int, guard: str) -> float:
+        return sum(
+            max(0.0, table[0][guard][key] - 0.01 - table[index][guard][key])
+            for key in guard_metrics(guard)
+        )
+
+    def value(index: int, training: list[str]) -> float:
+        net = {n: objective(table[index][n]) for n in training}
+        change = {n: net[n] - objective(table[0][n]) for n in training}
+        worst = min(sum(change[n] for n in g) / len(g) for g in grouped(training).values())
+        seen = sum(shortfall(index, g) for g in guards_seen(pool, training))
+        return group_mean(net) + worst - seen
+
+    def best(training: list[str]) -> int:
+        return max(range(len(table)), key=lambda index: value(index, training))
+
+    folds = {}
+    for held_out in folds_of(pool):
+        chosen = best(training_sets(pool, held_out))
+        folds[held_out] = {"chosen": chosen, "scores": table[chosen][held_out]}
+    return folds, best(folds_of(pool))
+
+
+def main() -> None:
+    parser = experiment_parser(__doc__)
+    parser.add_argument("--every-question", action="store_true")
+    args = parser.parse_args()
+    _depth, pool, _floors = experiment_pool(args)
+    alone: dict[str, list[Question]] = {
+        name: [keyword_sides(q) for q in questions] for name, questions in pool.items()
+    }
+    semble = {s.name for s in SEMBLE_SETS}
+    points = grid()
+    at = family(args.every_question)
+    table = [{name: scores(qs, at(point)) for name, qs in alone.items()} for point in points]
+    folds, everywhere = guarded_choice(alone, table)
+    repos = []
+    for name, fold in folds.items():
+        chosen, held = label(points[fold["chosen"]]), headline_cell(name, fold["scores"])
+        print(f"without {name}: {chosen}, held out {held}")
+        if name in semble:
+            repos.append(fold["scores"][headline_of(name)[0]])
+    if repos:
+        print(f"semble-dev held out, repo mean NDCG@10 {sum(repos) / len(repos):.3f}")
+    print(f"chosen on every set: {label(points[everywhere])}")
+    for guard in (name for name in alone if name in GUARDS):
+        cell = headline_cell(guard, table[everywhere][guard])
+        print(f"guard {guard}: today {headline_cell(guard, table[0][guard])}, chosen {cell}")
+    for point in points:
+        row = headline_figures(alone, at(point))
+        cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
+        print(f"{label(point)}: " + " | ".join(cells), flush=True)
+
+
+if __name__ == "__main__":
+    main()
