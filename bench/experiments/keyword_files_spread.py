@@ -17,11 +17,13 @@ repositories one, plus the worst group's change, less every shortfall of a guard
 sees below its figure less 0.01), against today's keyword-only ranking (no spread), not the
 ranking before round 3 that `Choice` measures changes against.
 
-    python bench/experiments/keyword_files_spread.py --work /work/pool [--every-question]
+    python bench/experiments/keyword_files_spread.py --work /work/pool [--every-question] \
+        [--json FOLDS.json]    # the folds, for bench/semble_dev.py evaluate --folds
 """
 
 import dataclasses
 import itertools
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -115,9 +117,30 @@ def guarded_choice(
     return folds, best(folds_of(pool))
 
 
+def semble_folds(
+    folds: dict[str, dict[str, Any]], points: list[Any], semble: set[str]
+) -> dict[str, Any]:
+    """semble-dev's folds as bench/semble_dev.py's `--folds` reads them (its figures' names)."""
+    return {
+        "experiment": "bench/experiments/keyword_files_spread.py",
+        "folds": {
+            name: {
+                "chosen": label(points[fold["chosen"]]),
+                "scores": {
+                    "ndcg@10": fold["scores"]["chunk ndcg@10"],
+                    "mrr@10": fold["scores"]["chunk mrr@10"],
+                },
+            }
+            for name, fold in folds.items()
+            if name in semble
+        },
+    }
+
+
 def main() -> None:
     parser = experiment_parser(__doc__)
     parser.add_argument("--every-question", action="store_true")
+    parser.add_argument("--json", type=Path, help="semble-dev's folds, for semble_dev.py --folds")
     args = parser.parse_args()
     _depth, pool, _floors = experiment_pool(args)
     alone: dict[str, list[Question]] = {
@@ -140,6 +163,8 @@ def main() -> None:
     for guard in (name for name in alone if name in GUARDS):
         cell = headline_cell(guard, table[everywhere][guard])
         print(f"guard {guard}: today {headline_cell(guard, table[0][guard])}, chosen {cell}")
+    if args.json:
+        args.json.write_text(json.dumps(semble_folds(folds, points, semble), indent=1) + "\n")
     for point in points:
         row = headline_figures(alone, at(point))
         cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
