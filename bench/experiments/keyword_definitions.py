@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pool.choice import leave_one_set_out
 from bench.pool.questions import Question, experiment_parser, experiment_pool
-from bench.pool.report import headline_cell, headline_figures
+from bench.pool.report import headline_cell, headline_line
 from bench.pool.scoring import Ranking, keyword_sides, ranked
 from bench.pool.sets import SEMBLE_SETS, headline_of
 
@@ -63,9 +63,7 @@ def main() -> None:
     for guard, figures in guards.items():
         print(f"guard {guard} (the point chosen on every set): {headline_cell(guard, figures)}")
     for point in points:
-        row = headline_figures(alone, family(point))
-        cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
-        print(f"boost {point.definition_boost}: " + " | ".join(cells), flush=True)
+        print(headline_line(f"boost {point.definition_boost}", alone, family(point)), flush=True)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from bench.pool.choice import (
     training_sets,
 )
 from bench.pool.questions import Question, experiment_parser, experiment_pool
-from bench.pool.report import headline_cell, headline_figures
+from bench.pool.report import headline_cell, headline_line
 from bench.pool.scoring import K, Ranking, keyword_sides, objective, ranked, scores
 from bench.pool.sets import GUARDS, SEMBLE_SETS, headline_of
 
@@ -166,9 +166,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(semble_folds(folds, points, semble), indent=1) + "\n")
     for point in points:
-        row = headline_figures(alone, at(point))
-        cells = [f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items()]
-        print(f"{label(point)}: " + " | ".join(cells), flush=True)
+        print(headline_line(label(point), alone, at(point)), flush=True)
 
 
 if __name__ == "__main__":

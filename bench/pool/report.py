@@ -182,6 +182,12 @@ def headline_figures(pool: dict[str, list[Question]], ranking: Ranking) -> dict[
     return figures
 
 
+def headline_line(label: str, pool: dict[str, list[Question]], ranking: Ranking) -> str:
+    """`label: set a / b | ...`: one ranking's headline figures on every set, one line."""
+    row = headline_figures(pool, ranking)
+    return f"{label}: " + " | ".join(f"{name} {a:.3f} / {b:.3f}" for name, (a, b) in row.items())
+
+
 def print_experiment(
     pool: dict[str, list[Question]],
     tuned: tuple[dict[str, dict[str, Any]], Any, dict[str, Any], dict[str, dict[str, float]]],

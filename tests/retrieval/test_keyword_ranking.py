@@ -3,6 +3,7 @@ is ranked with every ranking signal that needs no vector, not by its side alone.
 
 import dataclasses
 
+from ragspace.actions import Actions
 from ragspace.embedding.embedders import Embedder
 from ragspace.ingestion.worker import IngestOptions, Ingestor
 from ragspace.models import RetrievalMode, SearchQuery, VectorTier
@@ -39,16 +40,24 @@ OTHERS = {
 FILES = {"parser/tokens.py": TOKENS, "util/checks.py": HELPERS, **OTHERS}
 
 
-def test_keyword_only_searches_lift_the_file_the_question_names(
-    store: Store, embedder: Embedder, settings: Settings
-) -> None:
+def _keyword_searchable(
+    store: Store, embedder: Embedder, settings: Settings, docset: str, files: dict[str, str]
+) -> Actions:
+    """A DocSet of these files, keyword-searchable (no vector embedded yet)."""
     service = build_actions(settings, store, embedder)
     ingestor = Ingestor(
         store, build_chunker(settings), embedder, IngestOptions(keywords_first=True)
     )
-    service.docsets.create("lexer")
-    service.sources.add_files("lexer", [UploadedFile(n, t.encode()) for n, t in FILES.items()])
-    assert ingestor.process_next() == len(FILES)  # the keyword passes only, in one batch
+    service.docsets.create(docset)
+    service.sources.add_files(docset, [UploadedFile(n, t.encode()) for n, t in files.items()])
+    assert ingestor.process_next() == len(files)  # the keyword passes only, in one batch
+    return service
+
+
+def test_keyword_only_searches_lift_the_file_the_question_names(
+    store: Store, embedder: Embedder, settings: Settings
+) -> None:
+    service = _keyword_searchable(store, embedder, settings, "lexer", FILES)
     assert {d.vector_tier for d in service.documents.all("lexer")} == {VectorTier.KEYWORDS}
     for mode in (RetrievalMode.KEYWORD, RetrievalMode.HYBRID):
         query = SearchQuery(question="token stream", docsets=("lexer",), mode=mode, limit=5)
@@ -80,14 +89,7 @@ VISITOR_FILES = {"core/walk.py": WALK, **USES}
 def test_keyword_only_searches_lift_the_definition_of_the_symbol_asked_about(
     store: Store, embedder: Embedder, settings: Settings
 ) -> None:
-    service = build_actions(settings, store, embedder)
-    ingestor = Ingestor(
-        store, build_chunker(settings), embedder, IngestOptions(keywords_first=True)
-    )
-    service.docsets.create("walk")
-    files = [UploadedFile(n, t.encode()) for n, t in VISITOR_FILES.items()]
-    service.sources.add_files("walk", files)
-    assert ingestor.process_next() == len(VISITOR_FILES)  # keyword passes only
+    _keyword_searchable(store, embedder, settings, "walk", VISITOR_FILES)
     docset = store.docsets.named("walk").id
     query = SearchQuery(question="TreeVisitor", mode=RetrievalMode.KEYWORD).within([docset])
 
