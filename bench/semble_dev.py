@@ -327,12 +327,13 @@ def evaluate(
     return {"depth": depth, "rows": rows}
 
 
+# the columns shown: the "(today)" modes (the keyword side before its path words, issue 68's
+# first change) are kept in MODES for a pool that still holds those candidates; the figures of
+# that change are in docs/benchmarks-log.md
 SHOWN = (
-    "keyword (today)",
     "keyword",
     "keyword-only ranking, held out",
     "vector",
-    "hybrid (today)",
     "hybrid",
 )
 
@@ -393,7 +394,7 @@ def main() -> None:
     parser.add_argument("--phase", default="full")
     parser.add_argument("--depth", type=int, default=RETRIEVAL_CANDIDATES)
     parser.add_argument("--peer", type=Path, help="semble_peer.py's --json output")
-    parser.add_argument("--folds", type=Path, help="keyword_ranking.py's --json output")
+    parser.add_argument("--folds", type=Path, help="keyword_files_spread.py's --json output")
     parser.add_argument("--write", action="store_true", help="save bench/results/semble_dev.json")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
