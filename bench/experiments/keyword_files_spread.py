@@ -11,11 +11,11 @@ such questions only, at each decay (1 - (1 - decay) x the second file's best sco
 best file's, to a power: a file far above the rest keeps its chunks), over the saved pool
 (each question without its vector side), chooses the point under leave-one-set-out and
 prints each fold's choice and held-out figures, then every point's figures on every set;
-`--every-question` spreads questions that name a symbol too. A fold's point is chosen as the
-protocol's `Choice` chooses (bench/pool/choice.py: the mean objective over groups, semble-dev's
+`--every-question` spreads questions that name a symbol too. A fold's point is chosen by the
+protocol's `Choice` (bench/pool/choice.py: the mean objective over groups, semble-dev's
 repositories one, plus the worst group's change, less every shortfall of a guard the fold
-sees below its figure less 0.01), against today's keyword-only ranking (no spread), not the
-ranking before round 3 that `Choice` measures changes against.
+sees below its figure less 0.01), against today's keyword-only ranking (no spread), with no
+side floors (a keyword-only search has one side).
 
     python bench/experiments/keyword_files_spread.py --work /work/pool [--every-question] \
         [--json FOLDS.json]    # the folds, for bench/semble_dev.py evaluate --folds
@@ -30,17 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.pool.choice import (
-    folds_of,
-    group_mean,
-    grouped,
-    guard_metrics,
-    guards_seen,
-    training_sets,
-)
+from bench.pool.choice import Choice, folds_of, training_sets
 from bench.pool.questions import Question, experiment_parser, experiment_pool
 from bench.pool.report import headline_cell, headline_line
-from bench.pool.scoring import K, Ranking, keyword_sides, objective, ranked, scores
+from bench.pool.scoring import K, Ranking, keyword_sides, ranked
 from bench.pool.sets import GUARDS, SEMBLE_SETS, headline_of
 
 DECAYS = (1.0, 0.7, 0.5, 0.3)
@@ -86,37 +79,6 @@ def label(point: Any) -> str:
     return f"decay {point.file_decay} power {point.file_spread_power}"
 
 
-Table = list[dict[str, dict[str, float]]]  # each point's figures on each set
-
-
-def guarded_choice(
-    pool: dict[str, list[Question]], table: Table
-) -> tuple[dict[str, dict[str, Any]], int]:
-    """Each fold's point (index) and held-out figures, and the point chosen on every set."""
-
-    def shortfall(index: int, guard: str) -> float:
-        return sum(
-            max(0.0, table[0][guard][key] - 0.01 - table[index][guard][key])
-            for key in guard_metrics(guard)
-        )
-
-    def value(index: int, training: list[str]) -> float:
-        net = {n: objective(table[index][n]) for n in training}
-        change = {n: net[n] - objective(table[0][n]) for n in training}
-        worst = min(sum(change[n] for n in g) / len(g) for g in grouped(training).values())
-        seen = sum(shortfall(index, g) for g in guards_seen(pool, training))
-        return group_mean(net) + worst - seen
-
-    def best(training: list[str]) -> int:
-        return max(range(len(table)), key=lambda index: value(index, training))
-
-    folds = {}
-    for held_out in folds_of(pool):
-        chosen = best(training_sets(pool, held_out))
-        folds[held_out] = {"chosen": chosen, "scores": table[chosen][held_out]}
-    return folds, best(folds_of(pool))
-
-
 def semble_folds(
     folds: dict[str, dict[str, Any]], points: list[Any], semble: set[str]
 ) -> dict[str, Any]:
@@ -149,8 +111,14 @@ def main() -> None:
     semble = {s.name for s in SEMBLE_SETS}
     points = grid()
     at = family(args.every_question)
-    table = [{name: scores(qs, at(point)) for name, qs in alone.items()} for point in points]
-    folds, everywhere = guarded_choice(alone, table)
+    no_floors: dict[str, dict[str, float]] = {name: {} for name in alone}
+    choice = Choice(alone, at, points, no_floors, today=points[0])
+    table, indices = choice.table, range(len(points))
+    folds = {}
+    for held_out in folds_of(alone):
+        chosen = choice.best(indices, training_sets(alone, held_out))
+        folds[held_out] = {"chosen": chosen, "scores": table[chosen][held_out]}
+    everywhere = choice.best(indices, folds_of(alone))
     repos = []
     for name, fold in folds.items():
         chosen, held = label(points[fold["chosen"]]), headline_cell(name, fold["scores"])

@@ -163,7 +163,8 @@ class Choice:
     per set and level): the guarantee that fusion never loses to one of its inputs is part
     of what is learnt. Likewise every shortfall of a guard the fold sees (`guards_seen`)
     below today's ranking's figures on it less 0.01 (`guard_metrics`). Ties go to the
-    earlier point."""
+    earlier point. Today's ranking is the one before round 3 (`today_ranking`) unless
+    `today` is given (an experiment measuring changes against a ranking of its own)."""
 
     def __init__(
         self,
@@ -171,6 +172,7 @@ class Choice:
         family: Callable[[Any], Ranking],
         points: Sequence[Any],
         floors: dict[str, dict[str, float]],
+        today: Any = None,
     ) -> None:
         self.points = list(points)
         keys = [ranks_alike(point) for point in self.points]
@@ -184,9 +186,8 @@ class Choice:
         print(f"    {len(distinct)} points x {len(pool)} sets: {seconds:.0f} s", file=sys.stderr)
         scored = dict(zip(distinct, table, strict=True))
         self.table = [scored[key] for key in keys]
-        today = {
-            name: scores(questions, family(today_ranking())) for name, questions in pool.items()
-        }
+        before = family(today_ranking() if today is None else today)
+        today = {name: scores(questions, before) for name, questions in pool.items()}
         self.before = {name: objective(figures) for name, figures in today.items()}
         guard_floors = {
             guard: {key: today[guard][key] - 0.01 for key in guard_metrics(guard)}
