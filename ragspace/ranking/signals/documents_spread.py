@@ -31,8 +31,9 @@ def documents_spread(
     """The hits reordered by the pages' competition and, for a question naming no code
     symbol, the code files' (see the module's docstring)."""
     pages = competition_decay(ranked, options.page_decay, options.page_spread_power, prose=True)
-    files = 1.0 if offer.profile.symbols else options.file_decay
-    files = competition_decay(ranked, files, options.file_spread_power, prose=False)
+    files = 1.0
+    if options.file_decay < 1.0 and not offer.profile.symbols:
+        files = competition_decay(ranked, options.file_decay, options.file_spread_power, False)
     return spread(ranked, page_decay=pages, file_decay=files)
 
 
